@@ -1,0 +1,74 @@
+/**
+ * Every error code toolgraph returns, with its HTTP status and a one-line meaning.
+ * The README's "Error codes" table lists each of them; `test/errors/codes.test.ts` fails when one is missing.
+ * Codes are stable: never rename one, add a new one instead.
+ */
+export const ERROR_CODES = {
+  // General
+  TG_BAD_REQUEST: { status: 400, meaning: 'The request is malformed: a parameter or body field is missing or has the wrong shape.' },
+  TG_NOT_FOUND: { status: 404, meaning: 'No route or resource exists at this path.' },
+  TG_METHOD_NOT_ALLOWED: { status: 405, meaning: 'The route exists but does not accept this HTTP method.' },
+  TG_PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The request body is larger than the route accepts.' },
+  TG_RATE_LIMITED: { status: 429, meaning: 'Too many requests or connections; retry later.' },
+  TG_INTERNAL: { status: 500, meaning: 'An unexpected server fault; the log has the details.' },
+  TG_CONFIG_INVALID: { status: 500, meaning: 'A setting has an invalid value; start-up stops and names the setting, its source, what was expected and what came.' },
+
+  // Area A: schema manifest and catalogue
+  TG_MANIFEST_INVALID: { status: 422, meaning: 'A SchemaManifest breaks its JSON Schema; the message names the JSON pointer, what was expected and what came.' },
+  TG_OPERATION_NAME_INVALID: { status: 500, meaning: 'An operation name does not fit ^[A-Za-z][A-Za-z0-9_]*$ or is longer than 512 characters (reported at build time).' },
+  TG_DIGEST_MALFORMED: { status: 400, meaning: 'A schema digest is not 64 lowercase hex characters.' },
+  TG_FRAGMENT_INDEX_INVALID: { status: 400, meaning: 'A fragment index is not a non-negative integer.' },
+  TG_SCHEMA_NOT_FOUND: { status: 404, meaning: 'No manifest has this schema digest, operation or alias.' },
+  TG_FRAGMENT_NOT_FOUND: { status: 404, meaning: 'The fragment index is past the last fragment of the schema.' },
+  TG_SCHEMA_TOO_LARGE: { status: 422, meaning: 'A manifest announces more than 16 MiB or a fragment count that disagrees with schema_bytes; nothing is downloaded.' },
+  TG_FRAGMENT_LENGTH_MISMATCH: { status: 502, meaning: 'A fetched fragment or the reassembled schema has the wrong length.' },
+  TG_DIGEST_MISMATCH: { status: 502, meaning: 'A fetched schema, or its input or output part, does not hash to the digest its manifest announces.' },
+  TG_FETCH_FAILED: { status: 502, meaning: 'A manifest or fragment could not be fetched after every retry.' },
+
+  // Area B: SSO delegation, tool server, secrets
+  TG_UNAUTHENTICATED: { status: 401, meaning: 'No valid bearer token: missing, malformed, expired, wrong issuer or audience, or bad signature.' },
+  TG_INSUFFICIENT_SCOPE: { status: 403, meaning: 'The token is valid but lacks a scope the operation needs.' },
+  TG_FORBIDDEN: { status: 403, meaning: 'The caller is authenticated but not allowed to do this.' },
+  TG_NO_USER_TOKEN: { status: 401, meaning: 'No user token available for delegation (start with --auth-type oidc-proxy, send Authorization: Bearer <token>, pass --enable-delegation).' },
+  TG_NO_TOKEN_ENDPOINT: { status: 500, meaning: 'No token_endpoint configured: OIDC discovery was not resolved at start-up (set OIDC_CONFIG_URL).' },
+  TG_TOKEN_EXCHANGE_FAILED: { status: 502, meaning: 'Token exchange failed (HTTP 400/401): check client id and secret, the token-exchange grant, audience and scopes.' },
+  TG_OIDC_DISCOVERY_FAILED: { status: 502, meaning: 'The OIDC discovery document could not be fetched or is invalid.' },
+  TG_TOOL_NOT_FOUND: { status: 404, meaning: 'No tool (or no action of that tool) has this name.' },
+  TG_TOOL_ARGUMENTS_INVALID: { status: 400, meaning: 'The tool arguments do not match the tool action\'s input schema.' },
+  TG_DOWNSTREAM_FAILED: { status: 502, meaning: 'A downstream API called by a tool answered with an error.' },
+  TG_SECRET_NOT_FOUND: { status: 404, meaning: 'The secrets store has no secret under this key.' },
+  TG_SECRETS_STORE_AUTH_FAILED: { status: 502, meaning: 'Every configured secrets-store auth method failed or none has the inputs it needs.' },
+  TG_SECRETS_STORE_UNAVAILABLE: { status: 503, meaning: 'The secrets store could not be reached.' },
+
+  // Area C: graph engine, Cypher, GraphQL, access, carrier
+  TG_REQUEST_INVALID: { status: 400, meaning: 'A native request is malformed (id not a positive u64, missing graph, unknown method).' },
+  TG_GRAPH_NOT_FOUND: { status: 404, meaning: 'No graph has this name.' },
+  TG_GRAPH_EXISTS: { status: 409, meaning: 'A graph with this name already exists.' },
+  TG_GRAPH_NAME_INVALID: { status: 400, meaning: 'A graph name breaks the graph name rule.' },
+  TG_NAME_INVALID: { status: 400, meaning: 'A label, property name or edge type is not a valid GraphQL name.' },
+  TG_VALUE_INVALID: { status: 400, meaning: 'A property value is not a supported scalar (NaN, Infinity, unsafe integer, nested object).' },
+  TG_NODE_NOT_FOUND: { status: 404, meaning: 'No node has this id in the graph.' },
+  TG_NODE_EXISTS: { status: 409, meaning: 'A node with this id already exists in the graph.' },
+  TG_EDGE_NOT_FOUND: { status: 404, meaning: 'No edge of this type joins these nodes.' },
+  TG_VERSION_CONFLICT: { status: 409, meaning: 'The batch named an expected graph version that is no longer current; nothing was changed.' },
+  TG_STORAGE_FAILED: { status: 503, meaning: 'The persistence adapter could not durably store or load a batch.' },
+  TG_STORAGE_CORRUPT: { status: 500, meaning: 'Stored data failed its checksum in a place recovery cannot drop (not a torn tail).' },
+  TG_CYPHER_SYNTAX: { status: 400, meaning: 'The Cypher text does not parse; the message gives line and column.' },
+  TG_CYPHER_UNSUPPORTED: { status: 400, meaning: 'The Cypher text uses a construct outside the documented subset.' },
+  TG_CYPHER_RUNTIME: { status: 400, meaning: 'The Cypher query failed while running (missing parameter, type error).' },
+  TG_GRAPHQL_INVALID: { status: 400, meaning: 'The GraphQL document does not parse or validate.' },
+  TG_GRAPHQL_NO_NODE_TYPE: { status: 400, meaning: 'GraphQL: no node type with this name; root fields must be node labels.' },
+  TG_QUERY_TOO_COMPLEX: { status: 400, meaning: 'The query is over the depth, complexity, token or field budget; rejected before execution.' },
+  TG_PERSISTED_QUERY_NOT_FOUND: { status: 400, meaning: 'APQ: no query is registered under this sha256 hash; resend with the query text.' },
+  TG_PERSISTED_QUERY_MISMATCH: { status: 400, meaning: 'APQ: the query text does not hash to the sha256 hash sent with it.' },
+  TG_ENVELOPE_INVALID: { status: 401, meaning: 'The signed envelope is missing, malformed, badly signed, expired, or does not match the request byte for byte.' },
+  TG_NONCE_REPLAYED: { status: 401, meaning: 'The envelope\'s nonce was already used; every request and reconnect needs a fresh one.' },
+  TG_ACCESS_DENIED: { status: 403, meaning: 'The graph ACL or row-level security denies the request.' },
+  TG_TOO_MANY_CONNECTIONS: { status: 503, meaning: 'The subscription carrier is at its connection limit.' },
+} as const satisfies Record<string, { status: number; meaning: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CODES[code].status;
+}

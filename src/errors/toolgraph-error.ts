@@ -1,0 +1,48 @@
+import { ERROR_CODES, type ErrorCode } from './codes.ts';
+
+/** The JSON body of every error response (documented as `ErrorBody` in the OpenAPI document). */
+export interface ErrorBody {
+  error: {
+    code: ErrorCode;
+    message: string;
+    details?: Record<string, unknown>;
+  };
+}
+
+export interface ToolgraphErrorOptions {
+  details?: Record<string, unknown>;
+  cause?: unknown;
+  /** Overrides the code's default HTTP status where a route needs a more specific one. */
+  status?: number;
+}
+
+/** The one error family of toolgraph: a stable `code`, the HTTP `status` beside it, a plain-sentence message. */
+export class ToolgraphError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: ToolgraphErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ToolgraphError';
+    this.code = code;
+    this.status = options.status ?? ERROR_CODES[code].status;
+    this.details = options.details;
+  }
+
+  toBody(): ErrorBody {
+    const body: ErrorBody = { error: { code: this.code, message: this.message } };
+    if (this.details !== undefined) body.error.details = this.details;
+    return body;
+  }
+}
+
+export function isToolgraphError(value: unknown): value is ToolgraphError {
+  return value instanceof ToolgraphError;
+}
+
+/** Turns anything thrown into a ToolgraphError, hiding the text of unexpected faults from callers. */
+export function toToolgraphError(value: unknown): ToolgraphError {
+  if (value instanceof ToolgraphError) return value;
+  return new ToolgraphError('TG_INTERNAL', 'Internal server error.', { cause: value });
+}

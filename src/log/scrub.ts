@@ -1,0 +1,22 @@
+/**
+ * Defence in depth under pino's path redaction: any string that reaches a log line is scrubbed of
+ * bearer credentials and JWT-shaped values, wherever in the object it sits.
+ */
+const BEARER = /\b(Bearer)\s+[A-Za-z0-9\-._~+/]+=*/gi;
+const JWT = /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
+export const REDACTED = '[REDACTED]';
+
+export function scrubString(value: string): string {
+  if (!value.includes('ey') && !/bearer/i.test(value)) return value;
+  return value.replace(BEARER, `$1 ${REDACTED}`).replace(JWT, REDACTED);
+}
+
+export function scrubValue(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return scrubString(value);
+  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => scrubValue(item, depth + 1));
+  if (value instanceof Error) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = scrubValue(item, depth + 1);
+  return out;
+}

@@ -1,0 +1,21 @@
+import type { Command } from 'commander';
+import { describeConfig, formatConfigTable, resolveConfig } from '../../config/index.ts';
+import { addSettingOptions } from '../setting-options.ts';
+import type { CliIo } from '../cli-io.ts';
+
+export function registerConfigCommand(program: Command, io: CliIo): void {
+  const command = program
+    .command('config')
+    .description('Print every resolved setting with its source (flag, env, config, default); secrets redacted')
+    .option('--json', 'Print JSON instead of a table');
+  const toFlags = addSettingOptions(command);
+  command.action((opts: Record<string, unknown>) => {
+    const config = resolveConfig({ flags: toFlags(opts), configFile: opts['config'] as string | undefined });
+    const rows = describeConfig(config);
+    if (opts['json']) io.out(JSON.stringify({ configFile: config.configFile ?? null, settings: rows }, null, 2));
+    else {
+      io.out(`config file: ${config.configFile ?? '(none)'}`);
+      io.out(formatConfigTable(rows));
+    }
+  });
+}

@@ -1,0 +1,35 @@
+import { Command, CommanderError } from 'commander';
+import { isToolgraphError } from '../errors/index.ts';
+import { processIo, type CliIo } from './cli-io.ts';
+import { registerConfigCommand } from './commands/config-command.ts';
+import { registerServeCommand } from './commands/serve-command.ts';
+
+/** Builds the `toolgraph` program. Every command registered here works end to end. */
+export function createProgram(io: CliIo = processIo): Command {
+  const program = new Command('toolgraph')
+    .description('Verified tool-schema catalogue, SSO-protected MCP tool servers, and a federated GraphQL interface over a live property graph')
+    .version('0.1.0')
+    .showHelpAfterError()
+    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
+    .exitOverride();
+  registerServeCommand(program, io);
+  registerConfigCommand(program, io);
+  return program;
+}
+
+/** Runs the program; returns the process exit code. Errors print as `toolgraph: CODE: message`. */
+export async function runProgram(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  const program = createProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    if (isToolgraphError(error)) {
+      io.err(`toolgraph: ${error.code}: ${error.message}`);
+      return error.code === 'TG_CONFIG_INVALID' ? 78 : 1;
+    }
+    io.err(`toolgraph: ${(error as Error).stack ?? String(error)}`);
+    return 1;
+  }
+}

@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs';
+import { ToolgraphError } from '../errors/index.ts';
+import { Invalid } from './value-parsers.ts';
+import { SETTINGS, type ResolvedValues, type SettingDef, type SettingName } from './settings.ts';
+import { xdgPaths } from './xdg-paths.ts';
+
+export type SettingSource = 'flag' | 'env' | 'config' | 'default';
+
+export interface ResolvedConfig {
+  values: ResolvedValues;
+  sources: Record<SettingName, SettingSource>;
+  /** The config.json that was read, or undefined when there was none. */
+  configFile: string | undefined;
+}
+
+export interface ResolveInputs {
+  /** Values from the command line, keyed by setting name (commander's camelCase option names). */
+  flags?: Partial<Record<SettingName, unknown>>;
+  env?: NodeJS.ProcessEnv;
+  /** Overrides the XDG location of config.json (tests; `--config`). */
+  configFile?: string;
+}
+
+type AnyDef = SettingDef<unknown, unknown>;
+
+function invalid(message: string, details: Record<string, unknown>): ToolgraphError {
+  return new ToolgraphError('TG_CONFIG_INVALID', message, { details });
+}
+
+function readConfigFile(path: string, explicit: boolean): Record<string, unknown> | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if (!explicit && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw invalid(`config file ${path}: cannot be read (${(error as Error).message})`, { file: path });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw invalid(`config file ${path}: expected a JSON object, got invalid JSON (${(error as Error).message})`, { file: path });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw invalid(`config file ${path}: expected a JSON object, got ${Array.isArray(parsed) ? 'an array' : JSON.stringify(parsed)}`, { file: path });
+  }
+  const known = new Set(Object.values(SETTINGS as Record<string, AnyDef>).flatMap((def) => (def.configKey ? [def.configKey] : [])));
+  for (const key of Object.keys(parsed)) {
+    if (!known.has(key)) {
+      throw invalid(`config file ${path}: unknown key "${key}"; known keys are ${[...known].sort().join(', ')}`, { file: path, key });
+    }
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function rawLabel(raw: unknown): string {
+  return typeof raw === 'string' ? JSON.stringify(raw) : JSON.stringify(raw) ?? String(raw);
+}
+
+/**
+ * Resolves every setting once: CLI flag > env var > config.json > default. A bad value stops with
+ * TG_CONFIG_INVALID naming the setting, its source, what was expected and what came.
+ */
+export function resolveConfig(inputs: ResolveInputs = {}): ResolvedConfig {
+  const env = inputs.env ?? process.env;
+  const flags = inputs.flags ?? {};
+  const configPath = inputs.configFile ?? xdgPaths(env).configFile;
+  const file = readConfigFile(configPath, inputs.configFile !== undefined);
+
+  const values: Record<string, unknown> = {};
+  const sources: Record<string, SettingSource> = {};
+  for (const [name, def] of Object.entries(SETTINGS as Record<string, AnyDef>)) {
+    let raw: unknown;
+    let source: SettingSource = 'default';
+    let label = name;
+    const flagValue = flags[name as SettingName];
+    if (def.flag && flagValue !== undefined) {
+      raw = flagValue;
+      source = 'flag';
+      label = def.flag;
+    } else if (def.env && env[def.env] !== undefined && env[def.env] !== '') {
+      raw = env[def.env];
+      source = 'env';
+      label = def.env;
+    } else if (def.configKey && file && file[def.configKey] !== undefined) {
+      raw = file[def.configKey];
+      source = 'config';
+      label = def.configKey;
+    }
+    if (source === 'default') {
+      values[name] = typeof def.default === 'function' ? (def.default as (e: NodeJS.ProcessEnv) => unknown)(env) : def.default;
+    } else {
+      const parsed = def.parser.parse(raw);
+      if (parsed === Invalid) {
+        const where = source === 'config' ? `config file ${configPath}` : source;
+        const shown = def.secret === 'whole' ? '[REDACTED]' : rawLabel(raw);
+        throw invalid(`${label} from ${where}: expected ${def.parser.expected}, got ${shown}`, { setting: name, source });
+      }
+      values[name] = parsed;
+    }
+    sources[name] = source;
+  }
+  const resolved: ResolvedConfig = {
+    values: values as ResolvedValues,
+    sources: sources as Record<SettingName, SettingSource>,
+    configFile: file ? configPath : undefined,
+  };
+  checkCombinations(resolved.values);
+  return resolved;
+}
+
+function require(condition: boolean, message: string, setting: SettingName): void {
+  if (!condition) throw invalid(message, { setting });
+}
+
+/** Rules that join settings ("Required: for OIDC", "for delegation", …). */
+function checkCombinations(values: ResolvedValues): void {
+  const oidc = values.authType === 'oidc-proxy' || values.authType === 'oauth-proxy';
+  require(!oidc || values.oidcConfigUrl !== undefined, `OIDC_CONFIG_URL is required when AUTH_TYPE is ${values.authType} (set OIDC_CONFIG_URL, --oidc-config-url or config key oidc_config_url)`, 'oidcConfigUrl');
+  require(!oidc || values.oidcClientId !== undefined, `OIDC_CLIENT_ID is required when AUTH_TYPE is ${values.authType} (set OIDC_CLIENT_ID, --oidc-client-id or config key oidc_client_id)`, 'oidcClientId');
+  require(values.authType !== 'jwt' || values.oidcConfigUrl !== undefined, 'OIDC_CONFIG_URL is required when AUTH_TYPE is jwt: the signing keys are found through discovery', 'oidcConfigUrl');
+  require(!values.enableDelegation || values.audience !== undefined, 'AUDIENCE is required when ENABLE_DELEGATION is true (set AUDIENCE or config key delegation_audience)', 'audience');
+  require(!values.enableDelegation || values.oidcConfigUrl !== undefined, 'OIDC_CONFIG_URL is required when ENABLE_DELEGATION is true: the token endpoint is found through discovery', 'oidcConfigUrl');
+  require(values.persistence !== 'postgres' || values.databaseUrl !== undefined, 'DATABASE_URL is required when TOOLGRAPH_PERSISTENCE is postgres', 'databaseUrl');
+  if (values.secretsBackend === 'store') {
+    const method = values.storeAuthMethod;
+    require(method !== 'token' || values.storeToken !== undefined, 'STORE_TOKEN is required when STORE_AUTH_METHOD is token', 'storeToken');
+    require(method !== 'approle' || (values.storeRoleId !== undefined && values.storeSecretId !== undefined), 'STORE_ROLE_ID and STORE_SECRET_ID are required when STORE_AUTH_METHOD is approle', 'storeRoleId');
+  }
+}

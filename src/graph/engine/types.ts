@@ -1,0 +1,161 @@
+/**
+ * The data model of the property-graph engine, shared by the engine, the persistence adapters,
+ * GraphQL and Cypher.
+ *
+ * Model rules (documented here once; the engine enforces them):
+ * - A graph name matches `^[A-Za-z][A-Za-z0-9_-]{0,63}$` (see GRAPH_NAME_PATTERN).
+ * - A node has a label, a string `id` unique in its graph (1 to 256 characters, well-formed
+ *   Unicode), and properties. `id` is the node id, never a property name.
+ * - Labels, property names and edge types are GraphQL names (`^[_A-Za-z][_0-9A-Za-z]*$`) that do not
+ *   start with `__`.
+ * - Property values: string, safe integer (Int), finite float (Float), boolean, or a non-empty list
+ *   of one of these whose items are all the same kind and never null (`[String]`, `[Int]`, `[Float]`,
+ *   `[Boolean]`; a number list with any non-integer item is `[Float]`). NaN, ±Infinity, unsafe
+ *   integers, nested objects and lists of lists are refused (TG_VALUE_INVALID).
+ * - `null` means "no value": writing null removes the property, so committed records never hold null.
+ *   An empty list cannot fix a type: it is accepted only for a property already typed as a list.
+ * - A property's type is fixed per label by its first write. A later write of another type is refused
+ *   (TG_VALUE_INVALID), except that Int values (and [Int] lists) are accepted into Float ([Float])
+ *   properties. An integer-valued JSON number such as `1.0` is an Int, so write a Float property's
+ *   first value with a fractional part (or declare it by first writing one).
+ * - Edges are a set: at most one edge per (src, tgt, type); adding an existing edge is a no-op
+ *   that still counts in its batch; removing a missing edge is TG_EDGE_NOT_FOUND.
+ * - The catalogue only grows: a label, property or edge-type label pair stays after its last node or
+ *   edge is gone, so the schema clients see does not flap. Dropping the graph resets it.
+ */
+
+/** A single property value as written; `null` unsets. */
+export type Scalar = string | number | boolean | null;
+
+/** A property value: a scalar, or a homogeneous list of non-null scalars. Committed records never hold null. */
+export type PropertyValue = Scalar | readonly (string | number | boolean)[];
+
+export type Properties = Readonly<Record<string, PropertyValue>>;
+
+/**
+ * A node as readers see it. Records handed out by a GraphView are live: `props` is replaced (never
+ * mutated) when the node is updated, so a `props` object you hold is stable.
+ */
+export interface NodeRecord {
+  readonly id: string;
+  readonly label: string;
+  readonly props: Properties;
+}
+
+export interface EdgeRecord {
+  readonly src: string;
+  readonly tgt: string;
+  readonly type: string;
+}
+
+/** A committed mutation as logged: createNode always carries its id, props never hold null. */
+export type Mutation =
+  | { readonly op: 'createNode'; readonly id: string; readonly label: string; readonly props: Properties }
+  | { readonly op: 'updateNode'; readonly id: string; readonly set: Properties; readonly unset?: readonly string[] }
+  | { readonly op: 'deleteNode'; readonly id: string }
+  | { readonly op: 'addEdge'; readonly src: string; readonly tgt: string; readonly type: string }
+  | { readonly op: 'removeEdge'; readonly src: string; readonly tgt: string; readonly type: string };
+
+/**
+ * A mutation as a client sends it: createNode may omit `id` (the engine assigns one before logging,
+ * so replays are deterministic) and `props`; null values unset.
+ */
+export type MutationInput =
+  | { readonly op: 'createNode'; readonly id?: string; readonly label: string; readonly props?: Properties }
+  | Exclude<Mutation, { op: 'createNode' }>;
+
+export type MutationOp = Mutation['op'];
+
+export interface BatchRequest {
+  readonly graph: string;
+  /** When given, the batch commits only if the graph is still at this version (else TG_VERSION_CONFLICT). */
+  readonly expectedVersion?: number;
+  readonly mutations: readonly MutationInput[];
+}
+
+/** A batch as it is logged and replayed: normalised mutations, the version it produced. */
+export interface CommittedBatch {
+  readonly graph: string;
+  readonly version: number;
+  readonly mutations: readonly Mutation[];
+  /** ISO 8601 UTC. */
+  readonly committedAt: string;
+}
+
+/** What `GraphEngine.commit` answers. */
+export interface CommitResult {
+  readonly graph: string;
+  readonly version: number;
+  /** One entry per mutation, in order: the node it concerns (assigned id for createNode), null for edge mutations. */
+  readonly ids: readonly (string | null)[];
+  readonly mutations: readonly Mutation[];
+  readonly catalogueChanged: boolean;
+  readonly epoch: string;
+}
+
+/**
+ * Published on the change feed for every committed batch (local or applied from a follower), and
+ * when a graph is created or dropped (`kind`; mutations are empty then).
+ */
+export interface ChangeEvent {
+  readonly kind: 'batch' | 'createGraph' | 'dropGraph';
+  readonly graph: string;
+  readonly version: number;
+  readonly mutations: readonly Mutation[];
+  readonly catalogueChanged: boolean;
+  /** The catalogue epoch after the change ('' after dropGraph). */
+  readonly epoch: string;
+}
+
+export type ScalarType = 'String' | 'Int' | 'Float' | 'Boolean';
+export type PropertyType = ScalarType | '[String]' | '[Int]' | '[Float]' | '[Boolean]';
+
+export interface LabelInfo {
+  readonly label: string;
+  /** Keys in code-point order. */
+  readonly properties: Readonly<Record<string, PropertyType>>;
+}
+
+export interface EdgeTypeInfo {
+  readonly type: string;
+  /** Source and target labels seen on this edge type, sorted by (src, tgt). */
+  readonly pairs: readonly { readonly src: string; readonly tgt: string }[];
+}
+
+/**
+ * Labels with their property types, edge types with their label pairs; every list in code-point
+ * order. `epoch` is a digest of the content, so it changes exactly when the catalogue does and is the
+ * same on every instance holding the same catalogue.
+ */
+export interface GraphCatalogue {
+  readonly epoch: string;
+  readonly labels: readonly LabelInfo[];
+  readonly edgeTypes: readonly EdgeTypeInfo[];
+}
+
+export type Direction = 'out' | 'in' | 'both';
+
+export interface ScanOptions {
+  /** Property equality; `id` filters on the node id; a null value matches nodes without the property. */
+  readonly filter?: Readonly<Record<string, Scalar>>;
+  /** Exclusive keyset bounds on id (code-point order). */
+  readonly after?: string;
+  readonly before?: string;
+  /** At most this many from the start of the range. */
+  readonly first?: number;
+  /** At most this many from the end of the range (still returned in ascending order). Ignored when `first` is given. */
+  readonly last?: number;
+}
+
+/** One edge met while expanding a frontier node, with the neighbour at its other end. */
+export interface EdgeHit {
+  readonly edge: EdgeRecord;
+  readonly node: NodeRecord;
+}
+
+export interface GraphSummary {
+  readonly name: string;
+  readonly version: number;
+  readonly nodes: number;
+  readonly edges: number;
+}

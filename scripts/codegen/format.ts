@@ -1,0 +1,32 @@
+import ts from 'typescript';
+
+/** Rewrites a JSON value with object keys in code-point order, so serialisation never depends on insertion order. */
+export function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
+    return out;
+  }
+  return value;
+}
+
+export function formatJson(value: unknown): string {
+  return `${JSON.stringify(sortKeys(value), null, 2)}\n`;
+}
+
+/**
+ * Re-prints JavaScript/TypeScript through the TypeScript printer: ajv's standalone output is one long line,
+ * and a printed form keeps diffs of generated validators readable. The printer is deterministic.
+ */
+export function prettyPrintScript(code: string): string {
+  const source = ts.createSourceFile('generated.ts', code, ts.ScriptTarget.ES2023, false, ts.ScriptKind.TS);
+  const printer = ts.createPrinter({ newLine: ts.NewLineKind.LineFeed, removeComments: false });
+  return printer.printFile(source);
+}
+
+/** LF line endings, no trailing blanks, exactly one final newline: the last normalisation of every text output. */
+export function normaliseText(text: string): string {
+  const lines = text.replace(/\r\n?/g, '\n').split('\n').map((line) => line.replace(/[ \t]+$/, ''));
+  return `${lines.join('\n').replace(/\n+$/, '')}\n`;
+}

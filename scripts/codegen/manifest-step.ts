@@ -1,0 +1,53 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { compile, type JSONSchema } from 'json-schema-to-typescript';
+import { standaloneFunctions } from './ajv-standalone.ts';
+import { prettyPrintScript } from './format.ts';
+import type { GeneratedFile } from './generated-file.ts';
+
+export const MANIFEST_SCHEMA = 'specs/schema-manifest.schema.json';
+
+/** Options shared by every ajv instance of the codegen, so all validators report alike. */
+export function ajvOptions() {
+  return {
+    code: { source: true, esm: true },
+    // Every violation at once (messages list them all); verbose puts the offending value and subschema on each error.
+    allErrors: true,
+    verbose: true,
+    strict: true,
+  } as const;
+}
+
+/** `generated/types/schema-manifest.ts` and `generated/validators/schema-manifest.ts` from the manifest JSON Schema. */
+export async function manifestStep(root: string): Promise<GeneratedFile[]> {
+  const schema = JSON.parse(await readFile(path.join(root, MANIFEST_SCHEMA), 'utf8')) as Record<string, unknown>;
+  const sources = [MANIFEST_SCHEMA];
+
+  const types = await compile(structuredClone(schema) as JSONSchema, 'SchemaManifest', {
+    bannerComment: '',
+    additionalProperties: false,
+    declareExternallyReferenced: true,
+    unknownAny: true,
+    cwd: path.join(root, 'specs'),
+    format: true,
+  });
+
+  const ajv = new Ajv2020(ajvOptions());
+  ajv.addSchema(schema);
+  const { imports, body, functionOf } = standaloneFunctions(ajv, { validateSchemaManifest: String(schema.$id) });
+  const validator = [
+    '// @ts-nocheck -- ajv standalone output is untyped JavaScript; the export below carries the type.',
+    "import type { SchemaManifest } from '../types/schema-manifest.ts';",
+    "import type { Validator } from './validator.ts';",
+    ...imports,
+    body,
+    '/** Validates a SchemaManifest against specs/schema-manifest.schema.json (JSON Schema 2020-12). */',
+    `export const validateSchemaManifest: Validator<SchemaManifest> = ${functionOf.validateSchemaManifest};`,
+  ].join('\n');
+
+  return [
+    { path: 'types/schema-manifest.ts', sources, content: types },
+    { path: 'validators/schema-manifest.ts', sources, content: prettyPrintScript(validator) },
+  ];
+}

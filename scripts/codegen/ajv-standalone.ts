@@ -4,20 +4,18 @@ import standaloneCodeModule from 'ajv/dist/standalone/index.js';
 const standaloneCode = standaloneCodeModule.default;
 
 /**
- * ajv's ESM standalone output still pulls runtime helpers with `require("ajv/dist/runtime/x").default`
- * (ucs2length for code-point maxLength, equal for const/enum). Node ESM has no `require`, so each becomes a
- * default import of the CommonJS module, with an explicit `.js` path because ajv has no `exports` map.
+ * ajv's ESM standalone output still loads runtime helpers with `require("ajv/dist/runtime/x").default`
+ * (ucs2length for code-point maxLength, equal for const/enum). ESM has no `require`, and a default import
+ * of a CommonJS module means different things to Node and to vitest, so the module gets its own
+ * `createRequire`, which resolves the same file everywhere (tsx, vitest, Node 22 on .ts, compiled dist).
  */
 export function rewriteRuntimeRequires(code: string): { imports: string[]; body: string } {
-  const imports: string[] = [];
-  const body = code.replace(
-    /const (\w+) = require\("(ajv(?:-formats)?\/dist\/[\w/.-]+?)(?:\.js)?"\)\.(\w+);/g,
-    (_match, name: string, modulePath: string, member: string) => {
-      imports.push(`import ${name}Module from '${modulePath}.js';`);
-      return `const ${name} = ${name}Module.${member};`;
-    },
-  );
-  if (/\brequire\(/.test(body)) throw new Error('ajv standalone output has a require() this script cannot rewrite');
+  const needsRequire = /\brequire\("ajv(?:-formats)?\/dist\/[\w/.-]+"\)/.test(code);
+  const body = code.replace(/\brequire\(/g, 'requireRuntime(');
+  if (/requireRuntime\("(?!ajv(?:-formats)?\/dist\/)/.test(body)) throw new Error('ajv standalone output requires a module outside ajv');
+  const imports = needsRequire
+    ? ["import { createRequire } from 'node:module';", 'const requireRuntime = createRequire(import.meta.url);']
+    : [];
   return { imports, body };
 }
 

@@ -5,6 +5,7 @@ import { normaliseText, formatJson } from './format.ts';
 import type { GeneratedFile } from './generated-file.ts';
 import { GENERATOR, headerFor } from './header.ts';
 import { manifestStep, MANIFEST_SCHEMA } from './manifest-step.ts';
+import { openapiStep, OPENAPI_DOCUMENT } from './openapi-step.ts';
 import { validatorTypeFile } from './validator-type.ts';
 
 /** The repository this script lives in. */
@@ -22,8 +23,9 @@ export interface GenerateOptions {
 export async function generateAll(options: GenerateOptions = {}): Promise<GeneratedFile[]> {
   const root = options.root ?? REPO_ROOT;
   const files: GeneratedFile[] = [];
-  files.push(validatorTypeFile([MANIFEST_SCHEMA]));
+  files.push(validatorTypeFile([MANIFEST_SCHEMA, OPENAPI_DOCUMENT]));
   files.push(...(await manifestStep(root)));
+  files.push(...(await openapiStep(root)));
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const finished = files.map(finish);
   finished.push(indexFile(finished));

@@ -1,0 +1,124 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import openapiTS, { astToString } from 'openapi-typescript';
+import { parse } from 'yaml';
+import { standaloneFunctions } from './ajv-standalone.ts';
+import { prettyPrintScript } from './format.ts';
+import type { GeneratedFile } from './generated-file.ts';
+import { ajvOptions, MANIFEST_SCHEMA } from './manifest-step.ts';
+
+export const OPENAPI_DOCUMENT = 'specs/tool-server.openapi.yaml';
+/** Base URI of the OpenAPI schemas inside ajv; relative `$ref`s (the manifest schema) resolve against it. */
+const OPENAPI_ID = 'https://toolgraph.dev/specs/tool-server.openapi.yaml';
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+type Json = Record<string, unknown>;
+
+interface BodyValidator {
+  exportName: string;
+  /** The components.schemas entry that types it. */
+  component: string;
+}
+
+/** `generated/openapi/types.ts` (openapi-typescript) and `generated/validators/openapi.ts` (ajv standalone). */
+export async function openapiStep(root: string): Promise<GeneratedFile[]> {
+  const documentPath = path.join(root, OPENAPI_DOCUMENT);
+  const document = parse(await readFile(documentPath, 'utf8')) as Json;
+  const manifestSchema = JSON.parse(await readFile(path.join(root, MANIFEST_SCHEMA), 'utf8')) as Json;
+  const sources = [OPENAPI_DOCUMENT, MANIFEST_SCHEMA];
+
+  const ast = await openapiTS(pathToFileURL(documentPath), { alphabetize: true, immutable: false, rootTypes: false, silent: true });
+  const types = astToString(ast);
+
+  const schemas = ((document.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
+  // An operation body named like a component validator (callTool's request is CallToolRequest) is that validator.
+  const bodies = bodyValidators(document, schemas).filter((b) => {
+    const component = schemas[b.exportName.replace(/^validate/, '')];
+    if (component === undefined) return true;
+    if (b.exportName === `validate${b.component}`) return false;
+    throw new Error(`${OPENAPI_DOCUMENT}: ${b.exportName} would name both an operation body and the component ${b.exportName.replace(/^validate/, '')}`);
+  });
+  const ajv = new Ajv2020(ajvOptions());
+  ajv.addSchema(manifestSchema);
+  // ajv knows `$defs`, not `components/schemas`; the same schemas under `$defs` keep `#/…` refs meaningful.
+  ajv.addSchema({ $id: OPENAPI_ID, $defs: rewriteComponentRefs(schemas) });
+
+  const refs: Record<string, string> = {};
+  for (const name of Object.keys(schemas).sort()) refs[`validate${name}`] = `${OPENAPI_ID}#/$defs/${name}`;
+  const { imports, body, functionOf } = standaloneFunctions(ajv, refs);
+  // Operation bodies reuse their component's function: ajv emits a schema's code once per standalone module.
+  for (const b of bodies) functionOf[b.exportName] = functionOf[`validate${b.component}`] ?? '';
+
+  const typed = [
+    ...Object.keys(schemas).sort().map((name) => ({ exportName: `validate${name}`, component: name, doc: `Validates a \`${name}\` (components.schemas).` })),
+    ...bodies.map((b) => ({ ...b, doc: `Validates the ${b.exportName.endsWith('Request') ? 'request' : 'success response'} body of \`${b.exportName.replace(/^validate|(Request|Response)$/g, '')}\` (\`${b.component}\`).` })),
+  ];
+  const validator = [
+    '// @ts-nocheck -- ajv standalone output is untyped JavaScript; the exports below carry the types.',
+    "import type { components } from '../openapi/types.ts';",
+    "import type { Validator } from './validator.ts';",
+    ...imports,
+    body,
+    ...typed.flatMap((t) => [
+      `/** ${t.doc} */`,
+      `export const ${t.exportName}: Validator<components['schemas']['${t.component}']> = ${functionOf[t.exportName]};`,
+    ]),
+  ].join('\n');
+
+  return [
+    { path: 'openapi/types.ts', sources, content: types },
+    { path: 'validators/openapi.ts', sources, content: prettyPrintScript(validator) },
+  ];
+}
+
+/**
+ * One validator per JSON request body (`validate<OperationId>Request`) and per JSON success response
+ * (`validate<OperationId>Response`); error responses all share `validateErrorBody`. Bodies must be `$ref`s
+ * to components.schemas so every body type has a name.
+ */
+function bodyValidators(document: Json, schemas: Record<string, Json>): BodyValidator[] {
+  const out: BodyValidator[] = [];
+  const paths = (document.paths ?? {}) as Record<string, Json>;
+  for (const route of Object.keys(paths).sort()) {
+    for (const method of METHODS) {
+      const operation = paths[route]?.[method] as Json | undefined;
+      if (operation === undefined) continue;
+      const id = String(operation.operationId);
+      const pascal = id.charAt(0).toUpperCase() + id.slice(1);
+      const request = jsonSchemaOf(operation.requestBody as Json | undefined);
+      if (request !== undefined) out.push({ exportName: `validate${pascal}Request`, component: componentOf(request, `${method} ${route} request`, schemas) });
+      const responses = (operation.responses ?? {}) as Record<string, Json>;
+      const success = Object.keys(responses).sort().find((status) => /^2\d\d$/.test(status));
+      const response = success === undefined ? undefined : jsonSchemaOf(responses[success]);
+      if (response !== undefined) out.push({ exportName: `validate${pascal}Response`, component: componentOf(response, `${method} ${route} ${success}`, schemas) });
+    }
+  }
+  return out;
+}
+
+function jsonSchemaOf(body: Json | undefined): Json | undefined {
+  const content = body?.content as Record<string, Json> | undefined;
+  return content?.['application/json']?.schema as Json | undefined;
+}
+
+function componentOf(schema: Json, where: string, schemas: Record<string, Json>): string {
+  const ref = typeof schema.$ref === 'string' ? /^#\/components\/schemas\/([A-Za-z0-9_]+)$/.exec(schema.$ref) : null;
+  if (ref === null || ref[1] === undefined || schemas[ref[1]] === undefined) {
+    throw new Error(`${OPENAPI_DOCUMENT}: the JSON body of ${where} must be a $ref to #/components/schemas/<Name>`);
+  }
+  return ref[1];
+}
+
+function rewriteComponentRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(rewriteComponentRefs);
+  if (value !== null && typeof value === 'object') {
+    const out: Json = {};
+    for (const [key, item] of Object.entries(value)) {
+      out[key] = key === '$ref' && typeof item === 'string' ? item.replace(/^#\/components\/schemas\//, '#/$defs/') : rewriteComponentRefs(item);
+    }
+    return out;
+  }
+  return value;
+}

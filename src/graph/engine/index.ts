@@ -4,3 +4,9 @@ export type {
   PropertyType, PropertyValue, Scalar, ScalarType, ScanOptions,
 } from './types.ts';
 export type { GraphView } from './graph-view.ts';
+export { GraphEngine } from './graph-engine.ts';
+export type { GraphEngineOptions } from './graph-engine.ts';
+export { ChangeFeed } from './change-feed.ts';
+export type { ChangeListener } from './change-feed.ts';
+export { GRAPH_NAME_PATTERN, GRAPHQL_NAME_PATTERN, MAX_NODE_ID_LENGTH, assertGraphName, assertGraphqlName, assertNodeId } from './names.ts';
+export { compareIds, idSortKey } from './id-order.ts';

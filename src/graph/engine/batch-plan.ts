@@ -1,0 +1,182 @@
+import { ToolgraphError, isToolgraphError } from '../../errors/index.ts';
+import { assertGraphqlName, assertNodeId, describe } from './names.ts';
+import { fits, kindOf } from './property-values.ts';
+import { freezeProps, type GraphStore } from './graph-store.ts';
+import type { Mutation, PropertyType, PropertyValue } from './types.ts';
+
+export interface BatchPlan {
+  readonly mutations: Mutation[];
+  readonly ids: (string | null)[];
+}
+
+const OPS = ['createNode', 'updateNode', 'deleteNode', 'addEdge', 'removeEdge'] as const;
+const FIELDS: Record<(typeof OPS)[number], readonly string[]> = {
+  createNode: ['op', 'id', 'label', 'props'],
+  updateNode: ['op', 'id', 'set', 'unset'],
+  deleteNode: ['op', 'id'],
+  addEdge: ['op', 'src', 'tgt', 'type'],
+  removeEdge: ['op', 'src', 'tgt', 'type'],
+};
+
+function bad(message: string): ToolgraphError {
+  return new ToolgraphError('TG_BAD_REQUEST', message);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function edgeKey(src: string, type: string, tgt: string): string {
+  return `${src.length}:${src}${type}\u0000${tgt}`;
+}
+
+/**
+ * Validates a whole batch against the graph as the batch itself changes it (an overlay; the graph is
+ * not touched) and returns the normalised mutations to log and apply. Throws the first problem with
+ * the mutation's index; nothing has changed then.
+ */
+export function planBatch(store: GraphStore, inputs: unknown, newId: () => string): BatchPlan {
+  if (!Array.isArray(inputs) || inputs.length === 0) {
+    throw bad(`A batch needs a non-empty list of mutations; got ${describe(inputs)}.`);
+  }
+  /** id → label while it exists in the batch's view, null once deleted in the batch. */
+  const nodes = new Map<string, string | null>();
+  const deleted = new Set<string>();
+  const edges = new Map<string, { src: string; tgt: string; present: boolean }>();
+  const types = new Map<string, PropertyType>();
+
+  const labelOf = (id: string): string | undefined => {
+    const o = nodes.get(id);
+    if (o !== undefined) return o ?? undefined;
+    return store.nodes.get(id)?.label;
+  };
+  const requireNode = (id: unknown, field: string): string => {
+    assertNodeId(id);
+    const label = labelOf(id);
+    if (label === undefined) throw new ToolgraphError('TG_NODE_NOT_FOUND', `${field}: no node has id ${describe(id)} in graph "${store.name}".`);
+    return label;
+  };
+  const edgeExists = (src: string, type: string, tgt: string): boolean => {
+    const o = edges.get(edgeKey(src, type, tgt));
+    if (o) return o.present;
+    if (deleted.has(src) || deleted.has(tgt)) return false;
+    const s = store.nodes.get(src);
+    const t = store.nodes.get(tgt);
+    return s !== undefined && t !== undefined && s.hasOut(type, t);
+  };
+  /** Checks names and types; returns the non-null values (sorted) and the names set to null. */
+  const checkProps = (label: string, props: unknown, field: string): { set: Record<string, PropertyValue>; nulls: string[] } => {
+    if (!isPlainObject(props)) throw bad(`${field}: expected an object of property values; got ${describe(props)}.`);
+    const set: Record<string, PropertyValue> = {};
+    const nulls: string[] = [];
+    for (const name of Object.keys(props).sort()) {
+      assertGraphqlName('property name', name);
+      const value = props[name];
+      const kind = kindOf(value, `${field}.${name}`);
+      if (kind === 'null') {
+        nulls.push(name);
+        continue;
+      }
+      const typeKey = `${label}\u0000${name}`;
+      const declared = types.get(typeKey) ?? store.cat.typeOf(label, name);
+      if (declared === undefined) {
+        if (kind === 'emptyList') {
+          throw new ToolgraphError('TG_VALUE_INVALID', `${field}.${name}: an empty list cannot fix the type of the new property "${name}" of label ${label}; write a non-empty list first.`);
+        }
+        types.set(typeKey, kind);
+      } else if (!fits(declared, kind)) {
+        throw new ToolgraphError('TG_VALUE_INVALID',
+          `${field}.${name}: property "${name}" of label ${label} is ${declared} (fixed by its first write); got ${kind === 'emptyList' ? 'an empty list' : `${kind} ${describe(value)}`}.`);
+      }
+      set[name] = value as PropertyValue;
+    }
+    return { set, nulls };
+  };
+
+  const mutations: Mutation[] = [];
+  const ids: (string | null)[] = [];
+  for (let i = 0; i < inputs.length; i++) {
+    const input: unknown = inputs[i];
+    const at = `mutations[${i}]`;
+    try {
+      if (!isPlainObject(input) || !OPS.includes(input.op as never)) {
+        throw bad(`expected an object with op one of ${OPS.join(', ')}; got ${isPlainObject(input) ? `op ${describe(input.op)}` : describe(input)}.`);
+      }
+      const op = input.op as (typeof OPS)[number];
+      for (const key of Object.keys(input)) {
+        if (!FIELDS[op].includes(key)) throw bad(`${op} takes ${FIELDS[op].join(', ')}; got an unknown field ${describe(key)}.`);
+      }
+      switch (op) {
+        case 'createNode': {
+          assertGraphqlName('label', input.label);
+          const label = input.label;
+          let id: string;
+          if (input.id === undefined) {
+            do id = newId(); while (labelOf(id) !== undefined);
+          } else {
+            assertNodeId(input.id);
+            id = input.id;
+            if (labelOf(id) !== undefined) throw new ToolgraphError('TG_NODE_EXISTS', `a node with id ${describe(id)} already exists in graph "${store.name}".`);
+          }
+          const { set } = checkProps(label, input.props ?? {}, 'props');
+          nodes.set(id, label);
+          mutations.push({ op, id, label, props: freezeProps(set) });
+          ids.push(id);
+          break;
+        }
+        case 'updateNode': {
+          const label = requireNode(input.id, 'id');
+          const id = input.id as string;
+          const { set, nulls } = checkProps(label, input.set ?? {}, 'set');
+          const unset = new Set(nulls);
+          if (input.unset !== undefined) {
+            if (!Array.isArray(input.unset)) throw bad(`unset: expected a list of property names; got ${describe(input.unset)}.`);
+            for (const name of input.unset as unknown[]) {
+              assertGraphqlName('property name', name);
+              if (Object.hasOwn(set, name)) throw bad(`property "${name}" is both set and unset.`);
+              unset.add(name);
+            }
+          }
+          const m: Mutation = unset.size > 0
+            ? { op, id, set: freezeProps(set), unset: [...unset].sort() }
+            : { op, id, set: freezeProps(set) };
+          mutations.push(m);
+          ids.push(id);
+          break;
+        }
+        case 'deleteNode': {
+          requireNode(input.id, 'id');
+          const id = input.id as string;
+          nodes.set(id, null);
+          deleted.add(id);
+          for (const e of edges.values()) if (e.src === id || e.tgt === id) e.present = false;
+          mutations.push({ op, id });
+          ids.push(id);
+          break;
+        }
+        case 'addEdge':
+        case 'removeEdge': {
+          assertGraphqlName('edge type', input.type);
+          requireNode(input.src, 'src');
+          requireNode(input.tgt, 'tgt');
+          const src = input.src as string;
+          const tgt = input.tgt as string;
+          const type = input.type;
+          if (op === 'removeEdge' && !edgeExists(src, type, tgt)) {
+            throw new ToolgraphError('TG_EDGE_NOT_FOUND', `no ${type} edge from ${describe(src)} to ${describe(tgt)} in graph "${store.name}".`);
+          }
+          edges.set(edgeKey(src, type, tgt), { src, tgt, present: op === 'addEdge' });
+          mutations.push({ op, src, tgt, type });
+          ids.push(null);
+          break;
+        }
+      }
+    } catch (error) {
+      if (isToolgraphError(error)) {
+        throw new ToolgraphError(error.code, `${at}: ${error.message}`, { details: { ...error.details, index: i }, cause: error });
+      }
+      throw error;
+    }
+  }
+  return { mutations, ids };
+}

@@ -1,0 +1,342 @@
+import { ToolgraphError } from '../../errors/index.ts';
+import { Catalogue } from './catalogue.ts';
+import { idSortKey } from './id-order.ts';
+import { kindOf } from './property-values.ts';
+import { NodeCell } from './node-cell.ts';
+import { SortedNodes, lowerBound } from './sorted-nodes.ts';
+import type { GraphView } from './graph-view.ts';
+import type {
+  Direction, EdgeHit, EdgeRecord, GraphCatalogue, Mutation, NodeRecord, Properties, PropertyType,
+  PropertyValue, Scalar, ScanOptions,
+} from './types.ts';
+
+type Filter = Readonly<Record<string, Scalar>>;
+
+/** Index buckets hold scalar values; absent properties sit under `undefined`; lists are not indexed. */
+const UNINDEXED = Symbol('unindexed');
+function bucketKey(value: PropertyValue | undefined): unknown {
+  return Array.isArray(value) ? UNINDEXED : value;
+}
+
+class LabelStore {
+  readonly nodes = new SortedNodes();
+  /** property → value → nodes; built on the first filter on that property, then kept current. */
+  readonly indexes = new Map<string, Map<unknown, SortedNodes>>();
+}
+
+function addToIndex(index: Map<unknown, SortedNodes>, key: unknown, cell: NodeCell): void {
+  if (key === UNINDEXED) return;
+  let bucket = index.get(key);
+  if (!bucket) {
+    bucket = new SortedNodes();
+    index.set(key, bucket);
+  }
+  bucket.add(cell);
+}
+
+function removeFromIndex(index: Map<unknown, SortedNodes>, key: unknown, cell: NodeCell): void {
+  if (key === UNINDEXED) return;
+  const bucket = index.get(key);
+  if (!bucket) return;
+  bucket.delete(cell);
+  if (bucket.size === 0) index.delete(key);
+}
+
+function checkCount(name: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
+    throw new ToolgraphError('TG_BAD_REQUEST', `${name} must be a non-negative integer; got ${String(value)}.`);
+  }
+}
+
+function matches(cell: NodeCell, filter: Filter, keys: readonly string[]): boolean {
+  const props = cell.props;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const want = filter[k];
+    if (k === 'id') {
+      if (cell.id !== want) return false;
+    } else if (want === null) {
+      if (props[k] !== undefined) return false;
+    } else if (props[k] !== want) {
+      return false;
+    }
+  }
+  return true;
+}
+
+interface Step { node: NodeCell; type: string; out: boolean }
+
+function byStep(a: Step, b: Step): number {
+  const x = a.node.key;
+  const y = b.node.key;
+  if (x !== y) return x < y ? -1 : 1;
+  if (a.type !== b.type) return a.type < b.type ? -1 : 1;
+  return a.out === b.out ? 0 : a.out ? -1 : 1;
+}
+
+const EMPTY_NODES: readonly NodeRecord[] = Object.freeze([]);
+
+/** Sorted property copy with nulls dropped; frozen so the record readers hold never changes. */
+export function freezeProps(props: Record<string, PropertyValue>): Properties {
+  const out: Record<string, PropertyValue> = {};
+  for (const key of Object.keys(props).sort()) {
+    const v = props[key];
+    if (v === null || v === undefined) continue;
+    out[key] = Array.isArray(v) ? Object.freeze([...v]) : v;
+  }
+  return Object.freeze(out);
+}
+
+/** One graph in memory: nodes, label sets, lazy equality indexes, adjacency, catalogue, version. */
+export class GraphStore implements GraphView {
+  readonly name: string;
+  version = 0;
+  edgeCount = 0;
+  readonly nodes = new Map<string, NodeCell>();
+  readonly #all = new SortedNodes();
+  readonly #labels = new Map<string, LabelStore>();
+  cat: Catalogue;
+
+  constructor(name: string, catalogue: Catalogue = new Catalogue()) {
+    this.name = name;
+    this.cat = catalogue;
+  }
+
+  get catalogue(): GraphCatalogue {
+    return this.cat.read();
+  }
+
+  get nodeCount(): number {
+    return this.nodes.size;
+  }
+
+  node(id: string): NodeRecord | undefined {
+    return this.nodes.get(id);
+  }
+
+  labels(): readonly string[] {
+    return this.cat.labelNames();
+  }
+
+  // ---- reads -------------------------------------------------------------------------------
+
+  /** The smallest candidate list for a filter, and the filter keys still to check per node. */
+  #candidates(ls: LabelStore, label: string, filter: Filter | undefined): { list: readonly NodeCell[]; check: string[] } {
+    const keys = filter ? Object.keys(filter) : [];
+    if (keys.length === 0) return { list: ls.nodes.sorted(), check: keys };
+    if (keys.includes('id')) {
+      const want = filter!.id;
+      const cell = typeof want === 'string' ? this.nodes.get(want) : undefined;
+      return { list: cell && cell.label === label ? [cell] : [], check: keys };
+    }
+    let best: NodeCell[] | undefined;
+    let bestKey = '';
+    for (const k of keys) {
+      const want = filter![k];
+      const bucket = this.#index(ls, k).get(want === null ? undefined : want);
+      if (!bucket) return { list: [], check: [] };
+      const list = bucket.sorted();
+      if (!best || list.length < best.length) {
+        best = list;
+        bestKey = k;
+      }
+    }
+    return { list: best!, check: keys.filter((k) => k !== bestKey) };
+  }
+
+  #index(ls: LabelStore, prop: string): Map<unknown, SortedNodes> {
+    let index = ls.indexes.get(prop);
+    if (!index) {
+      index = new Map();
+      for (const cell of ls.nodes.sorted()) addToIndex(index, bucketKey(cell.props[prop]), cell);
+      ls.indexes.set(prop, index);
+    }
+    return index;
+  }
+
+  scan(label: string, options: ScanOptions = {}): NodeRecord[] {
+    const { filter, after, before, first, last } = options;
+    checkCount('first', first);
+    checkCount('last', last);
+    const ls = this.#labels.get(label);
+    if (!ls) return [];
+    const { list, check } = this.#candidates(ls, label, filter);
+    const start = after === undefined ? 0 : lowerBound(list, idSortKey(after), false);
+    const end = before === undefined ? list.length : lowerBound(list, idSortKey(before), true);
+    if (start >= end) return [];
+    if (check.length === 0) {
+      if (first !== undefined) return list.slice(start, Math.min(end, start + first));
+      if (last !== undefined) return list.slice(Math.max(start, end - last), end);
+      return list.slice(start, end);
+    }
+    const out: NodeRecord[] = [];
+    if (first === undefined && last !== undefined) {
+      for (let i = end - 1; i >= start && out.length < last; i--) if (matches(list[i]!, filter!, check)) out.push(list[i]!);
+      return out.reverse();
+    }
+    const cap = first ?? Infinity;
+    for (let i = start; i < end && out.length < cap; i++) if (matches(list[i]!, filter!, check)) out.push(list[i]!);
+    return out;
+  }
+
+  count(label: string, filter?: Filter): number {
+    const ls = this.#labels.get(label);
+    if (!ls) return 0;
+    const { list, check } = this.#candidates(ls, label, filter);
+    if (check.length === 0) return list.length;
+    let n = 0;
+    for (let i = 0; i < list.length; i++) if (matches(list[i]!, filter!, check)) n++;
+    return n;
+  }
+
+  #steps(cell: NodeCell, edgeType: string | null, direction: Direction): Step[] {
+    const steps: Step[] = [];
+    const add = (pairs: readonly (string | NodeCell[])[], out: boolean): void => {
+      for (let i = 0; i < pairs.length; i += 2) {
+        const type = pairs[i] as string;
+        if (edgeType !== null && type !== edgeType) continue;
+        for (const node of pairs[i + 1] as NodeCell[]) {
+          // A self-loop is one edge: under 'both' take it once, from the out side.
+          if (!out && direction === 'both' && node === cell) continue;
+          steps.push({ node, type, out });
+        }
+      }
+    };
+    if (direction !== 'in') add(cell.outPairs(), true);
+    if (direction !== 'out') add(cell.inPairs(), false);
+    return steps.sort(byStep);
+  }
+
+  expand(frontier: readonly string[], edgeType: string | null, direction: Direction): Map<string, readonly NodeRecord[]> {
+    const result = new Map<string, readonly NodeRecord[]>();
+    const nodes = this.nodes;
+    for (let i = 0; i < frontier.length; i++) {
+      const id = frontier[i]!;
+      const cell = nodes.get(id);
+      if (cell === undefined) continue;
+      if (edgeType !== null && direction === 'out') result.set(id, cell.outOf(edgeType));
+      else if (edgeType !== null && direction === 'in') result.set(id, cell.inOf(edgeType));
+      else {
+        const steps = this.#steps(cell, edgeType, direction);
+        result.set(id, steps.length === 0 ? EMPTY_NODES : steps.map((s) => s.node));
+      }
+    }
+    return result;
+  }
+
+  edges(frontier: readonly string[], edgeType: string | null, direction: Direction): Map<string, readonly EdgeHit[]> {
+    const result = new Map<string, readonly EdgeHit[]>();
+    for (const id of frontier) {
+      const cell = this.nodes.get(id);
+      if (cell === undefined) continue;
+      result.set(id, this.#steps(cell, edgeType, direction).map((s) => ({
+        edge: s.out ? { src: cell.id, tgt: s.node.id, type: s.type } : { src: s.node.id, tgt: cell.id, type: s.type },
+        node: s.node,
+      })));
+    }
+    return result;
+  }
+
+  allNodes(): Iterable<NodeRecord> {
+    return this.#all.sorted().slice();
+  }
+
+  *allEdges(): Iterable<EdgeRecord> {
+    for (const cell of this.#all.sorted().slice()) {
+      const pairs = cell.outPairs();
+      const types: string[] = [];
+      for (let i = 0; i < pairs.length; i += 2) types.push(pairs[i] as string);
+      types.sort();
+      for (const type of types) for (const tgt of cell.outOf(type)) yield { src: cell.id, tgt: tgt.id, type };
+    }
+  }
+
+  // ---- writes (already validated by planBatch; these cannot fail) ---------------------------
+
+  #labelStore(label: string): LabelStore {
+    let ls = this.#labels.get(label);
+    if (!ls) {
+      ls = new LabelStore();
+      this.#labels.set(label, ls);
+    }
+    return ls;
+  }
+
+  /** Inserts a node and records new catalogue facts; returns whether the catalogue changed. */
+  insertNode(id: string, label: string, props: Properties): boolean {
+    const cell = new NodeCell(id, idSortKey(id), label, props);
+    this.nodes.set(id, cell);
+    this.#all.add(cell);
+    const ls = this.#labelStore(label);
+    ls.nodes.add(cell);
+    for (const [prop, index] of ls.indexes) addToIndex(index, bucketKey(props[prop]), cell);
+    let changed = this.cat.addLabel(label);
+    for (const prop in props) changed = this.#learnType(label, prop, props[prop]!) || changed;
+    return changed;
+  }
+
+  #learnType(label: string, prop: string, value: PropertyValue): boolean {
+    if (this.cat.typeOf(label, prop) !== undefined) return false;
+    return this.cat.setType(label, prop, kindOf(value, prop) as PropertyType);
+  }
+
+  replaceProps(cell: NodeCell, props: Properties): boolean {
+    const old = cell.props;
+    cell.props = props;
+    const ls = this.#labels.get(cell.label)!;
+    for (const [prop, index] of ls.indexes) {
+      const before = bucketKey(old[prop]);
+      const after = bucketKey(props[prop]);
+      if (before === after) continue;
+      removeFromIndex(index, before, cell);
+      addToIndex(index, after, cell);
+    }
+    let changed = false;
+    for (const prop in props) if (old[prop] !== props[prop]) changed = this.#learnType(cell.label, prop, props[prop]!) || changed;
+    return changed;
+  }
+
+  removeNode(cell: NodeCell): void {
+    this.edgeCount -= cell.detach();
+    this.nodes.delete(cell.id);
+    this.#all.delete(cell);
+    const ls = this.#labels.get(cell.label)!;
+    ls.nodes.delete(cell);
+    for (const [prop, index] of ls.indexes) removeFromIndex(index, bucketKey(cell.props[prop]), cell);
+  }
+
+  link(src: NodeCell, tgt: NodeCell, type: string): boolean {
+    if (src.link(type, tgt)) this.edgeCount++;
+    return this.cat.addPair(type, src.label, tgt.label);
+  }
+
+  /** Applies normalised mutations; returns whether the catalogue changed. */
+  apply(mutations: readonly Mutation[]): boolean {
+    let changed = false;
+    const nodes = this.nodes;
+    for (const m of mutations) {
+      switch (m.op) {
+        case 'createNode':
+          changed = this.insertNode(m.id, m.label, m.props) || changed;
+          break;
+        case 'updateNode': {
+          const cell = nodes.get(m.id)!;
+          const merged: Record<string, PropertyValue> = { ...cell.props, ...m.set };
+          if (m.unset) for (const k of m.unset) delete merged[k];
+          changed = this.replaceProps(cell, freezeProps(merged)) || changed;
+          break;
+        }
+        case 'deleteNode':
+          this.removeNode(nodes.get(m.id)!);
+          break;
+        case 'addEdge':
+          changed = this.link(nodes.get(m.src)!, nodes.get(m.tgt)!, m.type) || changed;
+          break;
+        case 'removeEdge':
+          if (nodes.get(m.src)!.unlink(m.type, nodes.get(m.tgt)!)) this.edgeCount--;
+          break;
+      }
+    }
+    return changed;
+  }
+}

@@ -5,6 +5,7 @@ import { normaliseText, formatJson } from './format.ts';
 import type { GeneratedFile } from './generated-file.ts';
 import { GENERATOR, headerFor } from './header.ts';
 import { manifestStep, MANIFEST_SCHEMA } from './manifest-step.ts';
+import { graphqlStep, hasGraphqlSchema } from './graphql-step.ts';
 import { openapiStep, OPENAPI_DOCUMENT } from './openapi-step.ts';
 import { validatorTypeFile } from './validator-type.ts';
 
@@ -26,6 +27,8 @@ export async function generateAll(options: GenerateOptions = {}): Promise<Genera
   files.push(validatorTypeFile([MANIFEST_SCHEMA, OPENAPI_DOCUMENT]));
   files.push(...(await manifestStep(root)));
   files.push(...(await openapiStep(root)));
+  if (await hasGraphqlSchema(root)) files.push(...(await graphqlStep(root)));
+  else process.emitWarning('specs/graph.graphql does not exist yet (npm run introspect writes it); GraphQL outputs skipped');
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const finished = files.map(finish);
   finished.push(indexFile(finished));

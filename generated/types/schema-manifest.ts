@@ -5,38 +5,52 @@
 export interface SchemaManifest {
   /**
    * Manifest format version; must equal 1.
+   * @minimum 1
+   * @maximum 1
    */
   version: number;
   /**
    * The operation name, as its source names it.
+   * @maxLength 512
+   * @pattern ^[A-Za-z][A-Za-z0-9_]*$
    */
   operation: string;
   /**
    * A short, human-friendly name for the operation, unique in the catalogue.
+   * @maxLength 128
+   * @pattern ^[A-Za-z][A-Za-z0-9_-]*$
    */
   alias: string;
   /**
    * SHA-256 of the bytes of the source document the operation comes from (lowercase hex).
+   * @pattern ^[0-9a-f]{64}$
    */
   source_sha256: string;
   /**
    * SHA-256 of the canonical (RFC 8785) schema document {operation, input, output} (lowercase hex).
+   * @pattern ^[0-9a-f]{64}$
    */
   schema_sha256: string;
   /**
    * SHA-256 of the canonical (RFC 8785) input schema (lowercase hex).
+   * @pattern ^[0-9a-f]{64}$
    */
   input_schema_sha256: string;
   /**
    * SHA-256 of the canonical (RFC 8785) output schema (lowercase hex).
+   * @pattern ^[0-9a-f]{64}$
    */
   output_schema_sha256: string;
   /**
    * Length in bytes of the canonical schema document.
+   * @minimum 1
+   * @maximum 16777216
    */
   schema_bytes: number;
   /**
    * Number of 4096-byte fragments: ceil(schema_bytes / 4096).
+   * @minimum 1
+   * @maximum 4100
    */
   fragment_count: number;
   /**

@@ -24,7 +24,7 @@ export async function manifestStep(root: string): Promise<GeneratedFile[]> {
   const schema = JSON.parse(await readFile(path.join(root, MANIFEST_SCHEMA), 'utf8')) as Record<string, unknown>;
   const sources = [MANIFEST_SCHEMA];
 
-  const types = await compile(structuredClone(schema) as JSONSchema, 'SchemaManifest', {
+  const types = await compile(annotateConstraints(schema) as JSONSchema, 'SchemaManifest', {
     bannerComment: '',
     additionalProperties: false,
     declareExternallyReferenced: true,
@@ -50,4 +50,20 @@ export async function manifestStep(root: string): Promise<GeneratedFile[]> {
     { path: 'types/schema-manifest.ts', sources, content: types },
     { path: 'validators/schema-manifest.ts', sources, content: prettyPrintScript(validator) },
   ];
+}
+
+const CONSTRAINTS = ['minimum', 'maximum', 'minLength', 'maxLength', 'pattern'] as const;
+
+/**
+ * A copy of the schema whose property descriptions end with JSDoc tags for their constraints, so the
+ * generated type documents them (json-schema-to-typescript drops them otherwise) and changes when they do.
+ */
+export function annotateConstraints(schema: Record<string, unknown>): Record<string, unknown> {
+  const copy = structuredClone(schema);
+  const properties = (copy.properties ?? {}) as Record<string, Record<string, unknown>>;
+  for (const property of Object.values(properties)) {
+    const tags = CONSTRAINTS.filter((key) => property[key] !== undefined).map((key) => `@${key} ${String(property[key]).replace(/\*\//g, '*\\/')}`);
+    if (tags.length > 0) property.description = [property.description, ...tags].filter((x) => x !== undefined).join('\n');
+  }
+  return copy;
 }

@@ -8,5 +8,7 @@ export { GraphEngine } from './graph-engine.ts';
 export type { GraphEngineOptions } from './graph-engine.ts';
 export { ChangeFeed } from './change-feed.ts';
 export type { ChangeListener } from './change-feed.ts';
-export { GRAPH_NAME_PATTERN, GRAPHQL_NAME_PATTERN, MAX_NODE_ID_LENGTH, assertGraphName, assertGraphqlName, assertNodeId } from './names.ts';
+export { GRAPH_NAME_PATTERN, GRAPHQL_NAME_PATTERN, MAX_NODE_ID_LENGTH, RESERVED_LABELS, assertGraphName, assertGraphqlName, assertNodeId } from './names.ts';
 export { compareIds, idSortKey } from './id-order.ts';
+export { loadJsonl, parseJsonl, withJsonlLine } from './jsonl.ts';
+export type { JsonlMutations } from './jsonl.ts';

@@ -18,12 +18,25 @@ export function assertGraphName(name: unknown): asserts name is string {
   }
 }
 
+/**
+ * Labels that would clash with the types the GraphQL schema always has (see src/graph/schema), and
+ * labels starting with `_` (federation's `_Any`, `_Entity`, `_Service`).
+ */
+export const RESERVED_LABELS: ReadonlySet<string> = new Set([
+  'Query', 'Mutation', 'Subscription', 'Node', 'PageInfo', 'EdgeResult', 'DeleteResult', 'JSON',
+  'ID', 'String', 'Int', 'Float', 'Boolean',
+]);
+
 export type NameKind = 'label' | 'property name' | 'edge type';
 
 export function assertGraphqlName(kind: NameKind, name: unknown): asserts name is string {
   if (typeof name !== 'string' || !GRAPHQL_NAME_PATTERN.test(name) || name.startsWith('__')) {
     throw new ToolgraphError('TG_NAME_INVALID',
       `A ${kind} must be a GraphQL name (${GRAPHQL_NAME_PATTERN.source}, not starting with "__"); got ${describe(name)}.`);
+  }
+  if (kind === 'label' && (RESERVED_LABELS.has(name) || name.startsWith('_'))) {
+    throw new ToolgraphError('TG_NAME_INVALID',
+      `The label ${describe(name)} is reserved (${[...RESERVED_LABELS].join(', ')}, or a leading "_") because the GraphQL schema uses it.`);
   }
   if (kind === 'property name' && name === 'id') {
     throw new ToolgraphError('TG_NAME_INVALID', 'The property name "id" is reserved for the node id; give the id as the node\'s id instead.');

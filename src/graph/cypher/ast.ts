@@ -1,0 +1,154 @@
+/**
+ * The typed syntax tree of the supported Cypher subset (docs/cypher.md). Every node carries the
+ * 0-based `offset` of its first character so runtime errors can point back into the text.
+ */
+
+export interface Query {
+  readonly kind: 'query';
+  /** MATCH and OPTIONAL MATCH clauses, in text order; they always come before any update. */
+  readonly reading: readonly MatchClause[];
+  /** CREATE, SET, REMOVE and DELETE clauses, in text order; together they form one batch. */
+  readonly updating: readonly UpdatingClause[];
+  readonly returns: ReturnClause | null;
+}
+
+export interface MatchClause {
+  readonly kind: 'match';
+  readonly optional: boolean;
+  readonly patterns: readonly Pattern[];
+  readonly where: Expr | null;
+  readonly offset: number;
+}
+
+export type UpdatingClause = CreateClause | SetClause | RemoveClause | DeleteClause;
+
+export interface CreateClause {
+  readonly kind: 'create';
+  readonly patterns: readonly Pattern[];
+  readonly offset: number;
+}
+
+export interface SetClause {
+  readonly kind: 'set';
+  readonly items: readonly SetItem[];
+  readonly offset: number;
+}
+
+/** `n.prop = expr`, `n = map` (replace all properties) or `n += map` (merge). */
+export type SetItem =
+  | { readonly kind: 'setProperty'; readonly variable: string; readonly key: string; readonly value: Expr; readonly offset: number }
+  | { readonly kind: 'setProperties'; readonly variable: string; readonly merge: boolean; readonly value: Expr; readonly offset: number };
+
+export interface RemoveClause {
+  readonly kind: 'remove';
+  readonly items: readonly { readonly variable: string; readonly key: string; readonly offset: number }[];
+  readonly offset: number;
+}
+
+export interface DeleteClause {
+  readonly kind: 'delete';
+  readonly detach: boolean;
+  readonly targets: readonly Expr[];
+  readonly offset: number;
+}
+
+export interface ReturnClause {
+  readonly kind: 'return';
+  readonly distinct: boolean;
+  /** `RETURN *` sets `star`; items then lists nothing. */
+  readonly star: boolean;
+  readonly items: readonly ReturnItem[];
+  readonly orderBy: readonly SortItem[];
+  readonly skip: Expr | null;
+  readonly limit: Expr | null;
+  readonly offset: number;
+}
+
+export interface ReturnItem {
+  readonly expr: Expr;
+  /** The column name: the alias, or the expression's text as written. */
+  readonly name: string;
+  readonly aliased: boolean;
+}
+
+export interface SortItem {
+  readonly expr: Expr;
+  readonly descending: boolean;
+}
+
+/** A path: a node followed by zero or more (relationship, node) steps. */
+export interface Pattern {
+  readonly start: NodePattern;
+  readonly steps: readonly PatternStep[];
+  readonly offset: number;
+}
+
+export interface PatternStep {
+  readonly rel: RelPattern;
+  readonly node: NodePattern;
+}
+
+export interface NodePattern {
+  readonly kind: 'node';
+  readonly variable: string | null;
+  readonly label: string | null;
+  /** A map literal or a parameter, matched by equality on every key. */
+  readonly properties: Expr | null;
+  readonly offset: number;
+}
+
+export type Direction = 'out' | 'in' | 'both';
+
+export interface RelPattern {
+  readonly kind: 'rel';
+  readonly variable: string | null;
+  /** Alternatives from `:A|B`; empty means any type. */
+  readonly types: readonly string[];
+  readonly direction: Direction;
+  readonly offset: number;
+}
+
+export type ComparisonOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
+export type ArithmeticOp = '+' | '-' | '*' | '/' | '%' | '^';
+export type StringOp = 'STARTS WITH' | 'ENDS WITH' | 'CONTAINS';
+
+export type Expr =
+  | { readonly kind: 'literal'; readonly value: null | boolean | number | string; readonly offset: number }
+  | { readonly kind: 'list'; readonly items: readonly Expr[]; readonly offset: number }
+  | { readonly kind: 'map'; readonly entries: readonly MapEntry[]; readonly offset: number }
+  | { readonly kind: 'parameter'; readonly name: string; readonly offset: number }
+  | { readonly kind: 'variable'; readonly name: string; readonly offset: number }
+  | { readonly kind: 'property'; readonly target: Expr; readonly key: string; readonly offset: number }
+  | { readonly kind: 'index'; readonly target: Expr; readonly index: Expr; readonly offset: number }
+  /** `n:Label` used as a predicate. */
+  | { readonly kind: 'hasLabel'; readonly target: Expr; readonly label: string; readonly offset: number }
+  /** `a AND b AND c`: chains are flat so long conjunctions cost no recursion depth. */
+  | { readonly kind: 'and' | 'or' | 'xor'; readonly operands: readonly Expr[]; readonly offset: number }
+  | { readonly kind: 'not'; readonly operand: Expr; readonly offset: number }
+  | { readonly kind: 'negate'; readonly operand: Expr; readonly offset: number }
+  /** `a < b <= c` means `a < b AND b <= c`, as in Cypher. */
+  | { readonly kind: 'comparison'; readonly first: Expr; readonly rest: readonly { readonly op: ComparisonOp; readonly expr: Expr }[]; readonly offset: number }
+  | { readonly kind: 'arithmetic'; readonly first: Expr; readonly rest: readonly { readonly op: ArithmeticOp; readonly expr: Expr }[]; readonly offset: number }
+  | { readonly kind: 'isNull'; readonly operand: Expr; readonly negated: boolean; readonly offset: number }
+  | { readonly kind: 'in'; readonly element: Expr; readonly list: Expr; readonly offset: number }
+  | { readonly kind: 'string'; readonly op: StringOp; readonly left: Expr; readonly right: Expr; readonly offset: number }
+  /** `count(*)` has `star`; other calls list their arguments. Names are lower-cased. */
+  | { readonly kind: 'call'; readonly name: string; readonly distinct: boolean; readonly star: boolean; readonly args: readonly Expr[]; readonly offset: number }
+  | { readonly kind: 'mapProjection'; readonly variable: string; readonly items: readonly ProjectionItem[]; readonly offset: number }
+  | { readonly kind: 'patternComprehension'; readonly pattern: Pattern; readonly where: Expr | null; readonly projection: Expr; readonly offset: number }
+  /** A bare pattern used as a predicate, e.g. `WHERE (a)-[:KNOWS]->(b)`: true when it matches at least once. */
+  | { readonly kind: 'patternPredicate'; readonly pattern: Pattern; readonly offset: number };
+
+export interface MapEntry {
+  readonly key: string;
+  readonly value: Expr;
+}
+
+/** Items of `n {.name, .*, alias: expr, other}`. */
+export type ProjectionItem =
+  | { readonly kind: 'propertySelector'; readonly key: string }
+  | { readonly kind: 'allProperties' }
+  | { readonly kind: 'literalEntry'; readonly key: string; readonly value: Expr }
+  | { readonly kind: 'variableSelector'; readonly name: string };
+
+export type ExprKind = Expr['kind'];

@@ -1,0 +1,55 @@
+import { ToolgraphError } from '../../errors/index.ts';
+
+/** Line and column (both 1-based; columns count code points) of a 0-based UTF-16 offset. */
+export function positionOf(source: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  const end = Math.min(offset, source.length);
+  for (let i = 0; i < end; i++) {
+    if (source.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  let column = 1;
+  for (let i = lineStart; i < end; i++) {
+    const code = source.charCodeAt(i);
+    // A surrogate pair is one character: count only its high half.
+    if (code < 0xdc00 || code > 0xdfff) column++;
+  }
+  return { line, column };
+}
+
+/** What a token looks like in an error message: quoted text, cut short, or "end of input". */
+export function describeFound(text: string | null): string {
+  if (text === null) return 'end of input';
+  const cut = text.length > 40 ? `${text.slice(0, 40)}…` : text;
+  return `'${cut}'`;
+}
+
+export function syntaxError(source: string, offset: number, expected: string, found: string | null): ToolgraphError {
+  const { line, column } = positionOf(source, offset);
+  const foundText = describeFound(found);
+  return new ToolgraphError('TG_CYPHER_SYNTAX', `Cypher syntax error at line ${line}, column ${column}: expected ${expected} but found ${foundText}.`, {
+    details: { line, column, expected, found: foundText },
+  });
+}
+
+/** A syntax error whose message is a full sentence rather than expected/found. */
+export function syntaxProblem(source: string, offset: number, problem: string): ToolgraphError {
+  const { line, column } = positionOf(source, offset);
+  return new ToolgraphError('TG_CYPHER_SYNTAX', `Cypher syntax error at line ${line}, column ${column}: ${problem}`, {
+    details: { line, column },
+  });
+}
+
+export function unsupported(source: string, offset: number, construct: string): ToolgraphError {
+  const { line, column } = positionOf(source, offset);
+  return new ToolgraphError('TG_CYPHER_UNSUPPORTED', `Cypher at line ${line}, column ${column}: ${construct} is outside the supported subset (see docs/cypher.md).`, {
+    details: { line, column, construct },
+  });
+}
+
+export function runtimeError(message: string, details?: Record<string, unknown>): ToolgraphError {
+  return new ToolgraphError('TG_CYPHER_RUNTIME', message, details === undefined ? {} : { details });
+}

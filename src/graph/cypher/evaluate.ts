@@ -1,0 +1,386 @@
+import type { ArithmeticOp, ComparisonOp, Expr } from './ast.ts';
+import { runtimeError } from './cypher-error.ts';
+import type { Row, RunContext } from './run-context.ts';
+import { EdgeRef, NodeRef, compareCodePoints, isMap, newMap, typeName, type Value, type ValueMap } from './values.ts';
+
+/** Evaluates an expression against one row. Three-valued logic throughout: null means unknown. */
+export function evaluate(expr: Expr, row: Row, ctx: RunContext): Value {
+  switch (expr.kind) {
+    case 'literal':
+      return expr.value;
+    case 'list':
+      return expr.items.map((item) => evaluate(item, row, ctx));
+    case 'map': {
+      const out = newMap();
+      for (const entry of expr.entries) out[entry.key] = evaluate(entry.value, row, ctx);
+      return out;
+    }
+    case 'parameter': {
+      const value = ctx.params.get(expr.name);
+      if (value === undefined) throw runtimeError(`Missing parameter $${expr.name}: the query uses it but the request's params do not give it.`, { parameter: expr.name });
+      return value;
+    }
+    case 'variable': {
+      const value = row.get(expr.name);
+      if (value === undefined) throw runtimeError(`Variable \`${expr.name}\` is not defined here.`, { variable: expr.name });
+      return value;
+    }
+    case 'property':
+      return propertyOf(evaluate(expr.target, row, ctx), expr.key, ctx);
+    case 'index':
+      return indexOf(evaluate(expr.target, row, ctx), evaluate(expr.index, row, ctx));
+    case 'hasLabel': {
+      const target = evaluate(expr.target, row, ctx);
+      if (target === null) return null;
+      if (!(target instanceof NodeRef)) throw typeError(':Label', 'Node', target);
+      const record = ctx.resolve(target);
+      return record === null ? null : record.label === expr.label;
+    }
+    case 'and': {
+      let unknown = false;
+      for (const operand of expr.operands) {
+        const v = asBoolean(evaluate(operand, row, ctx), 'AND');
+        if (v === false) return false;
+        if (v === null) unknown = true;
+      }
+      return unknown ? null : true;
+    }
+    case 'or': {
+      let unknown = false;
+      for (const operand of expr.operands) {
+        const v = asBoolean(evaluate(operand, row, ctx), 'OR');
+        if (v === true) return true;
+        if (v === null) unknown = true;
+      }
+      return unknown ? null : false;
+    }
+    case 'xor': {
+      let result = false;
+      for (const operand of expr.operands) {
+        const v = asBoolean(evaluate(operand, row, ctx), 'XOR');
+        if (v === null) return null;
+        result = result !== v;
+      }
+      return result;
+    }
+    case 'not': {
+      const v = asBoolean(evaluate(expr.operand, row, ctx), 'NOT');
+      return v === null ? null : !v;
+    }
+    case 'negate': {
+      const v = evaluate(expr.operand, row, ctx);
+      if (v === null) return null;
+      if (typeof v !== 'number') throw typeError('unary -', 'a number', v);
+      return v === 0 ? 0 : -v;
+    }
+    case 'comparison': {
+      let left = evaluate(expr.first, row, ctx);
+      let unknown = false;
+      for (const { op, expr: next } of expr.rest) {
+        const right = evaluate(next, row, ctx);
+        const v = compare(op, left, right);
+        if (v === false) return false;
+        if (v === null) unknown = true;
+        left = right;
+      }
+      return unknown ? null : true;
+    }
+    case 'arithmetic': {
+      let acc = evaluate(expr.first, row, ctx);
+      for (const { op, expr: next } of expr.rest) acc = arithmetic(op, acc, evaluate(next, row, ctx));
+      return acc;
+    }
+    case 'isNull': {
+      const v = evaluate(expr.operand, row, ctx);
+      return expr.negated ? v !== null : v === null;
+    }
+    case 'in': {
+      const element = evaluate(expr.element, row, ctx);
+      const list = evaluate(expr.list, row, ctx);
+      if (list === null) return null;
+      if (!Array.isArray(list)) throw typeError('IN', 'a list on the right', list);
+      let unknown = false;
+      for (const item of list as readonly Value[]) {
+        const eq = equals(element, item);
+        if (eq === true) return true;
+        if (eq === null) unknown = true;
+      }
+      return unknown ? null : false;
+    }
+    case 'string': {
+      const left = evaluate(expr.left, row, ctx);
+      const right = evaluate(expr.right, row, ctx);
+      if (typeof left !== 'string' || typeof right !== 'string') return null;
+      if (expr.op === 'STARTS WITH') return left.startsWith(right);
+      if (expr.op === 'ENDS WITH') return left.endsWith(right);
+      return left.includes(right);
+    }
+    case 'call':
+      return call(expr, row, ctx);
+    case 'mapProjection':
+      return project(expr, row, ctx);
+    case 'patternComprehension':
+    case 'patternPredicate': {
+      const cached = ctx.prepared.get(expr)?.get(row);
+      return cached !== undefined ? cached : ctx.subquery(expr, row);
+    }
+  }
+}
+
+function typeError(where: string, expected: string, got: Value): Error {
+  return runtimeError(`Type error in ${where}: expected ${expected}, got ${typeName(got)}.`, { expected, got: typeName(got) });
+}
+
+export function asBoolean(value: Value, where: string): boolean | null {
+  if (value === null || typeof value === 'boolean') return value;
+  throw typeError(where, 'a boolean', value);
+}
+
+export function propertyOf(target: Value, key: string, ctx: RunContext): Value {
+  if (target === null) return null;
+  if (target instanceof NodeRef) {
+    // `id` is the node id: it is never a property name, so it cannot shadow one.
+    if (key === 'id') return target.id;
+    const record = ctx.resolve(target);
+    if (record === null) return null;
+    return Object.hasOwn(record.props, key) ? (record.props[key] as Value) : null;
+  }
+  if (target instanceof EdgeRef) {
+    if (key === 'src' || key === 'tgt' || key === 'type') return target.edge[key];
+    return null;
+  }
+  if (isMap(target)) return Object.hasOwn(target, key) ? target[key]! : null;
+  throw typeError(`.${key}`, 'a node, relationship or map', target);
+}
+
+function indexOf(target: Value, index: Value): Value {
+  if (target === null || index === null) return null;
+  if (Array.isArray(target)) {
+    if (typeof index !== 'number' || !Number.isInteger(index)) throw typeError('[index]', 'an integer index', index);
+    const list = target as readonly Value[];
+    const i = index < 0 ? list.length + index : index;
+    return i >= 0 && i < list.length ? list[i]! : null;
+  }
+  if (isMap(target) || target instanceof NodeRef || target instanceof EdgeRef) {
+    if (typeof index !== 'string') throw typeError('[key]', 'a string key', index);
+    return isMap(target) ? (Object.hasOwn(target, index) ? target[index]! : null) : null;
+  }
+  throw typeError('[]', 'a list or map', target);
+}
+
+/** Cypher equality: null when either side is (or contains) null, otherwise structural. */
+export function equals(a: Value, b: Value): boolean | null {
+  if (a === null || b === null) return null;
+  if (typeof a !== 'object' || typeof b !== 'object') return a === b;
+  if (a instanceof NodeRef || b instanceof NodeRef) return a instanceof NodeRef && b instanceof NodeRef && a.id === b.id;
+  if (a instanceof EdgeRef || b instanceof EdgeRef) {
+    return a instanceof EdgeRef && b instanceof EdgeRef && a.edge.src === b.edge.src && a.edge.tgt === b.edge.tgt && a.edge.type === b.edge.type;
+  }
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b)) return false;
+    const x = a as readonly Value[];
+    const y = b as readonly Value[];
+    if (x.length !== y.length) return false;
+    let unknown = false;
+    for (let i = 0; i < x.length; i++) {
+      const eq = equals(x[i]!, y[i]!);
+      if (eq === false) return false;
+      if (eq === null) unknown = true;
+    }
+    return unknown ? null : true;
+  }
+  const x = a as ValueMap;
+  const y = b as ValueMap;
+  const kx = Object.keys(x);
+  if (kx.length !== Object.keys(y).length) return false;
+  let unknown = false;
+  for (const k of kx) {
+    if (!Object.hasOwn(y, k)) return false;
+    const eq = equals(x[k]!, y[k]!);
+    if (eq === false) return false;
+    if (eq === null) unknown = true;
+  }
+  return unknown ? null : true;
+}
+
+function compare(op: ComparisonOp, a: Value, b: Value): boolean | null {
+  if (op === '=') return equals(a, b);
+  if (op === '<>') {
+    const eq = equals(a, b);
+    return eq === null ? null : !eq;
+  }
+  if (a === null || b === null) return null;
+  let c: number;
+  if (typeof a === 'number' && typeof b === 'number') c = a - b;
+  else if (typeof a === 'string' && typeof b === 'string') c = compareCodePoints(a, b);
+  else if (typeof a === 'boolean' && typeof b === 'boolean') c = Number(a) - Number(b);
+  else return null;
+  switch (op) {
+    case '<': return c < 0;
+    case '<=': return c <= 0;
+    case '>': return c > 0;
+    default: return c >= 0;
+  }
+}
+
+function finite(value: number, op: string): number {
+  if (!Number.isFinite(value)) throw runtimeError(`Arithmetic error: ${op} gives a result that is not a finite number.`);
+  return value;
+}
+
+function arithmetic(op: ArithmeticOp, a: Value, b: Value): Value {
+  if (a === null || b === null) return null;
+  if (op === '+') {
+    if (Array.isArray(a)) return Array.isArray(b) ? [...(a as readonly Value[]), ...(b as readonly Value[])] : [...(a as readonly Value[]), b];
+    if (Array.isArray(b)) return [a, ...(b as readonly Value[])];
+    if (typeof a === 'string' && (typeof b === 'string' || typeof b === 'number')) return a + String(b);
+    if (typeof b === 'string' && typeof a === 'number') return String(a) + b;
+  }
+  if (typeof a !== 'number') throw typeError(op, 'a number', a);
+  if (typeof b !== 'number') throw typeError(op, 'a number', b);
+  switch (op) {
+    case '+': return finite(a + b, '+');
+    case '-': return finite(a - b, '-');
+    case '*': return finite(a * b, '*');
+    case '/':
+      if (b === 0) throw runtimeError('Arithmetic error: division by zero.');
+      return finite(a / b, '/');
+    case '%':
+      if (b === 0) throw runtimeError('Arithmetic error: modulo by zero.');
+      return finite(a % b, '%');
+    case '^': return finite(a ** b, '^');
+  }
+}
+
+function call(expr: Extract<Expr, { kind: 'call' }>, row: Row, ctx: RunContext): Value {
+  const aggregated = ctx.aggregates?.get(expr);
+  if (aggregated !== undefined) return aggregated;
+  const arg = (i: number): Value => evaluate(expr.args[i]!, row, ctx);
+  switch (expr.name) {
+    case 'id': {
+      const v = arg(0);
+      if (v === null) return null;
+      if (v instanceof NodeRef) return v.id;
+      throw typeError('id()', 'a node (edges have no id)', v);
+    }
+    case 'labels': {
+      const v = arg(0);
+      if (v === null) return null;
+      if (!(v instanceof NodeRef)) throw typeError('labels()', 'a node', v);
+      const record = ctx.resolve(v);
+      return record === null ? null : [record.label];
+    }
+    case 'type': {
+      const v = arg(0);
+      if (v === null) return null;
+      if (!(v instanceof EdgeRef)) throw typeError('type()', 'a relationship', v);
+      return v.edge.type;
+    }
+    case 'keys':
+    case 'properties': {
+      const v = arg(0);
+      if (v === null) return null;
+      let map: ValueMap;
+      if (v instanceof NodeRef) {
+        const record = ctx.resolve(v);
+        if (record === null) return null;
+        map = record.props as ValueMap;
+      } else if (v instanceof EdgeRef) map = newMap();
+      else if (isMap(v)) map = v;
+      else throw typeError(`${expr.name}()`, 'a node, relationship or map', v);
+      if (expr.name === 'keys') return Object.keys(map).sort(compareCodePoints);
+      const out = newMap();
+      for (const k of Object.keys(map)) out[k] = map[k]!;
+      return out;
+    }
+    case 'size': {
+      const v = arg(0);
+      if (v === null) return null;
+      if (typeof v === 'string') return [...v].length;
+      if (Array.isArray(v)) return v.length;
+      throw typeError('size()', 'a string or list', v);
+    }
+    case 'coalesce':
+      for (let i = 0; i < expr.args.length; i++) {
+        const v = arg(i);
+        if (v !== null) return v;
+      }
+      return null;
+    case 'tolower':
+    case 'toupper':
+    case 'trim': {
+      const v = arg(0);
+      if (v === null) return null;
+      if (typeof v !== 'string') throw typeError(`${expr.name}()`, 'a string', v);
+      return expr.name === 'tolower' ? v.toLowerCase() : expr.name === 'toupper' ? v.toUpperCase() : v.trim();
+    }
+    case 'tostring': {
+      const v = arg(0);
+      if (v === null || typeof v === 'string') return v;
+      if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+      throw typeError('toString()', 'a string, number or boolean', v);
+    }
+    case 'tointeger':
+    case 'tofloat': {
+      const v = arg(0);
+      if (v === null) return null;
+      let n: number;
+      if (typeof v === 'number') n = v;
+      else if (typeof v === 'string') n = v.trim() === '' ? Number.NaN : Number(v.trim());
+      else if (typeof v === 'boolean' && expr.name === 'tointeger') n = Number(v);
+      else throw typeError(`${expr.name}()`, 'a number or string', v);
+      if (!Number.isFinite(n)) return null;
+      if (expr.name === 'tofloat') return n;
+      const t = Math.trunc(n);
+      return Number.isSafeInteger(t) ? t : null;
+    }
+    case 'abs': {
+      const v = arg(0);
+      if (v === null) return null;
+      if (typeof v !== 'number') throw typeError('abs()', 'a number', v);
+      return Math.abs(v);
+    }
+    case 'head':
+    case 'last': {
+      const v = arg(0);
+      if (v === null) return null;
+      if (!Array.isArray(v)) throw typeError(`${expr.name}()`, 'a list', v);
+      const list = v as readonly Value[];
+      return (expr.name === 'head' ? list[0] : list[list.length - 1]) ?? null;
+    }
+    default:
+      throw runtimeError(`The aggregate ${expr.name}() cannot be used here.`);
+  }
+}
+
+function project(expr: Extract<Expr, { kind: 'mapProjection' }>, row: Row, ctx: RunContext): Value {
+  const base = row.get(expr.variable);
+  if (base === undefined) throw runtimeError(`Variable \`${expr.variable}\` is not defined here.`, { variable: expr.variable });
+  if (base === null) return null;
+  if (!(base instanceof NodeRef) && !isMap(base) && !(base instanceof EdgeRef)) throw typeError('a map projection', 'a node or map', base);
+  const out = newMap();
+  for (const item of expr.items) {
+    switch (item.kind) {
+      case 'propertySelector':
+        out[item.key] = propertyOf(base, item.key, ctx);
+        break;
+      case 'allProperties': {
+        if (base instanceof NodeRef) {
+          const record = ctx.resolve(base);
+          if (record !== null) for (const k of Object.keys(record.props)) out[k] = record.props[k] as Value;
+        } else if (isMap(base)) for (const k of Object.keys(base)) out[k] = base[k]!;
+        break;
+      }
+      case 'literalEntry':
+        out[item.key] = evaluate(item.value, row, ctx);
+        break;
+      case 'variableSelector': {
+        const v = row.get(item.name);
+        if (v === undefined) throw runtimeError(`Variable \`${item.name}\` is not defined here.`, { variable: item.name });
+        out[item.name] = v;
+        break;
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,786 @@
+import type {
+  ArithmeticOp,
+  ComparisonOp,
+  CreateClause,
+  DeleteClause,
+  Direction,
+  Expr,
+  MapEntry,
+  MatchClause,
+  NodePattern,
+  Pattern,
+  PatternStep,
+  ProjectionItem,
+  Query,
+  RelPattern,
+  RemoveClause,
+  ReturnClause,
+  ReturnItem,
+  SetClause,
+  SetItem,
+  SortItem,
+  UpdatingClause,
+} from './ast.ts';
+import { positionOf, syntaxError, syntaxProblem, unsupported } from './cypher-error.ts';
+import { functionSpec } from './functions.ts';
+import { lex, type Token } from './lexer.ts';
+import { MAX_NESTING, tooDeep } from './limits.ts';
+
+/** Words that cannot name a variable (they still work as labels, property keys and map keys). */
+const RESERVED = new Set([
+  'ALL', 'AND', 'AS', 'ASC', 'ASCENDING', 'BY', 'CALL', 'CASE', 'CONTAINS', 'CREATE', 'DELETE', 'DESC', 'DESCENDING',
+  'DETACH', 'DISTINCT', 'ELSE', 'END', 'ENDS', 'EXISTS', 'FALSE', 'FOREACH', 'IN', 'IS', 'LIMIT', 'LOAD', 'MATCH', 'MERGE',
+  'NOT', 'NULL', 'OPTIONAL', 'OR', 'ORDER', 'REMOVE', 'RETURN', 'SET', 'SKIP', 'STARTS', 'THEN', 'TRUE', 'UNION', 'UNWIND',
+  'USE', 'WHEN', 'WHERE', 'WITH', 'XOR', 'YIELD',
+]);
+
+/** Clause keywords of full Cypher that the subset refuses with TG_CYPHER_UNSUPPORTED rather than a syntax error. */
+const UNSUPPORTED_CLAUSES = new Set(['WITH', 'UNWIND', 'MERGE', 'CALL', 'UNION', 'FOREACH', 'LOAD', 'USE', 'SHOW', 'YIELD']);
+
+const CLAUSE_START = 'MATCH, OPTIONAL MATCH, CREATE, SET, REMOVE, DELETE, DETACH DELETE or RETURN';
+
+/** Parses one Cypher statement of the documented subset into its syntax tree. */
+export function parseCypher(source: string): Query {
+  return new Parser(source).parseQuery();
+}
+
+interface Context {
+  /** Aggregates are legal only directly inside a RETURN item or ORDER BY. */
+  aggregates: boolean;
+}
+
+class Parser {
+  private readonly source: string;
+  private readonly tokens: readonly Token[];
+  private readonly closers: readonly number[];
+  private pos = 0;
+  private depth = 0;
+  private context: Context = { aggregates: false };
+
+  constructor(source: string) {
+    this.source = source;
+    const lexed = lex(source);
+    this.tokens = lexed.tokens;
+    this.closers = lexed.closers;
+  }
+
+  // ---- token helpers ----
+
+  private peek(k = 0): Token {
+    return this.tokens[Math.min(this.pos + k, this.tokens.length - 1)]!;
+  }
+
+  private advance(): Token {
+    const t = this.peek();
+    if (t.kind !== 'eof') this.pos++;
+    return t;
+  }
+
+  private isSymbol(text: string, k = 0): boolean {
+    const t = this.peek(k);
+    return t.kind === 'symbol' && t.text === text;
+  }
+
+  private isKeyword(word: string, k = 0): boolean {
+    const t = this.peek(k);
+    return t.kind === 'ident' && t.text.toUpperCase() === word;
+  }
+
+  private acceptSymbol(text: string): boolean {
+    if (!this.isSymbol(text)) return false;
+    this.pos++;
+    return true;
+  }
+
+  private acceptKeyword(word: string): boolean {
+    if (!this.isKeyword(word)) return false;
+    this.pos++;
+    return true;
+  }
+
+  private found(t: Token = this.peek()): string | null {
+    if (t.kind === 'eof') return null;
+    return this.source.slice(t.offset, t.end);
+  }
+
+  private fail(expected: string, t: Token = this.peek()): never {
+    throw syntaxError(this.source, t.offset, expected, this.found(t));
+  }
+
+  private expectSymbol(text: string, expected = `'${text}'`): Token {
+    if (!this.isSymbol(text)) this.fail(expected);
+    return this.advance();
+  }
+
+  private expectKeyword(word: string, expected = word): Token {
+    if (!this.isKeyword(word)) this.fail(expected);
+    return this.advance();
+  }
+
+  /** A name: identifier (keywords allowed) or backtick-quoted. */
+  private parseName(what: string): string {
+    const t = this.peek();
+    if (t.kind === 'ident' || t.kind === 'quoted') {
+      this.pos++;
+      return t.text;
+    }
+    return this.fail(what);
+  }
+
+  private isVariableStart(k = 0): boolean {
+    const t = this.peek(k);
+    return t.kind === 'quoted' || (t.kind === 'ident' && !RESERVED.has(t.text.toUpperCase()));
+  }
+
+  private parseVariable(): string {
+    if (!this.isVariableStart()) this.fail('a variable name');
+    return this.advance().text;
+  }
+
+  private enter(at: Token = this.peek()): void {
+    this.depth++;
+    if (this.depth > MAX_NESTING) {
+      const { line, column } = positionOf(this.source, at.offset);
+      throw tooDeep(line, column);
+    }
+  }
+
+  private leave(levels = 1): void {
+    this.depth -= levels;
+  }
+
+  private lastEnd(): number {
+    return this.tokens[this.pos - 1]?.end ?? 0;
+  }
+
+  // ---- statement ----
+
+  parseQuery(): Query {
+    const reading: MatchClause[] = [];
+    const updating: UpdatingClause[] = [];
+    let returns: ReturnClause | null = null;
+    this.rejectUnsupportedClause();
+    while (this.isKeyword('MATCH') || this.isKeyword('OPTIONAL')) {
+      reading.push(this.parseMatch());
+      this.rejectUnsupportedClause();
+    }
+    for (;;) {
+      this.rejectUnsupportedClause();
+      if (this.isKeyword('CREATE')) updating.push(this.parseCreate());
+      else if (this.isKeyword('SET')) updating.push(this.parseSet());
+      else if (this.isKeyword('REMOVE')) updating.push(this.parseRemove());
+      else if (this.isKeyword('DELETE') || this.isKeyword('DETACH')) updating.push(this.parseDelete());
+      else break;
+    }
+    if (updating.length > 0 && (this.isKeyword('MATCH') || this.isKeyword('OPTIONAL'))) {
+      throw unsupported(this.source, this.peek().offset, 'MATCH after an update clause (it needs WITH)');
+    }
+    if (this.isKeyword('RETURN')) returns = this.parseReturn();
+    this.acceptSymbol(';');
+    if (this.peek().kind !== 'eof') {
+      this.rejectUnsupportedClause();
+      if (returns !== null) this.fail(this.isKeyword('ORDER') || this.isKeyword('SKIP') || this.isKeyword('LIMIT') ? 'end of input (ORDER BY, SKIP and LIMIT go in that order)' : 'end of input');
+      this.fail(reading.length === 0 && updating.length === 0 ? CLAUSE_START : `${CLAUSE_START}, or end of input`);
+    }
+    if (reading.length === 0 && updating.length === 0 && returns === null) this.fail(CLAUSE_START);
+    if (updating.length === 0 && returns === null) {
+      throw syntaxProblem(this.source, this.peek().offset, 'a query must end with RETURN or an update clause (CREATE, SET, REMOVE, DELETE).');
+    }
+    return { kind: 'query', reading, updating, returns };
+  }
+
+  private rejectUnsupportedClause(): void {
+    const t = this.peek();
+    if (t.kind === 'ident' && UNSUPPORTED_CLAUSES.has(t.text.toUpperCase())) {
+      throw unsupported(this.source, t.offset, `the ${t.text.toUpperCase()} clause`);
+    }
+  }
+
+  private parseMatch(): MatchClause {
+    const start = this.peek();
+    const optional = this.acceptKeyword('OPTIONAL');
+    this.expectKeyword('MATCH');
+    const patterns = this.parsePatternList();
+    let where: Expr | null = null;
+    if (this.acceptKeyword('WHERE')) where = this.parseExpression();
+    return { kind: 'match', optional, patterns, where, offset: start.offset };
+  }
+
+  private parseCreate(): CreateClause {
+    const start = this.expectKeyword('CREATE');
+    const patterns = this.parsePatternList();
+    for (const pattern of patterns) {
+      for (const step of pattern.steps) {
+        if (step.rel.types.length !== 1) {
+          throw syntaxProblem(this.source, step.rel.offset, 'a relationship in CREATE needs exactly one type, like -[:KNOWS]->.');
+        }
+        if (step.rel.direction === 'both') {
+          throw syntaxProblem(this.source, step.rel.offset, 'a relationship in CREATE needs a direction (-> or <-).');
+        }
+      }
+    }
+    return { kind: 'create', patterns, offset: start.offset };
+  }
+
+  private parseSet(): SetClause {
+    const start = this.expectKeyword('SET');
+    const items: SetItem[] = [];
+    do {
+      const at = this.peek();
+      const variable = this.parseVariable();
+      if (this.acceptSymbol('.')) {
+        const key = this.parseName('a property name');
+        if (this.isSymbol('.')) throw unsupported(this.source, this.peek().offset, 'SET on a nested property');
+        this.expectSymbol('=', "'='");
+        items.push({ kind: 'setProperty', variable, key, value: this.parseExpression(), offset: at.offset });
+      } else if (this.acceptSymbol('=')) {
+        items.push({ kind: 'setProperties', variable, merge: false, value: this.parseExpression(), offset: at.offset });
+      } else if (this.acceptSymbol('+=')) {
+        items.push({ kind: 'setProperties', variable, merge: true, value: this.parseExpression(), offset: at.offset });
+      } else if (this.isSymbol(':')) {
+        throw unsupported(this.source, this.peek().offset, 'SET of a label (a node has exactly one label)');
+      } else {
+        this.fail("'.', '=' or '+=' after the variable");
+      }
+    } while (this.acceptSymbol(','));
+    return { kind: 'set', items, offset: start.offset };
+  }
+
+  private parseRemove(): RemoveClause {
+    const start = this.expectKeyword('REMOVE');
+    const items: { variable: string; key: string; offset: number }[] = [];
+    do {
+      const at = this.peek();
+      const variable = this.parseVariable();
+      if (this.isSymbol(':')) throw unsupported(this.source, this.peek().offset, 'REMOVE of a label (a node has exactly one label)');
+      this.expectSymbol('.', "'.' and a property name");
+      const key = this.parseName('a property name');
+      items.push({ variable, key, offset: at.offset });
+    } while (this.acceptSymbol(','));
+    return { kind: 'remove', items, offset: start.offset };
+  }
+
+  private parseDelete(): DeleteClause {
+    const start = this.peek();
+    const detach = this.acceptKeyword('DETACH');
+    this.expectKeyword('DELETE', detach ? 'DELETE after DETACH' : 'DELETE');
+    const targets: Expr[] = [];
+    do targets.push(this.parseExpression());
+    while (this.acceptSymbol(','));
+    return { kind: 'delete', detach, targets, offset: start.offset };
+  }
+
+  private parseReturn(): ReturnClause {
+    const start = this.expectKeyword('RETURN');
+    const distinct = this.acceptKeyword('DISTINCT');
+    const items: ReturnItem[] = [];
+    let star = false;
+    if (this.acceptSymbol('*')) star = true;
+    else {
+      const names = new Set<string>();
+      do {
+        const item = this.parseReturnItem();
+        if (names.has(item.name)) throw syntaxProblem(this.source, item.expr.offset, `the column name '${item.name}' is used twice; give one an alias with AS.`);
+        names.add(item.name);
+        items.push(item);
+      } while (this.acceptSymbol(','));
+    }
+    const orderBy: SortItem[] = [];
+    if (this.acceptKeyword('ORDER')) {
+      this.expectKeyword('BY', 'BY after ORDER');
+      do {
+        const expr = this.withAggregates(() => this.parseExpression());
+        let descending = false;
+        if (this.acceptKeyword('DESC') || this.acceptKeyword('DESCENDING')) descending = true;
+        else if (this.acceptKeyword('ASC') || this.acceptKeyword('ASCENDING')) descending = false;
+        orderBy.push({ expr, descending });
+      } while (this.acceptSymbol(','));
+    }
+    let skip: Expr | null = null;
+    let limit: Expr | null = null;
+    if (this.acceptKeyword('SKIP')) skip = this.parseExpression();
+    if (this.acceptKeyword('LIMIT')) limit = this.parseExpression();
+    return { kind: 'return', distinct, star, items, orderBy, skip, limit, offset: start.offset };
+  }
+
+  private parseReturnItem(): ReturnItem {
+    const first = this.peek();
+    const expr = this.withAggregates(() => this.parseExpression());
+    const text = this.source.slice(first.offset, this.lastEnd());
+    if (this.acceptKeyword('AS')) {
+      const name = this.parseVariableLikeName();
+      return { expr, name, aliased: true };
+    }
+    return { expr, name: text, aliased: false };
+  }
+
+  private parseVariableLikeName(): string {
+    const t = this.peek();
+    if (t.kind === 'quoted' || t.kind === 'ident') {
+      this.pos++;
+      return t.text;
+    }
+    return this.fail('a column name after AS');
+  }
+
+  private withAggregates<T>(parse: () => T): T {
+    const saved = this.context;
+    this.context = { aggregates: true };
+    try {
+      return parse();
+    } finally {
+      this.context = saved;
+    }
+  }
+
+  private withoutAggregates<T>(parse: () => T): T {
+    const saved = this.context;
+    this.context = { aggregates: false };
+    try {
+      return parse();
+    } finally {
+      this.context = saved;
+    }
+  }
+
+  // ---- patterns ----
+
+  private parsePatternList(): Pattern[] {
+    const patterns: Pattern[] = [];
+    do patterns.push(this.parsePattern());
+    while (this.acceptSymbol(','));
+    return patterns;
+  }
+
+  private parsePattern(): Pattern {
+    const t = this.peek();
+    if ((t.kind === 'ident' || t.kind === 'quoted') && this.isSymbol('=', 1)) {
+      throw unsupported(this.source, t.offset, 'a named path (p = ...)');
+    }
+    if (t.kind === 'ident' && this.isSymbol('(', 1)) {
+      throw unsupported(this.source, t.offset, `the path function ${t.text}()`);
+    }
+    const start = this.parseNodePattern();
+    const steps: PatternStep[] = [];
+    while (this.isRelStart()) {
+      const rel = this.parseRelPattern();
+      const node = this.parseNodePattern();
+      steps.push({ rel, node });
+    }
+    return { start, steps, offset: start.offset };
+  }
+
+  private isRelStart(k = 0): boolean {
+    return this.isSymbol('-', k) || (this.isSymbol('<', k) && this.isSymbol('-', k + 1));
+  }
+
+  private parseNodePattern(): NodePattern {
+    const open = this.expectSymbol('(', "'(' to start a node pattern");
+    this.enter(open);
+    let variable: string | null = null;
+    let label: string | null = null;
+    let properties: Expr | null = null;
+    if (this.isVariableStart()) variable = this.advance().text;
+    if (this.acceptSymbol(':')) {
+      label = this.parseName('a label name after :');
+      if (this.isSymbol(':') || this.isSymbol('|') || this.isSymbol('&')) {
+        throw unsupported(this.source, this.peek().offset, 'more than one label on a node pattern (a node has exactly one label)');
+      }
+    }
+    if (this.isSymbol('{')) properties = this.withoutAggregates(() => this.parseMapLiteral());
+    else if (this.peek().kind === 'parameter') {
+      const p = this.advance();
+      properties = { kind: 'parameter', name: p.text, offset: p.offset };
+    }
+    if (this.isKeyword('WHERE')) throw unsupported(this.source, this.peek().offset, 'WHERE inside a node pattern');
+    this.expectSymbol(')', variable === null && label === null && properties === null ? "a variable, ':' and a label, a property map, or ')'" : "')' to close the node pattern");
+    this.leave();
+    return { kind: 'node', variable, label, properties, offset: open.offset };
+  }
+
+  private parseRelPattern(): RelPattern {
+    const start = this.peek();
+    const leftArrow = this.acceptSymbol('<');
+    this.expectSymbol('-', "'-'");
+    let variable: string | null = null;
+    const types: string[] = [];
+    if (this.isSymbol('[')) {
+      const open = this.advance();
+      this.enter(open);
+      if (this.isVariableStart()) variable = this.advance().text;
+      if (this.acceptSymbol(':')) {
+        types.push(this.parseName('a relationship type after :'));
+        while (this.acceptSymbol('|')) {
+          this.acceptSymbol(':');
+          types.push(this.parseName('a relationship type after |'));
+        }
+      }
+      if (this.isSymbol('*')) throw unsupported(this.source, this.peek().offset, 'a variable-length relationship (*)');
+      if (this.isSymbol('{') || this.peek().kind === 'parameter') {
+        throw unsupported(this.source, this.peek().offset, 'a property map on a relationship (edges carry no properties)');
+      }
+      if (this.isKeyword('WHERE')) throw unsupported(this.source, this.peek().offset, 'WHERE inside a relationship pattern');
+      this.expectSymbol(']', "']' to close the relationship pattern");
+      this.leave();
+    }
+    this.expectSymbol('-', "'-' to finish the relationship");
+    const rightArrow = this.acceptSymbol('>');
+    const direction: Direction = leftArrow === rightArrow ? 'both' : leftArrow ? 'in' : 'out';
+    return { kind: 'rel', variable, types, direction, offset: start.offset };
+  }
+
+  // ---- expressions ----
+
+  parseExpression(): Expr {
+    return this.parseOr();
+  }
+
+  private parseChain(kind: 'or' | 'xor' | 'and', keyword: string, next: () => Expr): Expr {
+    const first = next();
+    if (!this.isKeyword(keyword)) return first;
+    const operands = [first];
+    while (this.acceptKeyword(keyword)) operands.push(next());
+    return { kind, operands, offset: first.offset };
+  }
+
+  private parseOr(): Expr {
+    return this.parseChain('or', 'OR', () => this.parseXor());
+  }
+
+  private parseXor(): Expr {
+    return this.parseChain('xor', 'XOR', () => this.parseAnd());
+  }
+
+  private parseAnd(): Expr {
+    return this.parseChain('and', 'AND', () => this.parseNot());
+  }
+
+  private parseNot(): Expr {
+    if (this.isKeyword('NOT')) {
+      const t = this.advance();
+      this.enter(t);
+      const operand = this.parseNot();
+      this.leave();
+      return { kind: 'not', operand, offset: t.offset };
+    }
+    return this.parseComparison();
+  }
+
+  private comparisonOp(): ComparisonOp | null {
+    const t = this.peek();
+    if (t.kind !== 'symbol') return null;
+    switch (t.text) {
+      case '=': case '<>': case '<': case '<=': case '>': case '>=':
+        return t.text;
+      case '!=':
+        throw syntaxError(this.source, t.offset, "'<>' for inequality", '!=');
+      case '=~':
+        throw unsupported(this.source, t.offset, 'the regular-expression operator =~');
+      default:
+        return null;
+    }
+  }
+
+  private parseComparison(): Expr {
+    const first = this.parsePredicates();
+    let op = this.comparisonOp();
+    if (op === null) return first;
+    const rest: { op: ComparisonOp; expr: Expr }[] = [];
+    while (op !== null) {
+      this.advance();
+      rest.push({ op, expr: this.parsePredicates() });
+      op = this.comparisonOp();
+    }
+    return { kind: 'comparison', first, rest, offset: first.offset };
+  }
+
+  /** `IS [NOT] NULL`, `IN`, `STARTS WITH`, `ENDS WITH`, `CONTAINS` suffixes. */
+  private parsePredicates(): Expr {
+    let expr = this.parseAdditive();
+    let levels = 0;
+    for (;;) {
+      const t = this.peek();
+      if (this.isKeyword('IS')) {
+        this.advance();
+        const negated = this.acceptKeyword('NOT');
+        this.expectKeyword('NULL', negated ? 'NULL after IS NOT' : 'NULL or NOT NULL after IS');
+        expr = { kind: 'isNull', operand: expr, negated, offset: expr.offset };
+      } else if (this.isKeyword('IN')) {
+        this.advance();
+        expr = { kind: 'in', element: expr, list: this.parseAdditive(), offset: expr.offset };
+      } else if (this.isKeyword('STARTS') || this.isKeyword('ENDS')) {
+        const word = this.advance().text.toUpperCase();
+        this.expectKeyword('WITH', `WITH after ${word}`);
+        expr = { kind: 'string', op: word === 'STARTS' ? 'STARTS WITH' : 'ENDS WITH', left: expr, right: this.parseAdditive(), offset: expr.offset };
+      } else if (this.isKeyword('CONTAINS')) {
+        this.advance();
+        expr = { kind: 'string', op: 'CONTAINS', left: expr, right: this.parseAdditive(), offset: expr.offset };
+      } else break;
+      // Each suffix wraps the tree one level deeper; count it so chains stay within the nesting limit.
+      this.enter(t);
+      levels++;
+    }
+    this.leave(levels);
+    return expr;
+  }
+
+  private parseArithmetic(ops: readonly string[], next: () => Expr): Expr {
+    const first = next();
+    const rest: { op: ArithmeticOp; expr: Expr }[] = [];
+    while (this.peek().kind === 'symbol' && ops.includes(this.peek().text)) {
+      const op = this.advance().text as ArithmeticOp;
+      rest.push({ op, expr: next() });
+    }
+    if (rest.length === 0) return first;
+    return { kind: 'arithmetic', first, rest, offset: first.offset };
+  }
+
+  private parseAdditive(): Expr {
+    return this.parseArithmetic(['+', '-'], () => this.parseMultiplicative());
+  }
+
+  private parseMultiplicative(): Expr {
+    return this.parseArithmetic(['*', '/', '%'], () => this.parsePower());
+  }
+
+  private parsePower(): Expr {
+    return this.parseArithmetic(['^'], () => this.parseUnary());
+  }
+
+  private parseUnary(): Expr {
+    if (this.isSymbol('-') || this.isSymbol('+')) {
+      const t = this.advance();
+      this.enter(t);
+      const operand = this.parseUnary();
+      this.leave();
+      return t.text === '-' ? { kind: 'negate', operand, offset: t.offset } : operand;
+    }
+    return this.parsePostfix();
+  }
+
+  private parsePostfix(): Expr {
+    let expr = this.parseAtom();
+    let levels = 0;
+    for (;;) {
+      const t = this.peek();
+      if (this.isSymbol('.')) {
+        this.advance();
+        const key = this.parseName('a property name after .');
+        if (this.isSymbol('(')) throw unsupported(this.source, t.offset, 'a namespaced function call');
+        expr = { kind: 'property', target: expr, key, offset: expr.offset };
+      } else if (this.isSymbol('[')) {
+        this.advance();
+        this.enter(t);
+        if (this.isSymbol('..')) throw unsupported(this.source, this.peek().offset, 'list slicing');
+        const index = this.parseExpression();
+        if (this.isSymbol('..')) throw unsupported(this.source, this.peek().offset, 'list slicing');
+        this.expectSymbol(']', "']' to close the index");
+        this.leave();
+        expr = { kind: 'index', target: expr, index, offset: expr.offset };
+      } else if (this.isSymbol(':') && expr.kind === 'variable') {
+        this.advance();
+        const label = this.parseName('a label name after :');
+        expr = { kind: 'hasLabel', target: expr, label, offset: expr.offset };
+      } else break;
+      this.enter(t);
+      levels++;
+    }
+    this.leave(levels);
+    return expr;
+  }
+
+  private parseAtom(): Expr {
+    const t = this.peek();
+    switch (t.kind) {
+      case 'number':
+        this.advance();
+        return { kind: 'literal', value: t.value, offset: t.offset };
+      case 'string':
+        this.advance();
+        return { kind: 'literal', value: t.text, offset: t.offset };
+      case 'parameter':
+        this.advance();
+        return { kind: 'parameter', name: t.text, offset: t.offset };
+      case 'quoted':
+        this.advance();
+        return this.afterVariable(t);
+      case 'ident':
+        return this.parseIdentAtom(t);
+      case 'symbol':
+        if (t.text === '(') return this.parseParenthesised(t);
+        if (t.text === '[') return this.parseListOrComprehension(t);
+        if (t.text === '{') return this.parseMapLiteral();
+        return this.fail('an expression');
+      default:
+        return this.fail('an expression');
+    }
+  }
+
+  private parseIdentAtom(t: Token): Expr {
+    const upper = t.text.toUpperCase();
+    if (upper === 'TRUE' || upper === 'FALSE') {
+      this.advance();
+      return { kind: 'literal', value: upper === 'TRUE', offset: t.offset };
+    }
+    if (upper === 'NULL') {
+      this.advance();
+      return { kind: 'literal', value: null, offset: t.offset };
+    }
+    if (upper === 'CASE') throw unsupported(this.source, t.offset, 'CASE expressions');
+    if ((upper === 'EXISTS' || upper === 'COUNT' || upper === 'COLLECT') && this.isSymbol('{', 1)) {
+      throw unsupported(this.source, t.offset, `${upper} subqueries`);
+    }
+    if ((upper === 'ALL' || upper === 'ANY' || upper === 'NONE' || upper === 'SINGLE' || upper === 'REDUCE') && this.isSymbol('(', 1)) {
+      throw unsupported(this.source, t.offset, `the list predicate ${t.text}()`);
+    }
+    if (this.isSymbol('(', 1)) return this.parseCall(t);
+    if (RESERVED.has(upper)) return this.fail('an expression');
+    this.advance();
+    return this.afterVariable(t);
+  }
+
+  /** A variable, or a map projection when a `{` follows it. */
+  private afterVariable(t: Token): Expr {
+    if (!this.isSymbol('{')) return { kind: 'variable', name: t.text, offset: t.offset };
+    const open = this.advance();
+    this.enter(open);
+    const items: ProjectionItem[] = [];
+    if (!this.isSymbol('}')) {
+      do {
+        if (this.acceptSymbol('.')) {
+          if (this.acceptSymbol('*')) items.push({ kind: 'allProperties' });
+          else items.push({ kind: 'propertySelector', key: this.parseName("a property name or '*' after .") });
+        } else if (this.peek().kind === 'ident' || this.peek().kind === 'quoted') {
+          const name = this.advance();
+          if (this.acceptSymbol(':')) items.push({ kind: 'literalEntry', key: name.text, value: this.parseExpression() });
+          else {
+            if (name.kind === 'ident' && RESERVED.has(name.text.toUpperCase())) this.fail("':' after the key", this.peek());
+            items.push({ kind: 'variableSelector', name: name.text });
+          }
+        } else this.fail("'.property', '.*', 'key: expression' or a variable in the map projection");
+      } while (this.acceptSymbol(','));
+    }
+    this.expectSymbol('}', "',' or '}' in the map projection");
+    this.leave();
+    return { kind: 'mapProjection', variable: t.text, items, offset: t.offset };
+  }
+
+  private parseCall(nameToken: Token): Expr {
+    const name = nameToken.text.toLowerCase();
+    const spec = functionSpec(name);
+    if (spec === undefined) throw unsupported(this.source, nameToken.offset, `the function ${nameToken.text}()`);
+    if (spec.aggregate && !this.context.aggregates) {
+      throw syntaxProblem(this.source, nameToken.offset, `the aggregate ${nameToken.text}() is only allowed in RETURN and ORDER BY, and not inside another aggregate or a comprehension.`);
+    }
+    this.advance();
+    const open = this.expectSymbol('(');
+    this.enter(open);
+    const run = spec.aggregate ? this.withoutAggregates.bind(this) : <T>(f: () => T): T => f();
+    const result = run(() => {
+      let distinct = false;
+      let star = false;
+      const args: Expr[] = [];
+      if (spec.aggregate && this.acceptKeyword('DISTINCT')) distinct = true;
+      if (name === 'count' && !distinct && this.acceptSymbol('*')) star = true;
+      else if (!this.isSymbol(')')) {
+        do args.push(this.parseExpression());
+        while (this.acceptSymbol(','));
+      }
+      this.expectSymbol(')', "',' or ')' to close the call");
+      const given = star ? 1 : args.length;
+      if (given < spec.minArgs || given > spec.maxArgs) {
+        const wanted = spec.minArgs === spec.maxArgs ? `${spec.minArgs}` : spec.maxArgs > 100 ? `at least ${spec.minArgs}` : `${spec.minArgs} to ${spec.maxArgs}`;
+        throw syntaxProblem(this.source, nameToken.offset, `${nameToken.text}() takes ${wanted} argument${wanted === '1' ? '' : 's'}, got ${given}.`);
+      }
+      return { kind: 'call' as const, name, distinct, star, args, offset: nameToken.offset };
+    });
+    this.leave();
+    return result;
+  }
+
+  private parseParenthesised(open: Token): Expr {
+    // A parenthesised node followed by a relationship is a pattern predicate; the matched closer
+    // makes this a constant-time decision, so no backtracking is ever needed.
+    const close = this.closers[this.pos] ?? -1;
+    if (close !== -1 && this.relStartsAt(close + 1)) {
+      this.enter(open);
+      const pattern = this.withoutAggregates(() => this.parsePattern());
+      this.leave();
+      return { kind: 'patternPredicate', pattern, offset: open.offset };
+    }
+    this.advance();
+    this.enter(open);
+    const inner = this.parseExpression();
+    this.expectSymbol(')', "')' to close the parenthesis");
+    this.leave();
+    return inner;
+  }
+
+  private relStartsAt(index: number): boolean {
+    const at = (k: number, text: string): boolean => {
+      const t = this.tokens[index + k];
+      return t !== undefined && t.kind === 'symbol' && t.text === text;
+    };
+    return (at(0, '-') && (at(1, '-') || at(1, '['))) || (at(0, '<') && at(1, '-') && (at(2, '-') || at(2, '[')));
+  }
+
+  private parseListOrComprehension(open: Token): Expr {
+    const next = this.peek(1);
+    if ((next.kind === 'ident' || next.kind === 'quoted') && this.isKeyword('IN', 2)) {
+      throw unsupported(this.source, open.offset, 'list comprehensions ([x IN list | ...])');
+    }
+    if ((next.kind === 'ident' || next.kind === 'quoted') && this.isSymbol('=', 2)) {
+      throw unsupported(this.source, next.offset, 'a named path (p = ...)');
+    }
+    if (this.isSymbol('(', 1)) {
+      const close = this.closers[this.pos + 1] ?? -1;
+      if (close !== -1 && this.relStartsAt(close + 1)) return this.parsePatternComprehension(open);
+    }
+    this.advance();
+    this.enter(open);
+    const items: Expr[] = [];
+    if (!this.isSymbol(']')) {
+      do items.push(this.parseExpression());
+      while (this.acceptSymbol(','));
+    }
+    this.expectSymbol(']', "',' or ']' in the list");
+    this.leave();
+    return { kind: 'list', items, offset: open.offset };
+  }
+
+  private parsePatternComprehension(open: Token): Expr {
+    this.advance();
+    this.enter(open);
+    const result = this.withoutAggregates(() => {
+      const pattern = this.parsePattern();
+      let where: Expr | null = null;
+      if (this.acceptKeyword('WHERE')) where = this.parseExpression();
+      this.expectSymbol('|', where === null ? "WHERE or '|' in the pattern comprehension" : "'|' in the pattern comprehension");
+      const projection = this.parseExpression();
+      this.expectSymbol(']', "']' to close the pattern comprehension");
+      return { kind: 'patternComprehension' as const, pattern, where, projection, offset: open.offset };
+    });
+    this.leave();
+    return result;
+  }
+
+  private parseMapLiteral(): Expr {
+    const open = this.expectSymbol('{');
+    this.enter(open);
+    const entries: MapEntry[] = [];
+    const keys = new Set<string>();
+    if (!this.isSymbol('}')) {
+      do {
+        const at = this.peek();
+        const key = this.parseName('a map key');
+        if (keys.has(key)) throw syntaxProblem(this.source, at.offset, `the map key '${key}' appears twice.`);
+        keys.add(key);
+        this.expectSymbol(':', "':' after the map key");
+        entries.push({ key, value: this.parseExpression() });
+      } while (this.acceptSymbol(','));
+    }
+    this.expectSymbol('}', "',' or '}' in the map");
+    this.leave();
+    return { kind: 'map', entries, offset: open.offset };
+  }
+}

@@ -1,0 +1,23 @@
+import type { GraphView, NodeRecord } from '../engine/index.ts';
+import type { Expr } from './ast.ts';
+import type { NodeRef, Value } from './values.ts';
+
+/** Variable bindings of one result row. */
+export type Row = ReadonlyMap<string, Value>;
+
+/** Expressions that run a pattern: evaluated for a whole row set at once (see match.ts). */
+export type SubqueryExpr = Extract<Expr, { kind: 'patternComprehension' | 'patternPredicate' }>;
+
+/** What evaluation needs besides the row: the graph, parameters and per-run caches. */
+export interface RunContext {
+  readonly view: GraphView;
+  readonly params: ReadonlyMap<string, Value>;
+  /** The current state of a bound node: live view, the statement's own pending writes, or null once deleted. */
+  resolve(ref: NodeRef): NodeRecord | null;
+  /** Results of pattern comprehensions and predicates computed for a whole row set (keyed by row). */
+  readonly prepared: Map<SubqueryExpr, WeakMap<Row, Value>>;
+  /** Evaluates a pattern comprehension or predicate for one row that was not prepared in bulk. */
+  subquery(expr: SubqueryExpr, row: Row): Value;
+  /** Aggregate results of the current group while projecting an aggregating RETURN. */
+  aggregates: ReadonlyMap<Expr, Value> | null;
+}

@@ -1,0 +1,237 @@
+import { randomUUID } from 'node:crypto';
+import type { EdgeRecord, GraphView, MutationInput, NodeRecord, PropertyValue } from '../engine/index.ts';
+import type { CreateClause, DeleteClause, NodePattern, RemoveClause, SetClause, UpdatingClause } from './ast.ts';
+import { runtimeError } from './cypher-error.ts';
+import { evaluate } from './evaluate.ts';
+import type { Row, RunContext } from './run-context.ts';
+import { EdgeRef, NodeRef, isMap, typeName, type Value, type ValueMap } from './values.ts';
+
+/** What a write statement changed, as Cypher clients know it. */
+export interface WriteStats {
+  nodesCreated: number;
+  nodesDeleted: number;
+  relationshipsCreated: number;
+  relationshipsDeleted: number;
+  propertiesSet: number;
+}
+
+/**
+ * The pending writes of one statement: the mutations of its single batch, plus an overlay so later
+ * clauses of the same statement read what earlier ones wrote (e.g. `CREATE (a {x: 1}) SET a.y = a.x`).
+ */
+export class PendingWrites {
+  readonly mutations: MutationInput[] = [];
+  readonly stats: WriteStats = { nodesCreated: 0, nodesDeleted: 0, relationshipsCreated: 0, relationshipsDeleted: 0, propertiesSet: 0 };
+  readonly #nodes = new Map<string, NodeRecord | null>();
+  readonly #createdEdges = new Map<string, EdgeRecord>();
+  readonly #removedEdges = new Set<string>();
+  readonly #view: GraphView;
+  readonly #newId: () => string;
+
+  constructor(view: GraphView, newId: () => string = randomUUID) {
+    this.#view = view;
+    this.#newId = newId;
+  }
+
+  /** The node as this statement sees it: null once deleted here. */
+  resolve(ref: NodeRef): NodeRecord | null {
+    const pending = this.#nodes.get(ref.id);
+    return pending === undefined ? ref.record : pending;
+  }
+
+  private write(ref: NodeRef, where: string): NodeRecord {
+    const record = this.resolve(ref);
+    if (record === null) throw runtimeError(`${where}: node ${JSON.stringify(ref.id)} was already deleted by this statement.`);
+    return record;
+  }
+
+  run(clause: UpdatingClause, rows: Row[], ctx: RunContext): Row[] {
+    switch (clause.kind) {
+      case 'create': return rows.map((row) => this.create(clause, row, ctx));
+      case 'set': for (const row of rows) this.set(clause, row, ctx); return rows;
+      case 'remove': for (const row of rows) this.remove(clause, row); return rows;
+      case 'delete': this.delete(clause, rows, ctx); return rows;
+    }
+  }
+
+  private create(clause: CreateClause, input: Row, ctx: RunContext): Row {
+    const row = new Map(input);
+    const nodeOf = (node: NodePattern): NodeRef => {
+      if (node.variable !== null && row.has(node.variable)) {
+        const bound = row.get(node.variable)!;
+        if (!(bound instanceof NodeRef)) throw runtimeError(`CREATE: variable \`${node.variable}\` must be a node to be joined, got ${typeName(bound)}.`);
+        this.write(bound, 'CREATE');
+        return bound;
+      }
+      const created = this.createNode(node, row, ctx);
+      if (node.variable !== null) row.set(node.variable, created);
+      return created;
+    };
+    for (const pattern of clause.patterns) {
+      let previous = nodeOf(pattern.start);
+      for (const step of pattern.steps) {
+        const next = nodeOf(step.node);
+        const [src, tgt] = step.rel.direction === 'in' ? [next.id, previous.id] : [previous.id, next.id];
+        const edge: EdgeRecord = { src, tgt, type: step.rel.types[0]! };
+        this.mutations.push({ op: 'addEdge', ...edge });
+        this.#createdEdges.set(edgeKey(edge), edge);
+        this.#removedEdges.delete(edgeKey(edge));
+        this.stats.relationshipsCreated++;
+        if (step.rel.variable !== null) row.set(step.rel.variable, new EdgeRef(edge));
+        previous = next;
+      }
+    }
+    return row;
+  }
+
+  private createNode(node: NodePattern, row: Row, ctx: RunContext): NodeRef {
+    if (node.label === null) throw runtimeError('CREATE: a new node needs a label, like (n:Person).');
+    const props: Record<string, PropertyValue> = {};
+    let id: string | null = null;
+    if (node.properties !== null) {
+      const map = evaluate(node.properties, row, ctx);
+      if (!isMap(map)) throw runtimeError(`CREATE: the property map must be a map, got ${typeName(map)}.`);
+      for (const key of Object.keys(map)) {
+        const value = map[key]!;
+        if (key === 'id') {
+          // `id` is the node id, never a property: CREATE (n:Person {id: 'p1'}) names the node.
+          if (typeof value !== 'string') throw runtimeError(`CREATE: id must be a string, got ${typeName(value)}.`);
+          id = value;
+          continue;
+        }
+        const converted = toPropertyValue(value, key);
+        if (converted !== null) props[key] = converted;
+      }
+    }
+    const record: NodeRecord = { id: id ?? this.#newId(), label: node.label, props };
+    if (this.#nodes.get(record.id) !== undefined) throw runtimeError(`CREATE: node id ${JSON.stringify(record.id)} is created twice by this statement.`);
+    this.mutations.push({ op: 'createNode', id: record.id, label: record.label, props });
+    this.#nodes.set(record.id, record);
+    this.stats.nodesCreated++;
+    this.stats.propertiesSet += Object.keys(props).length;
+    return new NodeRef(record);
+  }
+
+  private target(row: Row, variable: string, where: string): NodeRef | null {
+    const value = row.get(variable);
+    if (value === undefined) throw runtimeError(`${where}: variable \`${variable}\` is not defined.`);
+    if (value === null) return null;
+    if (value instanceof EdgeRef) throw runtimeError(`${where}: \`${variable}\` is a relationship, and relationships carry no properties.`);
+    if (!(value instanceof NodeRef)) throw runtimeError(`${where}: \`${variable}\` must be a node, got ${typeName(value)}.`);
+    return value;
+  }
+
+  private apply(ref: NodeRef, set: Record<string, PropertyValue>, unset: string[]): void {
+    const record = this.write(ref, 'SET');
+    const props: Record<string, PropertyValue> = { ...record.props };
+    for (const key of unset) delete props[key];
+    Object.assign(props, set);
+    this.#nodes.set(ref.id, { id: record.id, label: record.label, props });
+    const mutation: MutationInput = unset.length > 0 ? { op: 'updateNode', id: ref.id, set, unset } : { op: 'updateNode', id: ref.id, set };
+    this.mutations.push(mutation);
+    this.stats.propertiesSet += Object.keys(set).length + unset.length;
+  }
+
+  private set(clause: SetClause, row: Row, ctx: RunContext): void {
+    for (const item of clause.items) {
+      const ref = this.target(row, item.variable, 'SET');
+      if (ref === null) continue;
+      const record = this.write(ref, 'SET');
+      if (item.kind === 'setProperty') {
+        if (item.key === 'id') throw runtimeError('SET: a node id cannot be changed.');
+        const value = toPropertyValue(evaluate(item.value, row, ctx), item.key);
+        if (value === null) {
+          if (Object.hasOwn(record.props, item.key)) this.apply(ref, {}, [item.key]);
+        } else this.apply(ref, { [item.key]: value }, []);
+        continue;
+      }
+      const source = evaluate(item.value, row, ctx);
+      let map: ValueMap;
+      if (source === null) map = {};
+      else if (source instanceof NodeRef) map = (this.resolve(source)?.props ?? {}) as ValueMap;
+      else if (isMap(source)) map = source;
+      else throw runtimeError(`SET: expected a map or node on the right of ${item.merge ? '+=' : '='}, got ${typeName(source)}.`);
+      const set: Record<string, PropertyValue> = {};
+      const unset: string[] = [];
+      for (const key of Object.keys(map)) {
+        if (key === 'id') throw runtimeError('SET: a node id cannot be changed.');
+        const value = toPropertyValue(map[key]!, key);
+        if (value === null) {
+          if (Object.hasOwn(record.props, key)) unset.push(key);
+        } else set[key] = value;
+      }
+      if (!item.merge) for (const key of Object.keys(record.props)) if (!Object.hasOwn(map, key)) unset.push(key);
+      if (Object.keys(set).length > 0 || unset.length > 0) this.apply(ref, set, unset);
+    }
+  }
+
+  private remove(clause: RemoveClause, row: Row): void {
+    for (const item of clause.items) {
+      const ref = this.target(row, item.variable, 'REMOVE');
+      if (ref === null) continue;
+      if (item.key === 'id') throw runtimeError('REMOVE: a node id cannot be removed.');
+      const record = this.write(ref, 'REMOVE');
+      if (Object.hasOwn(record.props, item.key)) this.apply(ref, {}, [item.key]);
+    }
+  }
+
+  private delete(clause: DeleteClause, rows: Row[], ctx: RunContext): void {
+    const nodes = new Map<string, NodeRef>();
+    const edges = new Map<string, EdgeRecord>();
+    const add = (value: Value): void => {
+      if (value === null) return;
+      if (value instanceof NodeRef) nodes.set(value.id, value);
+      else if (value instanceof EdgeRef) edges.set(edgeKey(value.edge), value.edge);
+      else if (Array.isArray(value)) for (const item of value as readonly Value[]) add(item);
+      else throw runtimeError(`DELETE: expected a node or relationship, got ${typeName(value)}.`);
+    };
+    for (const row of rows) for (const target of clause.targets) add(evaluate(target, row, ctx));
+
+    for (const [key, edge] of edges) {
+      if (this.#removedEdges.has(key) || this.#nodes.get(edge.src) === null || this.#nodes.get(edge.tgt) === null) continue;
+      this.mutations.push({ op: 'removeEdge', ...edge });
+      this.#removedEdges.add(key);
+      this.#createdEdges.delete(key);
+      this.stats.relationshipsDeleted++;
+    }
+    const live = [...nodes.values()].filter((ref) => this.resolve(ref) !== null);
+    if (live.length === 0) return;
+    // One whole-frontier step finds every remaining edge of every node being deleted.
+    const hits = this.#view.edges(live.map((ref) => ref.id), null, 'both');
+    for (const ref of live) {
+      const touching = new Map<string, EdgeRecord>();
+      for (const hit of hits.get(ref.id) ?? []) touching.set(edgeKey(hit.edge), hit.edge);
+      for (const [key, edge] of this.#createdEdges) if (edge.src === ref.id || edge.tgt === ref.id) touching.set(key, edge);
+      for (const key of [...touching.keys()]) {
+        const edge = touching.get(key)!;
+        const other = edge.src === ref.id ? edge.tgt : edge.src;
+        if (this.#removedEdges.has(key) || (other !== ref.id && this.#nodes.get(other) === null)) touching.delete(key);
+      }
+      if (touching.size > 0 && !clause.detach) {
+        throw runtimeError(`DELETE: node ${JSON.stringify(ref.id)} still has ${touching.size} relationship${touching.size === 1 ? '' : 's'}; use DETACH DELETE to remove them too.`);
+      }
+      for (const key of touching.keys()) {
+        this.#removedEdges.add(key);
+        this.#createdEdges.delete(key);
+      }
+      this.stats.relationshipsDeleted += touching.size;
+      this.mutations.push({ op: 'deleteNode', id: ref.id });
+      this.#nodes.set(ref.id, null);
+      this.stats.nodesDeleted++;
+    }
+  }
+}
+
+function edgeKey(edge: EdgeRecord): string {
+  return `${edge.src}\u0000${edge.type}\u0000${edge.tgt}`;
+}
+
+/** A runtime value as a stored property: scalars and lists of non-null scalars; null unsets. */
+export function toPropertyValue(value: Value, key: string): PropertyValue {
+  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  if (Array.isArray(value)) {
+    const items = value as readonly Value[];
+    if (items.every((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) return items as readonly (string | number | boolean)[];
+  }
+  throw runtimeError(`Property ${key} cannot hold a ${typeName(value)}: properties are strings, numbers, booleans or lists of one of these.`, { property: key, got: typeName(value) });
+}

@@ -1,0 +1,131 @@
+import type { EdgeRecord, NodeRecord } from '../engine/index.ts';
+
+/** A node bound to a variable; properties are read through the run's view so writes show up. */
+export class NodeRef {
+  readonly id: string;
+  readonly record: NodeRecord;
+  constructor(record: NodeRecord) {
+    this.id = record.id;
+    this.record = record;
+  }
+}
+
+export class EdgeRef {
+  readonly edge: EdgeRecord;
+  constructor(edge: EdgeRecord) {
+    this.edge = edge;
+  }
+}
+
+/** Runtime values of the subset. Maps are null-prototype objects so any key is safe. */
+export type Value = null | boolean | number | string | NodeRef | EdgeRef | readonly Value[] | ValueMap;
+export interface ValueMap {
+  readonly [key: string]: Value;
+}
+
+export function newMap(): Record<string, Value> {
+  return Object.create(null) as Record<string, Value>;
+}
+
+export function isMap(value: Value): value is ValueMap {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof NodeRef) && !(value instanceof EdgeRef);
+}
+
+export function typeName(value: Value): string {
+  if (value === null) return 'null';
+  if (typeof value === 'boolean') return 'Boolean';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'Integer' : 'Float';
+  if (typeof value === 'string') return 'String';
+  if (value instanceof NodeRef) return 'Node';
+  if (value instanceof EdgeRef) return 'Relationship';
+  if (Array.isArray(value)) return 'List';
+  return 'Map';
+}
+
+/** A string that is equal for equal values (nodes by id, edges by endpoints and type); used for DISTINCT and grouping. */
+export function valueKey(value: Value): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (value instanceof NodeRef) return `N${JSON.stringify(value.id)}`;
+  if (value instanceof EdgeRef) return `E${JSON.stringify([value.edge.src, value.edge.type, value.edge.tgt])}`;
+  if (Array.isArray(value)) return `[${(value as readonly Value[]).map(valueKey).join(',')}]`;
+  const map = value as ValueMap;
+  return `{${Object.keys(map).sort(compareCodePoints).map((k) => `${JSON.stringify(k)}:${valueKey(map[k]!)}`).join(',')}}`;
+}
+
+/** Code-point order (not UTF-16 unit order, not locale order), matching the engine's id order. */
+export function compareCodePoints(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // Surrogates (D800–DFFF) encode code points above every BMP character, including E000–FFFF.
+    const xs = x >= 0xd800 && x <= 0xdfff;
+    const ys = y >= 0xd800 && y <= 0xdfff;
+    if (xs !== ys) return xs ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+/** Cypher's orderability ranks: maps, nodes, relationships, lists, strings, booleans, numbers, then null. */
+function rank(value: Value): number {
+  if (value === null) return 7;
+  if (typeof value === 'number') return 6;
+  if (typeof value === 'boolean') return 5;
+  if (typeof value === 'string') return 4;
+  if (Array.isArray(value)) return 3;
+  if (value instanceof EdgeRef) return 2;
+  if (value instanceof NodeRef) return 1;
+  return 0;
+}
+
+/** A total order over values for ORDER BY (ascending; null last). */
+export function compareValues(a: Value, b: Value): number {
+  const ra = rank(a);
+  const rb = rank(b);
+  if (ra !== rb) return ra - rb;
+  switch (ra) {
+    case 6: return (a as number) - (b as number);
+    case 5: return Number(a) - Number(b);
+    case 4: return compareCodePoints(a as string, b as string);
+    case 3: {
+      const x = a as readonly Value[];
+      const y = b as readonly Value[];
+      for (let i = 0; i < Math.min(x.length, y.length); i++) {
+        const c = compareValues(x[i]!, y[i]!);
+        if (c !== 0) return c;
+      }
+      return x.length - y.length;
+    }
+    case 2: return compareCodePoints(valueKey(a), valueKey(b));
+    case 1: return compareCodePoints((a as NodeRef).id, (b as NodeRef).id);
+    case 0: return compareCodePoints(valueKey(a), valueKey(b));
+    default: return 0;
+  }
+}
+
+/**
+ * The JSON form of a value: a node is its property map plus `id`, an edge is `{src, tgt, type}`,
+ * maps and lists recurse. Key order is settled at serialisation (RFC 8785), not here.
+ */
+export function toJson(value: Value, resolve: (ref: NodeRef) => NodeRecord | null): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (value instanceof NodeRef) {
+    const record = resolve(value);
+    if (record === null) return null;
+    const node: Record<string, unknown> = {};
+    for (const key of [...Object.keys(record.props), 'id'].sort(compareCodePoints)) node[key] = key === 'id' ? record.id : toJson(record.props[key] as Value, resolve);
+    return node;
+  }
+  if (value instanceof EdgeRef) return { src: value.edge.src, tgt: value.edge.tgt, type: value.edge.type };
+  if (Array.isArray(value)) return (value as readonly Value[]).map((item) => toJson(item, resolve));
+  const out: Record<string, unknown> = {};
+  const map = value as ValueMap;
+  for (const key of Object.keys(map).sort(compareCodePoints)) {
+    // defineProperty keeps a key named __proto__ an ordinary key.
+    Object.defineProperty(out, key, { value: toJson(map[key]!, resolve), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}

@@ -32,7 +32,7 @@ export type NameKind = 'label' | 'property name' | 'edge type';
 export function assertGraphqlName(kind: NameKind, name: unknown): asserts name is string {
   if (typeof name !== 'string' || !GRAPHQL_NAME_PATTERN.test(name) || name.startsWith('__')) {
     throw new ToolgraphError('TG_NAME_INVALID',
-      `A ${kind} must be a GraphQL name (${GRAPHQL_NAME_PATTERN.source}, not starting with "__"); got ${describe(name)}.`);
+      `${kind === 'edge type' ? 'An' : 'A'} ${kind} must be a GraphQL name (${GRAPHQL_NAME_PATTERN.source}, not starting with "__"); got ${describe(name)}.`);
   }
   if (kind === 'label' && (RESERVED_LABELS.has(name) || name.startsWith('_'))) {
     throw new ToolgraphError('TG_NAME_INVALID',

@@ -1,0 +1,25 @@
+import canonicalize from 'canonicalize';
+import type { ErrorCode } from '../../errors/index.ts';
+
+export interface NativeErrorDetail {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly details?: Record<string, unknown>;
+}
+
+/** The answer to a NativeRequest: its id (in the form it was sent) with either a result or an error. */
+export type NativeResponse =
+  | { readonly id: bigint; readonly idForm: 'integer' | 'string'; readonly result: unknown }
+  | { readonly id: bigint; readonly idForm: 'integer' | 'string'; readonly error: NativeErrorDetail };
+
+/**
+ * Writes a NativeResponse as JSON text. The id is written digit for digit from the bigint (never
+ * through a double); the result or error is RFC 8785 canonical JSON (sorted keys, shortest numbers),
+ * so equal results are byte-equal whichever surface produced them.
+ */
+export function serializeNativeResponse(response: NativeResponse): string {
+  const digits = response.id.toString();
+  const id = response.idForm === 'string' ? `"${digits}"` : digits;
+  if ('error' in response) return `{"error":${canonicalize(response.error) ?? 'null'},"id":${id}}`;
+  return `{"id":${id},"result":${canonicalize(response.result) ?? 'null'}}`;
+}

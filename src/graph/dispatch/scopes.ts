@@ -1,0 +1,22 @@
+import { ToolgraphError } from '../../errors/index.ts';
+
+/** Who is calling, as the auth layer resolved it. */
+export interface Principal {
+  readonly subject: string;
+  readonly scopes: readonly string[];
+}
+
+/** Scopes that allow reading with a given query language (its `query:<language>` scope included). */
+export function readScopes(language: 'graphql' | 'cypher'): readonly string[] {
+  return ['kg:read', 'kg:write', 'kg:admin', `query:${language}`, 'query:*', '*'];
+}
+
+/** Writes need a graph write scope: query scopes only ever allow reads. */
+export const WRITE_SCOPES: readonly string[] = ['kg:write', 'kg:admin', '*'];
+
+export function requireScope(principal: Principal, allowed: readonly string[], what: string): void {
+  if (principal.scopes.some((s) => allowed.includes(s))) return;
+  throw new ToolgraphError('TG_INSUFFICIENT_SCOPE', `${what} needs one of the scopes ${allowed.join(', ')}; the token has ${principal.scopes.length === 0 ? 'none' : principal.scopes.join(', ')}.`, {
+    details: { required: [...allowed], granted: [...principal.scopes] },
+  });
+}

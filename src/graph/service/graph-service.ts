@@ -1,0 +1,81 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ToolgraphError } from '../../errors/index.ts';
+import { pathOf, readBody, sendError, type HttpService } from '../../http/index.ts';
+import type { Logger } from '../../log/index.ts';
+import type { CypherEngine, RunOptions } from '../cypher/index.ts';
+import { dispatch, parseNativeRequest, serializeNativeResponse, type GraphQlHandler, type Principal } from '../dispatch/index.ts';
+
+export const DISPATCH_PATH = '/dispatch';
+/** Largest accepted request body: 1 MiB. */
+export const DISPATCH_BODY_LIMIT = 1024 * 1024;
+
+export interface GraphServiceOptions {
+  readonly engine: CypherEngine;
+  readonly logger: Logger;
+  /** Authenticates the request (throws TG_UNAUTHENTICATED and the like); called before the body is read. */
+  readonly resolvePrincipal: (req: IncomingMessage) => Promise<Principal>;
+  /** The GraphQl method, once the GraphQL surface provides it. */
+  readonly graphql?: GraphQlHandler;
+  readonly bodyLimit?: number;
+  readonly cypher?: RunOptions;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** `application/json`, with at most a UTF-8 charset parameter. */
+function isJson(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const [type, ...params] = contentType.split(';').map((s) => s.trim().toLowerCase());
+  if (type !== 'application/json') return false;
+  return params.every((p) => !p.startsWith('charset=') || p === 'charset=utf-8' || p === 'charset="utf-8"');
+}
+
+/**
+ * The graph service's native dispatch at POST /dispatch. Transport failures (method, media type,
+ * size, authentication, a body that is not a NativeRequest) answer the ErrorBody with their HTTP
+ * status; once the request is understood, the answer is always HTTP 200 with a NativeResponse that
+ * carries either `result` or `error`.
+ */
+export function createGraphService(options: GraphServiceOptions): HttpService {
+  const { logger, resolvePrincipal } = options;
+  const limit = options.bodyLimit ?? DISPATCH_BODY_LIMIT;
+  const deps = { engine: options.engine, logger, ...(options.graphql ? { graphql: options.graphql } : {}), ...(options.cypher ? { cypher: options.cypher } : {}) };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = pathOf(req);
+    if (path !== DISPATCH_PATH) {
+      sendError(res, new ToolgraphError('TG_NOT_FOUND', `No route for ${req.method ?? 'GET'} ${path}; the graph service answers POST ${DISPATCH_PATH}.`));
+      return;
+    }
+    if (req.method !== 'POST') {
+      sendError(res, new ToolgraphError('TG_METHOD_NOT_ALLOWED', `${req.method ?? 'GET'} is not allowed on ${DISPATCH_PATH}; use POST.`), { allow: 'POST' });
+      return;
+    }
+    if (!isJson(req.headers['content-type'])) {
+      sendError(res, new ToolgraphError('TG_BAD_REQUEST', `${DISPATCH_PATH} accepts only Content-Type: application/json (UTF-8); got ${req.headers['content-type'] === undefined ? 'none' : JSON.stringify(req.headers['content-type'].slice(0, 100))}.`, { status: 415 }));
+      return;
+    }
+    const started = performance.now();
+    const principal = await resolvePrincipal(req);
+    const body = await readBody(req, limit);
+    let text: string;
+    try {
+      text = utf8.decode(body);
+    } catch (error) {
+      throw new ToolgraphError('TG_REQUEST_INVALID', 'The body is not valid UTF-8.', { cause: error });
+    }
+    const request = parseNativeRequest(text);
+    const response = await dispatch(request, principal, deps);
+    const payload = serializeNativeResponse(response);
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
+    res.end(payload);
+    // Only the method, outcome and timing: never the query text, the graph name or any token.
+    logger.info({
+      rpc: Object.keys(request.method)[0],
+      outcome: 'error' in response ? response.error.code : 'ok',
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    }, 'dispatch');
+  }
+
+  return { name: 'graph', prefixes: [DISPATCH_PATH], entryPath: DISPATCH_PATH, handle };
+}

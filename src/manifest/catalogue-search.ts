@@ -1,0 +1,86 @@
+import MiniSearch from 'minisearch';
+import type { CatalogueEntry } from './catalogue-entry.ts';
+
+/** One hit: the entry and its score (higher is better; exact operation or alias matches score above the rest). */
+export interface SearchHit {
+  readonly entry: CatalogueEntry;
+  readonly score: number;
+  readonly exact: boolean;
+}
+
+interface SearchDocument {
+  id: string;
+  operation: string;
+  alias: string;
+  description: string;
+  fields: string;
+}
+
+/** Splits on non-alphanumerics and also at camelCase humps, so `getSchemaManifest` matches "schema manifest". */
+export function tokenizeForSearch(text: string): string[] {
+  const tokens: string[] = [];
+  for (const word of text.split(/[^\p{L}\p{N}]+/u)) {
+    if (word.length === 0) continue;
+    tokens.push(word);
+    const humps = word.split(/(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u);
+    if (humps.length > 1) tokens.push(...humps);
+  }
+  return tokens;
+}
+
+/**
+ * Full-text search over operation, alias, description and field names (MiniSearch: BM25 with prefix
+ * and fuzzy matching). The index is rebuilt whenever the catalogue changes: catalogues hold hundreds
+ * of operations, and a rebuild is cheaper than tracking discards.
+ */
+export class CatalogueSearch {
+  readonly #index: MiniSearch<SearchDocument>;
+  readonly #byId = new Map<string, CatalogueEntry>();
+
+  constructor(entries: Iterable<CatalogueEntry>) {
+    this.#index = new MiniSearch<SearchDocument>({
+      fields: ['operation', 'alias', 'description', 'fields'],
+      idField: 'id',
+      tokenize: tokenizeForSearch,
+      processTerm: (term) => term.toLowerCase(),
+      searchOptions: {
+        boost: { operation: 4, alias: 3, description: 1, fields: 1.5 },
+        prefix: true,
+        fuzzy: (term) => (term.length > 4 ? 0.2 : false),
+        combineWith: 'OR',
+      },
+    });
+    const documents: SearchDocument[] = [];
+    for (const entry of entries) {
+      const id = entry.manifest.alias;
+      this.#byId.set(id, entry);
+      documents.push({ id, operation: entry.manifest.operation, alias: id, description: entry.description, fields: entry.fields.join(' ') });
+    }
+    this.#index.addAll(documents);
+  }
+
+  /** Ranked hits: exact (case-insensitive) operation or alias matches first, then by score, operation, alias. */
+  search(query: string, limit: number): SearchHit[] {
+    const text = query.trim();
+    if (text.length === 0) return [];
+    const wanted = text.toLowerCase();
+    const isExact = (entry: CatalogueEntry): boolean =>
+      entry.manifest.alias.toLowerCase() === wanted || entry.manifest.operation.toLowerCase() === wanted;
+    const scored = new Map<string, number>();
+    for (const result of this.#index.search(text)) scored.set(String(result.id), result.score);
+    for (const [id, entry] of this.#byId) if (isExact(entry) && !scored.has(id)) scored.set(id, 0);
+    const hits = [...scored].map(([id, score]) => {
+      const entry = this.#byId.get(id)!;
+      return { entry, score, exact: isExact(entry) };
+    });
+    // Exact matches are lifted above the best inexact score so scores stay in ranking order.
+    const top = Math.max(0, ...hits.filter((h) => !h.exact).map((h) => h.score));
+    const ranked = hits.map((h) => (h.exact ? { ...h, score: top + 1 + h.score } : h));
+    ranked.sort((a, b) => b.score - a.score || order(a.entry.manifest.operation, b.entry.manifest.operation) || order(a.entry.manifest.alias, b.entry.manifest.alias));
+    return ranked.slice(0, limit);
+  }
+}
+
+function order(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

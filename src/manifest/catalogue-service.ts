@@ -1,0 +1,116 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ToolgraphError } from '../errors/index.ts';
+import { pathOf, sendError, sendJson, type HttpService } from '../http/index.ts';
+import type { Logger } from '../log/index.ts';
+import type { Catalogue } from './catalogue.ts';
+import { isDigest } from './limits.ts';
+
+export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+/** As the OpenAPI document writes it: decimal, no leading zeros, at most 4 digits (fragment_count ≤ 4100). */
+const INDEX_PATTERN = /^(?:0|[1-9][0-9]{0,3})$/;
+const DEFAULT_LIMIT = 10;
+const MAX_LIMIT = 100;
+const MAX_QUERY_LENGTH = 256;
+
+export interface CatalogueServiceOptions {
+  catalogue: Catalogue;
+  logger: Logger;
+}
+
+/**
+ * The catalogue's HTTP routes (operationIds searchSchemas, getSchemaManifest, getSchemaFragment of
+ * specs/tool-server.openapi.yaml). GET and HEAD only. Manifests and fragments are content-addressed:
+ * strong ETags, immutable caching, 304 on a matching If-None-Match.
+ */
+export function createCatalogueService(options: CatalogueServiceOptions): HttpService {
+  const { catalogue } = options;
+  return {
+    name: 'catalogue',
+    prefixes: ['/schemas'],
+    entryPath: '/schemas/search',
+    handle(req, res) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        sendError(res, new ToolgraphError('TG_METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${pathOf(req)}; use GET.`), { allow: 'GET, HEAD' });
+        return;
+      }
+      const path = pathOf(req);
+      const parts = path.split('/').slice(2); // ['', 'schemas', ...]
+      if (parts.length === 1 && parts[0] === 'search') return search(catalogue, req, res);
+      if (parts.length === 1 && parts[0] !== '') return manifest(catalogue, req, res, parts[0]!);
+      if (parts.length === 3 && parts[1] === 'fragments') return fragment(catalogue, req, res, parts[0]!, parts[2]!);
+      sendError(res, new ToolgraphError('TG_NOT_FOUND', `No route for ${req.method} ${path}.`));
+    },
+  };
+}
+
+function search(catalogue: Catalogue, req: IncomingMessage, res: ServerResponse): void {
+  const url = req.url ?? '';
+  const params = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+  const query = params.get('q') ?? '';
+  if (query.length > MAX_QUERY_LENGTH) {
+    throw new ToolgraphError('TG_BAD_REQUEST', `q: expected at most ${MAX_QUERY_LENGTH} characters, got ${query.length}.`);
+  }
+  const rawLimit = params.get('limit');
+  let limit = DEFAULT_LIMIT;
+  if (rawLimit !== null) {
+    limit = /^[0-9]{1,3}$/.test(rawLimit) ? Number(rawLimit) : NaN;
+    if (!(limit >= 1 && limit <= MAX_LIMIT)) {
+      throw new ToolgraphError('TG_BAD_REQUEST', `limit: expected an integer from 1 to ${MAX_LIMIT}, got ${JSON.stringify(rawLimit)}.`);
+    }
+  }
+  sendJson(res, 200, { results: catalogue.search(query, limit) }, { 'cache-control': 'no-cache' });
+}
+
+function checkedDigest(raw: string): string {
+  if (!isDigest(raw)) {
+    throw new ToolgraphError('TG_DIGEST_MALFORMED', `schema_sha256: expected 64 lowercase hex characters, got ${describe(raw)}.`);
+  }
+  return raw;
+}
+
+function manifest(catalogue: Catalogue, req: IncomingMessage, res: ServerResponse, rawDigest: string): void {
+  const digest = checkedDigest(rawDigest);
+  const found = catalogue.manifestByDigest(digest);
+  if (!found) throw new ToolgraphError('TG_SCHEMA_NOT_FOUND', `No manifest has schema_sha256 ${digest}.`);
+  const etag = `"${digest}"`;
+  if (notModified(req, res, etag)) return;
+  sendJson(res, 200, found, { etag, 'cache-control': IMMUTABLE_CACHE_CONTROL });
+}
+
+function fragment(catalogue: Catalogue, req: IncomingMessage, res: ServerResponse, rawDigest: string, rawIndex: string): void {
+  const digest = checkedDigest(rawDigest);
+  if (!INDEX_PATTERN.test(rawIndex)) {
+    throw new ToolgraphError('TG_FRAGMENT_INDEX_INVALID', `index: expected a non-negative decimal integer without leading zeros (at most 4 digits), got ${describe(rawIndex)}.`);
+  }
+  const entry = catalogue.entryByDigest(digest);
+  if (!entry) throw new ToolgraphError('TG_SCHEMA_NOT_FOUND', `No manifest has schema_sha256 ${digest}.`);
+  const index = Number(rawIndex);
+  const bytes = catalogue.fragment(digest, index);
+  if (!bytes) {
+    throw new ToolgraphError('TG_FRAGMENT_NOT_FOUND', `Fragment ${index} is past the end: schema ${digest} has ${entry.manifest.fragment_count} fragment${entry.manifest.fragment_count === 1 ? '' : 's'} (0 to ${entry.manifest.fragment_count - 1}).`);
+  }
+  const etag = `"${digest}-${index}"`;
+  if (notModified(req, res, etag)) return;
+  res.writeHead(200, {
+    'content-type': 'application/octet-stream',
+    'content-length': bytes.length,
+    etag,
+    'cache-control': IMMUTABLE_CACHE_CONTROL,
+  });
+  res.end(bytes);
+}
+
+/** Answers 304 when If-None-Match names this ETag (or `*`); weak comparison, as RFC 9110 asks for If-None-Match. */
+function notModified(req: IncomingMessage, res: ServerResponse, etag: string): boolean {
+  const header = req.headers['if-none-match'];
+  if (header === undefined) return false;
+  const tags = header.split(',').map((t) => t.trim().replace(/^W\//, ''));
+  if (!tags.includes(etag) && !tags.includes('*')) return false;
+  res.writeHead(304, { etag, 'cache-control': IMMUTABLE_CACHE_CONTROL });
+  res.end();
+  return true;
+}
+
+function describe(raw: string): string {
+  return raw.length <= 80 ? JSON.stringify(raw) : `a segment of ${raw.length} characters`;
+}

@@ -1,0 +1,182 @@
+import type { SchemaManifest } from '../../generated/types/schema-manifest.ts';
+import { ToolgraphError } from '../errors/index.ts';
+import type { CatalogueEntry } from './catalogue-entry.ts';
+import { CatalogueSearch } from './catalogue-search.ts';
+import { fragmentOf } from './fragments.ts';
+import { fragmentUriTemplate, manifestUri, normalizeBaseUrl } from './public-urls.ts';
+import { assertSchemaManifest } from './validate-manifest.ts';
+
+export interface CatalogueOptions {
+  /** Public base URL of the catalogue's routes, e.g. `https://schemas.example.com` (see docs/catalogue.md). */
+  publicBaseUrl: string;
+}
+
+export interface CatalogueSearchResult {
+  readonly manifest: SchemaManifest;
+  readonly score: number;
+  readonly description: string;
+}
+
+/**
+ * The schema catalogue: operations from every source, by digest, alias and operation, with search.
+ * Every manifest is checked by the generated validator when it is built, before it can be served; a
+ * source whose manifests fail is refused whole and the previous version stays.
+ */
+export class Catalogue {
+  #base: string;
+  readonly #sources = new Map<string, readonly CatalogueEntry[]>();
+  #byDigest = new Map<string, CatalogueEntry>();
+  #byAlias = new Map<string, CatalogueEntry>();
+  #byOperation = new Map<string, CatalogueEntry[]>();
+  #manifests = new WeakMap<CatalogueEntry, SchemaManifest>();
+  #search = new CatalogueSearch([]);
+  #generation = 0;
+
+  constructor(options: CatalogueOptions) {
+    this.#base = normalizeBaseUrl(options.publicBaseUrl);
+  }
+
+  get publicBaseUrl(): string {
+    return this.#base;
+  }
+
+  /** Bumped on every change; lets callers cache derived views. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Rebuilds every manifest's URIs from a new base (e.g. once the host knows its bound port). */
+  setPublicBaseUrl(publicBaseUrl: string): void {
+    const base = normalizeBaseUrl(publicBaseUrl);
+    const manifests = new WeakMap<CatalogueEntry, SchemaManifest>();
+    for (const entries of this.#sources.values()) for (const entry of entries) manifests.set(entry, materialize(base, entry));
+    this.#base = base;
+    this.#manifests = manifests;
+    this.#generation++;
+  }
+
+  /** Adds a source's entries or replaces the entries it had. Aliases must stay unique across sources. */
+  putSource(name: string, entries: readonly CatalogueEntry[]): void {
+    const clash = [...this.#sources].find(([other]) => other !== name && other.toLowerCase() === name.toLowerCase());
+    if (clash) throw new ToolgraphError('TG_BAD_REQUEST', `Catalogue source ${JSON.stringify(name)} clashes with source ${JSON.stringify(clash[0])}: source names must differ in more than case.`);
+    const aliases = new Set<string>();
+    for (const entry of entries) {
+      const alias = entry.manifest.alias.toLowerCase();
+      const owner = this.#byAlias.get(alias);
+      if (aliases.has(alias) || (owner && owner.source !== name)) {
+        throw new ToolgraphError('TG_BAD_REQUEST', `Catalogue source ${JSON.stringify(name)}: alias ${JSON.stringify(entry.manifest.alias)} is already taken${owner && owner.source !== name ? ` by source ${JSON.stringify(owner.source)}` : ''}.`);
+      }
+      aliases.add(alias);
+    }
+    const built = entries.map((entry) => [entry, materialize(this.#base, entry)] as const);
+    for (const [entry, manifest] of built) this.#manifests.set(entry, manifest);
+    this.#sources.set(name, [...entries]);
+    this.#reindex();
+  }
+
+  removeSource(name: string): boolean {
+    const removed = this.#sources.delete(name);
+    if (removed) this.#reindex();
+    return removed;
+  }
+
+  sourceNames(): string[] {
+    return [...this.#sources.keys()];
+  }
+
+  /** Every entry, sources in the order they were added. */
+  entries(): CatalogueEntry[] {
+    return [...this.#sources.values()].flat();
+  }
+
+  get size(): number {
+    let total = 0;
+    for (const entries of this.#sources.values()) total += entries.length;
+    return total;
+  }
+
+  /** The entry served under a digest: the first added when two sources yield the same canonical document. */
+  entryByDigest(schemaSha256: string): CatalogueEntry | undefined {
+    return this.#byDigest.get(schemaSha256);
+  }
+
+  manifestByDigest(schemaSha256: string): SchemaManifest | undefined {
+    const entry = this.#byDigest.get(schemaSha256);
+    return entry && this.manifestOf(entry);
+  }
+
+  /** Entries named `name`: the one alias match (case-insensitive) if any, else every operation of that name. */
+  lookup(name: string): CatalogueEntry[] {
+    const byAlias = this.#byAlias.get(name.toLowerCase());
+    if (byAlias) return [byAlias];
+    return [...(this.#byOperation.get(name) ?? [])];
+  }
+
+  /** The served manifest of an entry (URIs from the current public base URL). */
+  manifestOf(entry: CatalogueEntry): SchemaManifest {
+    let manifest = this.#manifests.get(entry);
+    if (!manifest) {
+      manifest = materialize(this.#base, entry);
+      this.#manifests.set(entry, manifest);
+    }
+    return manifest;
+  }
+
+  /** Fragment `index` of the schema with this digest; undefined for an unknown digest or an index past the end. */
+  fragment(schemaSha256: string, index: number): Uint8Array | undefined {
+    const entry = this.#byDigest.get(schemaSha256);
+    return entry && fragmentOf(entry.document, index);
+  }
+
+  /** Ranked search; an empty query or no match gives []. */
+  search(query: string, limit = 10): CatalogueSearchResult[] {
+    return this.#search.search(query, limit).map((hit) => ({
+      manifest: this.manifestOf(hit.entry),
+      score: hit.score,
+      description: hit.entry.description,
+    }));
+  }
+
+  #reindex(): void {
+    const byDigest = new Map<string, CatalogueEntry>();
+    const byAlias = new Map<string, CatalogueEntry>();
+    const byOperation = new Map<string, CatalogueEntry[]>();
+    const all = this.entries();
+    for (const entry of all) {
+      if (!byDigest.has(entry.manifest.schema_sha256)) byDigest.set(entry.manifest.schema_sha256, entry);
+      byAlias.set(entry.manifest.alias.toLowerCase(), entry);
+      const list = byOperation.get(entry.manifest.operation);
+      if (list) list.push(entry);
+      else byOperation.set(entry.manifest.operation, [entry]);
+    }
+    this.#byDigest = byDigest;
+    this.#byAlias = byAlias;
+    this.#byOperation = byOperation;
+    this.#search = new CatalogueSearch(all);
+    this.#generation++;
+  }
+}
+
+export function createCatalogue(options: CatalogueOptions): Catalogue {
+  return new Catalogue(options);
+}
+
+/** A served manifest: the core plus its URIs, checked by the generated validator (TG_MANIFEST_INVALID otherwise). */
+function materialize(base: string, entry: CatalogueEntry): SchemaManifest {
+  const core = entry.manifest;
+  // Fields in the order the JSON Schema lists them, whatever order the core was read in.
+  const manifest = {
+    version: core.version,
+    operation: core.operation,
+    alias: core.alias,
+    source_sha256: core.source_sha256,
+    schema_sha256: core.schema_sha256,
+    input_schema_sha256: core.input_schema_sha256,
+    output_schema_sha256: core.output_schema_sha256,
+    schema_bytes: core.schema_bytes,
+    fragment_count: core.fragment_count,
+    manifest_uri: manifestUri(base, entry.manifest.schema_sha256),
+    fragment_uri_template: fragmentUriTemplate(base, entry.manifest.schema_sha256),
+  };
+  return assertSchemaManifest(manifest);
+}

@@ -1,0 +1,12 @@
+export { SchemaClient, createSchemaClient, DEFAULT_CATALOGUE_URL, DEFAULT_CONCURRENCY, DEFAULT_RETRIES } from './schema-client.ts';
+export type { SchemaClientOptions, SearchHitView, GetOptions, FetchedSchema } from './schema-client.ts';
+export { SchemaCache } from './schema-cache.ts';
+export { fetchFragments } from './fetch-fragments.ts';
+export type { FetchFragmentsOptions } from './fetch-fragments.ts';
+export { fetchBytes, HttpStatusError } from './fetch-bytes.ts';
+export type { FetchLike, FetchBytesOptions, FetchedBytes } from './fetch-bytes.ts';
+export { assertFetchable, verifySchemaDocument } from './verify-schema.ts';
+export type { VerifiedSchema } from './verify-schema.ts';
+export { writeFileAtomic } from './write-atomic.ts';
+export { backoffDelay, DEFAULT_BACKOFF } from './backoff.ts';
+export type { BackoffOptions } from './backoff.ts';

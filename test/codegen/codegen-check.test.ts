@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cp, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { Kind, parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkGenerated, formatCheckResult, generateAll, GENERATOR, INDEX_FILE, listFiles, REPO_ROOT } from '../../scripts/codegen/index.ts';
 
@@ -60,6 +62,29 @@ describe('codegen output', () => {
       expect(text.endsWith('\n') && !text.endsWith('\n\n'), `${file} ends with exactly one newline`).toBe(true);
       expect(text, file).not.toContain('\r');
     }
+  });
+});
+
+describe('GraphQL outputs', () => {
+  it('keys every persisted document by the sha256 of its text, one per operation in specs/operations', async () => {
+    const documents = JSON.parse(await readFile(path.join(REPO_ROOT, 'generated/graphql/client/persisted-documents.json'), 'utf8')) as Record<string, string>;
+    const names = Object.values(documents)
+      .flatMap((text) => parse(text).definitions)
+      .flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION && d.name !== undefined ? [d.name.value] : []))
+      .sort();
+    expect(names).toEqual(['CreateNode', 'PeopleWithColleagues', 'PersonPage']);
+    for (const [hash, text] of Object.entries(documents)) {
+      expect(hash).toBe(createHash('sha256').update(text).digest('hex'));
+    }
+  });
+
+  it('types resolvers and client documents from specs/graph.graphql', async () => {
+    const resolvers = await readFile(path.join(REPO_ROOT, 'generated/graphql/resolvers.ts'), 'utf8');
+    expect(resolvers).toContain('export type PersonResolvers<');
+    expect(resolvers).toContain('__resolveReference');
+    const client = await readFile(path.join(REPO_ROOT, 'generated/graphql/client/graphql.ts'), 'utf8');
+    expect(client).toContain('export type PersonPageQuery = ');
+    expect(client).toMatch(/PersonPageDocument = .*"hash":"[0-9a-f]{64}"/s);
   });
 });
 

@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { normaliseText } from './format.ts';
 import type { GeneratedFile } from './generated-file.ts';
 import { GENERATOR, headerFor } from './header.ts';
@@ -36,15 +35,11 @@ export async function generateAll(options: GenerateOptions = {}): Promise<Genera
   return finished;
 }
 
-/**
- * The static catalogue (`catalogue/catalogue.json`), built by the catalogue area's `scripts/build-catalogue.ts`
- * from the same specs. Loaded only when that builder exists, so this runner works while it is being written.
- */
+/** The static catalogue (`catalogue/catalogue.json`), built by the catalogue area's builder from the same specs. */
 async function catalogueStep(root: string): Promise<GeneratedFile[]> {
-  const builder = path.join(REPO_ROOT, 'scripts/build-catalogue.ts');
-  if (!existsSync(builder)) return [];
-  const module = (await import(pathToFileURL(builder).href)) as { catalogueFiles: (root: string) => GeneratedFile[] };
-  return module.catalogueFiles(root);
+  // Loaded on use: it pulls in the whole manifest area.
+  const { catalogueFiles } = await import('../build-catalogue.ts');
+  return catalogueFiles(root);
 }
 
 function finish(file: GeneratedFile): GeneratedFile {

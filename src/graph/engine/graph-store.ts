@@ -224,6 +224,24 @@ export class GraphStore implements GraphView {
     return result;
   }
 
+  expandEach(frontier: readonly (NodeRecord | string)[], edgeType: string | null, direction: Direction): (readonly NodeRecord[])[] {
+    const result: (readonly NodeRecord[])[] = new Array(frontier.length);
+    const nodes = this.nodes;
+    for (let i = 0; i < frontier.length; i++) {
+      const entry = frontier[i]!;
+      // A record of this graph is its cell: use it directly. A deleted cell has no edges left.
+      const cell = entry instanceof NodeCell ? entry : nodes.get(typeof entry === 'string' ? entry : entry.id);
+      if (cell === undefined) result[i] = EMPTY_NODES;
+      else if (edgeType !== null && direction === 'out') result[i] = cell.outOf(edgeType);
+      else if (edgeType !== null && direction === 'in') result[i] = cell.inOf(edgeType);
+      else {
+        const steps = this.#steps(cell, edgeType, direction);
+        result[i] = steps.length === 0 ? EMPTY_NODES : steps.map((s) => s.node);
+      }
+    }
+    return result;
+  }
+
   edges(frontier: readonly string[], edgeType: string | null, direction: Direction): Map<string, readonly EdgeHit[]> {
     const result = new Map<string, readonly EdgeHit[]>();
     for (const id of frontier) {

@@ -34,6 +34,13 @@ export interface GraphView {
    */
   expand(frontier: readonly string[], edgeType: string | null, direction: Direction): Map<string, readonly NodeRecord[]>;
 
+  /**
+   * The same BFS step, answered position by position: entry i lists the neighbours of frontier[i]
+   * (empty for an id naming no node). Frontier entries may be records from this view (no id lookup;
+   * the fast path for resolvers that hold parent rows) or ids. Repeated entries are fine.
+   */
+  expandEach(frontier: readonly (NodeRecord | string)[], edgeType: string | null, direction: Direction): (readonly NodeRecord[])[];
+
   /** As `expand`, with the edge of each step (for Cypher's relationship variables and `type(r)`). */
   edges(frontier: readonly string[], edgeType: string | null, direction: Direction): Map<string, readonly EdgeHit[]>;
 

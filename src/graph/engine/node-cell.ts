@@ -17,17 +17,32 @@ export function searchCells(list: readonly NodeCell[], key: string): number {
   return -(lo + 1);
 }
 
-/** Inserts into a key-sorted list; false when already there. Appends in O(1) when keys arrive ascending. */
-function insertSorted(list: NodeCell[], cell: NodeCell): boolean {
-  const n = list.length;
-  if (n === 0 || list[n - 1]!.key < cell.key) {
-    list.push(cell);
-    return true;
+type Pairs = (string | NodeCell[])[];
+
+/** Below this length, lists are rebuilt at their exact size: `push` would reserve 17 slots per list. */
+const EXACT_BELOW = 16;
+
+/**
+ * Adds a neighbour to the [type, list] pairs, keeping the list in key order. Answers the pairs to
+ * store (a new array when a type is added), or null when the neighbour is already there.
+ */
+function withNeighbour(pairs: Pairs | null, type: string, cell: NodeCell): Pairs | null {
+  if (pairs === null) return [type, [cell]];
+  for (let i = 0; i < pairs.length; i += 2) {
+    if (pairs[i] !== type) continue;
+    const list = pairs[i + 1] as NodeCell[];
+    const n = list.length;
+    let at = n;
+    if (n > 0 && !(list[n - 1]!.key < cell.key)) {
+      const found = searchCells(list, cell.key);
+      if (found >= 0) return null;
+      at = -found - 1;
+    }
+    if (n >= EXACT_BELOW) list.splice(at, 0, cell);
+    else pairs[i + 1] = at === n ? list.concat(cell) : list.slice(0, at).concat(cell, list.slice(at));
+    return pairs;
   }
-  const at = searchCells(list, cell.key);
-  if (at >= 0) return false;
-  list.splice(-at - 1, 0, cell);
-  return true;
+  return pairs.concat(type, [[cell]]);
 }
 
 function removeSorted(list: NodeCell[], cell: NodeCell): boolean {
@@ -49,8 +64,8 @@ export class NodeCell implements NodeRecord {
   props: Properties;
   // Private so records compare and serialise as plain {id, label, props}.
   readonly #key: string;
-  #out: (string | NodeCell[])[] | null = null;
-  #in: (string | NodeCell[])[] | null = null;
+  #out: Pairs | null = null;
+  #in: Pairs | null = null;
 
   constructor(id: string, key: string, label: string, props: Properties) {
     this.id = id;
@@ -91,10 +106,10 @@ export class NodeCell implements NodeRecord {
 
   /** Links this → tgt; false when the edge already exists. */
   link(type: string, tgt: NodeCell): boolean {
-    this.#out ??= [];
-    if (!insertSorted(listFor(this.#out, type), tgt)) return false;
-    tgt.#in ??= [];
-    insertSorted(listFor(tgt.#in, type), this);
+    const out = withNeighbour(this.#out, type, tgt);
+    if (out === null) return false;
+    this.#out = out;
+    tgt.#in = withNeighbour(tgt.#in, type, this) ?? tgt.#in;
     return true;
   }
 
@@ -151,15 +166,6 @@ function find(pairs: (string | NodeCell[])[] | null, type: string): readonly Nod
     if (pairs[i] === type) return pairs[i + 1] as NodeCell[];
   }
   return EMPTY;
-}
-
-function listFor(pairs: (string | NodeCell[])[], type: string): NodeCell[] {
-  for (let i = 0; i < pairs.length; i += 2) {
-    if (pairs[i] === type) return pairs[i + 1] as NodeCell[];
-  }
-  const list: NodeCell[] = [];
-  pairs.push(type, list);
-  return list;
 }
 
 function dropType(pairs: (string | NodeCell[])[], type: string): void {

@@ -46,3 +46,13 @@ describe('frontier expansion', () => {
     expect(view.edgeCount).toBe(7);
   });
 });
+
+describe('expandEach', () => {
+  it('answers one list per frontier position, from records or ids, repeats included', async () => {
+    const view = await graph();
+    const a = view.node('a')!;
+    const lists = view.expandEach([a, 'b', 'missing', a], 'KNOWS', 'out');
+    expect(lists.map((l) => l.map((n) => n.id))).toEqual([['b', 'c'], ['a'], [], ['b', 'c']]);
+    expect(view.expandEach(['a'], null, 'both')[0]!.map((n) => n.id)).toEqual(['a', 'b', 'b', 'b', 'c', 'doc']);
+  });
+});

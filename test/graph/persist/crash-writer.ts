@@ -8,7 +8,7 @@ const dataDir = process.argv[2];
 if (!dataDir) throw new Error('usage: crash-writer.ts <dataDir>');
 const GRAPHS = ['g0', 'g1', 'g2'];
 
-const persistence = await FilePersistence.open({ dataDir, segmentBytes: 16 * 1024 });
+const persistence = await FilePersistence.open({ directory: dataDir, segmentBytes: 16 * 1024 });
 const engine = await GraphEngine.open({ persistence, snapshotEvery: 20 });
 for (const graph of GRAPHS) {
   if (!engine.hasGraph(graph)) {

@@ -9,8 +9,8 @@ import { firstNeededSeq, recoverLog, type LiveGraph, type Segment } from './log-
 import { encodeFrame } from './record-frame.ts';
 
 export interface FilePersistenceOptions {
-  /** The toolgraph data directory; the log lives in its `graphs/` folder. */
-  readonly dataDir: string;
+  /** The folder holding the log, snapshots and lock (`toolgraph serve` uses `<dataDir>/graphs`); created when missing. */
+  readonly directory: string;
   readonly logger?: Logger;
   /** Start a new log segment once the current one reaches this size. Default 8 MiB. */
   readonly segmentBytes?: number;
@@ -68,7 +68,7 @@ export class FilePersistence implements PersistenceAdapter {
 
   /** Creates the directory when missing and takes its lock (TG_STORAGE_FAILED naming the holder's pid when taken). */
   static async open(options: FilePersistenceOptions): Promise<FilePersistence> {
-    const directory = join(options.dataDir, 'graphs');
+    const directory = options.directory;
     try {
       await mkdir(directory, { recursive: true, mode: 0o700 });
     } catch (error) {

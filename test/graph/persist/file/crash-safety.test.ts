@@ -55,7 +55,7 @@ async function runAndKill(dataDir: string, random: () => number): Promise<Round>
 
 /** Opens the data directory in this process and checks every graph's batches are whole and contiguous. */
 async function verify(dataDir: string, acked: Map<string, number>): Promise<Map<string, number>> {
-  const engine = await GraphEngine.open({ persistence: await FilePersistence.open({ dataDir }) });
+  const engine = await GraphEngine.open({ persistence: await FilePersistence.open({ directory: dataDir }) });
   const versions = new Map<string, number>();
   try {
     for (const graph of GRAPHS) {

@@ -7,8 +7,8 @@ import { runPersistenceContract } from '../contract-suite.ts';
 runPersistenceContract('file', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'tg-file-contract-'));
   return {
-    adapter: await FilePersistence.open({ dataDir }),
-    reopen: () => FilePersistence.open({ dataDir }),
+    adapter: await FilePersistence.open({ directory: dataDir }),
+    reopen: () => FilePersistence.open({ directory: dataDir }),
     cleanup: () => rm(dataDir, { recursive: true, force: true }),
   };
 });
@@ -17,8 +17,8 @@ runPersistenceContract('file', async () => {
 runPersistenceContract('file (tiny segments)', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'tg-file-contract-'));
   return {
-    adapter: await FilePersistence.open({ dataDir, segmentBytes: 1 }),
-    reopen: () => FilePersistence.open({ dataDir, segmentBytes: 1 }),
+    adapter: await FilePersistence.open({ directory: dataDir, segmentBytes: 1 }),
+    reopen: () => FilePersistence.open({ directory: dataDir, segmentBytes: 1 }),
     cleanup: () => rm(dataDir, { recursive: true, force: true }),
   };
 });

@@ -19,14 +19,14 @@ afterEach(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const graphsDir = (): string => join(dataDir, 'graphs');
+const graphsDir = (): string => dataDir;
 
 async function segments(): Promise<string[]> {
   return (await readdir(graphsDir())).filter((n) => n.startsWith('wal-')).sort();
 }
 
 async function writeAll(records: readonly LogRecord[]): Promise<void> {
-  const adapter = await FilePersistence.open({ dataDir });
+  const adapter = await FilePersistence.open({ directory: dataDir });
   await adapter.load();
   for (const r of records) await adapter.append(r);
   await adapter.close();
@@ -36,7 +36,7 @@ async function loadRecords(logLines?: string[]): Promise<readonly LogRecord[]> {
   const logger = logLines
     ? createLogger({ destination: new Writable({ write(chunk, _enc, done) { logLines.push(String(chunk)); done(); } }) })
     : undefined;
-  const adapter = await FilePersistence.open(logger ? { dataDir, logger } : { dataDir });
+  const adapter = await FilePersistence.open(logger ? { directory: dataDir, logger } : { directory: dataDir });
   try {
     return (await adapter.load()).records;
   } finally {
@@ -103,14 +103,14 @@ describe('file persistence: corruption before valid records', () => {
     const middle = frameStarts(whole)[2]!;
     whole[middle + within]! ^= 0x04;
     await writeFile(path, whole);
-    const adapter = await FilePersistence.open({ dataDir });
+    const adapter = await FilePersistence.open({ directory: dataDir });
     await expect(adapter.load()).rejects.toMatchObject({ code: 'TG_STORAGE_CORRUPT', message: expect.stringContaining(`at byte ${middle}`) });
     await adapter.close();
     expect(await readFile(path)).toEqual(whole);
   });
 
   it('is TG_STORAGE_CORRUPT when a damaged segment is followed by a segment holding records', async () => {
-    const adapter = await FilePersistence.open({ dataDir, segmentBytes: 1 });
+    const adapter = await FilePersistence.open({ directory: dataDir, segmentBytes: 1 });
     await adapter.load();
     for (const r of RECORDS) await adapter.append(r);
     await adapter.close();
@@ -120,13 +120,13 @@ describe('file persistence: corruption before valid records', () => {
     const buf = Buffer.from(await readFile(path));
     buf[buf.length - 1]! ^= 0x01;
     await writeFile(path, buf);
-    const reopened = await FilePersistence.open({ dataDir });
+    const reopened = await FilePersistence.open({ directory: dataDir });
     await expect(reopened.load()).rejects.toMatchObject({ code: 'TG_STORAGE_CORRUPT' });
     await reopened.close();
   });
 
   it('is TG_STORAGE_CORRUPT when a snapshot file is damaged', async () => {
-    const adapter = await FilePersistence.open({ dataDir });
+    const adapter = await FilePersistence.open({ directory: dataDir });
     await adapter.load();
     for (const r of RECORDS) await adapter.append(r);
     await adapter.writeSnapshot({ graph: 'g', version: 3, nodes: [], edges: [], catalogue: { labels: [], edgeTypes: [] }, at: '2026-11-22T00:00:00.000Z' });
@@ -135,7 +135,7 @@ describe('file persistence: corruption before valid records', () => {
     const buf = Buffer.from(await readFile(join(graphsDir(), snap)));
     buf[buf.length - 2]! ^= 0x20;
     await writeFile(join(graphsDir(), snap), buf);
-    const reopened = await FilePersistence.open({ dataDir });
+    const reopened = await FilePersistence.open({ directory: dataDir });
     await expect(reopened.load()).rejects.toMatchObject({ code: 'TG_STORAGE_CORRUPT' });
     await reopened.close();
   });
@@ -143,7 +143,7 @@ describe('file persistence: corruption before valid records', () => {
 
 describe('file persistence: snapshots and compaction', () => {
   it('removes covered segments and reloads to the same engine state', async () => {
-    const open = (): Promise<FilePersistence> => FilePersistence.open({ dataDir, segmentBytes: 256 });
+    const open = (): Promise<FilePersistence> => FilePersistence.open({ directory: dataDir, segmentBytes: 256 });
     const engine = await GraphEngine.open({ persistence: await open(), snapshotEvery: 7 });
     await engine.createGraph('a');
     await engine.createGraph('b');
@@ -180,7 +180,7 @@ describe('file persistence: snapshots and compaction', () => {
   });
 
   it('writes only snapshots of live graphs, and a dropped graph leaves no snapshot file behind', async () => {
-    const adapter = await FilePersistence.open({ dataDir });
+    const adapter = await FilePersistence.open({ directory: dataDir });
     await adapter.load();
     await adapter.append(createRecord('g'));
     await adapter.append(batchRecord('g', 1));
@@ -198,7 +198,7 @@ describe('file persistence: snapshots and compaction', () => {
 
 describe('file persistence: group commit', () => {
   it('acknowledges many concurrent appends and reads them back in call order', async () => {
-    const adapter = await FilePersistence.open({ dataDir });
+    const adapter = await FilePersistence.open({ directory: dataDir });
     await adapter.load();
     const records: LogRecord[] = [];
     for (let g = 0; g < 20; g++) records.push(createRecord(`g${g}`));
@@ -214,31 +214,31 @@ describe('file persistence: group commit', () => {
 
 describe('file persistence: data directory lock', () => {
   it('refuses a second opener while the first holds the lock, naming its pid, and frees it on close', async () => {
-    const first = await FilePersistence.open({ dataDir });
-    await expect(FilePersistence.open({ dataDir })).rejects.toMatchObject({
+    const first = await FilePersistence.open({ directory: dataDir });
+    await expect(FilePersistence.open({ directory: dataDir })).rejects.toMatchObject({
       code: 'TG_STORAGE_FAILED', message: expect.stringContaining(`locked by process ${process.pid}`),
     });
     await first.close();
-    const second = await FilePersistence.open({ dataDir });
+    const second = await FilePersistence.open({ directory: dataDir });
     await second.close();
   });
 
   it('takes over a lock left by a process that is gone', async () => {
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
     const deadPid = Number(dead.stdout);
-    const first = await FilePersistence.open({ dataDir });
+    const first = await FilePersistence.open({ directory: dataDir });
     await first.close();
     const { hostname } = await import('node:os');
     await writeFile(join(graphsDir(), 'LOCK'), JSON.stringify({ pid: deadPid, host: hostname(), since: '2026-01-01T00:00:00.000Z' }));
-    const adapter = await FilePersistence.open({ dataDir });
+    const adapter = await FilePersistence.open({ directory: dataDir });
     expect(JSON.parse(await readFile(join(graphsDir(), 'LOCK'), 'utf8'))).toMatchObject({ pid: process.pid });
     await adapter.close();
   });
 
   it('refuses a lock held from another host, since it cannot tell whether that process lives', async () => {
-    const first = await FilePersistence.open({ dataDir });
+    const first = await FilePersistence.open({ directory: dataDir });
     await first.close();
     await writeFile(join(graphsDir(), 'LOCK'), JSON.stringify({ pid: 1, host: 'elsewhere.example', since: '2026-01-01T00:00:00.000Z' }));
-    await expect(FilePersistence.open({ dataDir })).rejects.toMatchObject({ code: 'TG_STORAGE_FAILED', message: expect.stringContaining('elsewhere.example') });
+    await expect(FilePersistence.open({ directory: dataDir })).rejects.toMatchObject({ code: 'TG_STORAGE_FAILED', message: expect.stringContaining('elsewhere.example') });
   });
 });

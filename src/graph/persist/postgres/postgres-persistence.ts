@@ -1,0 +1,281 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { ToolgraphError, isToolgraphError } from '../../../errors/index.ts';
+import { silentLogger, type Logger } from '../../../log/index.ts';
+import type { CommittedBatch } from '../../engine/index.ts';
+import type { GraphSnapshot, LoadedState, LogRecord, PersistenceAdapter } from '../contract.ts';
+import { migratePostgres, postgresNames, type PostgresNames } from './postgres-schema.ts';
+import { RecordFollower, type GraphCursor } from './record-follower.ts';
+
+export interface PostgresPersistenceOptions {
+  /** A postgres:// URL (DATABASE_URL). */
+  readonly connectionString: string;
+  /** Schema holding the tables; tests use one per run. Default `public`. */
+  readonly schema?: string;
+  readonly logger?: Logger;
+  /** Pool size. Default 10. */
+  readonly maxConnections?: number;
+  /** Names this instance in the rows it writes; random by default. */
+  readonly instanceId?: string;
+}
+
+const PG_UNDEFINED_TABLE = '42P01';
+
+/**
+ * The scale-out persistence adapter: every record is a row, committed before `append` resolves.
+ * Batches are keyed by (graph, generation, version), so two instances committing the same version
+ * cannot both succeed: the loser inserts nothing and gets TG_VERSION_CONFLICT. `generation` counts
+ * the incarnations of a graph name, so a dropped and re-created graph starts over at version 1.
+ * Every write NOTIFYs the graph name; followers read the rows after their cursor.
+ */
+export class PostgresPersistence implements PersistenceAdapter {
+  readonly kind = 'postgres';
+  readonly instanceId: string;
+  readonly names: PostgresNames;
+  readonly #pool: pg.Pool;
+  readonly #connection: pg.ClientConfig;
+  readonly #logger: Logger;
+  readonly #cursors = new Map<string, GraphCursor>();
+  readonly #followers = new Set<RecordFollower>();
+  #ready: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(options: PostgresPersistenceOptions) {
+    this.names = postgresNames(options.schema ?? 'public');
+    this.instanceId = options.instanceId ?? randomUUID();
+    this.#logger = options.logger ?? silentLogger();
+    this.#connection = { connectionString: options.connectionString, application_name: 'toolgraph' };
+    this.#pool = new pg.Pool({ ...this.#connection, max: options.maxConnections ?? 10 });
+    // An idle pooled connection that dies must not take the process with it; the next query reconnects.
+    this.#pool.on('error', (error) => this.#logger.warn({ err: error }, 'an idle PostgreSQL connection failed'));
+  }
+
+  async load(): Promise<LoadedState> {
+    this.#checkOpen();
+    await this.#migrated();
+    const client = await this.#connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const { graphs, batches, snapshots } = this.names;
+      const live = await client.query<{ name: string; generation: string; seq: string; created_at: string }>(
+        `SELECT name, generation, seq, created_at FROM ${graphs} WHERE dropped_at IS NULL`);
+      const dropped = await client.query<{ name: string; generation: string }>(
+        `SELECT name, max(generation) AS generation FROM ${graphs} WHERE dropped_at IS NOT NULL GROUP BY name`);
+      const snaps = await client.query<{ graph: string; version: string; body: GraphSnapshot }>(
+        `SELECT s.graph, s.version, s.body FROM ${snapshots} s
+           JOIN ${graphs} g ON g.name = s.graph AND g.generation = s.generation AND g.dropped_at IS NULL
+          ORDER BY s.graph`);
+      const rows = await client.query<{ graph: string; version: string; seq: string; mutations: CommittedBatch['mutations']; committed_at: string }>(
+        `SELECT b.graph, b.version, b.seq, b.mutations, b.committed_at FROM ${batches} b
+           JOIN ${graphs} g ON g.name = b.graph AND g.generation = b.generation AND g.dropped_at IS NULL
+           LEFT JOIN ${snapshots} s ON s.graph = b.graph AND s.generation = b.generation
+          WHERE b.version > COALESCE(s.version, 0)
+          ORDER BY b.seq`);
+      await client.query('COMMIT');
+
+      const snapshotVersion = new Map(snaps.rows.map((s) => [s.graph, Number(s.version)]));
+      const ordered: { seq: number; record: LogRecord }[] = [];
+      for (const g of live.rows) {
+        if (!snapshotVersion.has(g.name)) {
+          ordered.push({ seq: Number(g.seq), record: { kind: 'createGraph', graph: g.name, version: 0, at: g.created_at } });
+        }
+      }
+      for (const b of rows.rows) {
+        ordered.push({ seq: Number(b.seq), record: { kind: 'batch', batch: { graph: b.graph, version: Number(b.version), mutations: b.mutations, committedAt: b.committed_at } } });
+      }
+      ordered.sort((a, b) => a.seq - b.seq);
+
+      this.#cursors.clear();
+      for (const d of dropped.rows) this.#cursors.set(d.name, { generation: Number(d.generation), version: 0, live: false });
+      for (const g of live.rows) this.#cursors.set(g.name, { generation: Number(g.generation), version: snapshotVersion.get(g.name) ?? 0, live: true });
+      for (const { record } of ordered) {
+        if (record.kind === 'batch') this.#cursors.get(record.batch.graph)!.version = record.batch.version;
+      }
+      return { snapshots: snaps.rows.map((s) => s.body), records: ordered.map((o) => o.record) };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw storageFailed('Could not load the graphs from PostgreSQL', error);
+    } finally {
+      client.release();
+    }
+  }
+
+  async append(record: LogRecord): Promise<void> {
+    this.#checkOpen();
+    await this.#migrated();
+    switch (record.kind) {
+      case 'createGraph': return this.#createGraph(record.graph, record.at);
+      case 'dropGraph': return this.#dropGraph(record.graph, record.at);
+      case 'batch': return this.#appendBatch(record.batch);
+    }
+  }
+
+  async writeSnapshot(snapshot: GraphSnapshot): Promise<void> {
+    this.#checkOpen();
+    await this.#migrated();
+    const { graphs, batches, snapshots } = this.names;
+    // Batches up to the previous snapshot are pruned, not those up to this one, so an instance that
+    // lags by less than one snapshot interval can still catch up from rows.
+    await this.#query(
+      `WITH live AS (
+         SELECT generation FROM ${graphs} WHERE name = $1 AND dropped_at IS NULL FOR SHARE
+       ), previous AS (
+         SELECT s.version FROM ${snapshots} s JOIN live ON s.graph = $1 AND s.generation = live.generation
+       ), stored AS (
+         INSERT INTO ${snapshots} (graph, generation, version, body, written_at)
+         SELECT $1, live.generation, $2, $3::json, $4 FROM live
+          WHERE $2 = 0 OR EXISTS (SELECT 1 FROM ${batches} b WHERE b.graph = $1 AND b.generation = live.generation AND b.version = $2)
+         ON CONFLICT (graph, generation) DO UPDATE SET version = EXCLUDED.version, body = EXCLUDED.body, written_at = EXCLUDED.written_at
+          WHERE ${snapshots}.version < EXCLUDED.version
+         RETURNING generation
+       ), pruned AS (
+         DELETE FROM ${batches} b USING stored, previous
+          WHERE b.graph = $1 AND b.generation = stored.generation AND b.version <= previous.version
+       )
+       SELECT count(*)::int AS stored FROM stored`,
+      [snapshot.graph, snapshot.version, JSON.stringify(snapshot), snapshot.at], 'Could not store a graph snapshot in PostgreSQL');
+  }
+
+  async follow(onRecord: (record: LogRecord) => void): Promise<() => Promise<void>> {
+    this.#checkOpen();
+    await this.#migrated();
+    const follower = new RecordFollower({
+      pool: this.#pool, connection: this.#connection, names: this.names, instanceId: this.instanceId,
+      cursors: this.#cursors, onRecord, logger: this.#logger,
+    });
+    this.#followers.add(follower);
+    try {
+      await follower.start();
+    } catch (error) {
+      this.#followers.delete(follower);
+      await follower.stop();
+      throw storageFailed('Could not listen for changes on PostgreSQL', error);
+    }
+    return async () => {
+      this.#followers.delete(follower);
+      await follower.stop();
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.all([...this.#followers].map((f) => f.stop()));
+    this.#followers.clear();
+    await this.#pool.end().catch((error: unknown) => this.#logger.warn({ err: error }, 'closing the PostgreSQL pool failed'));
+  }
+
+  // ---- records ----------------------------------------------------------------------------------
+
+  async #createGraph(name: string, at: string): Promise<void> {
+    const { graphs } = this.names;
+    const { rows } = await this.#query<{ generation: string }>(
+      `WITH created AS (
+         INSERT INTO ${graphs} (name, generation, created_at, created_by)
+         SELECT $1, COALESCE(max(generation), 0) + 1, $2, $3 FROM ${graphs} WHERE name = $1
+         ON CONFLICT DO NOTHING
+         RETURNING generation
+       )
+       SELECT generation, pg_notify($4, $5) FROM created`,
+      [name, at, this.instanceId, this.names.channel, this.#note(name)], `Could not store the creation of graph "${name}"`);
+    if (rows.length === 0) throw new ToolgraphError('TG_GRAPH_EXISTS', `Graph "${name}" already exists.`);
+    const generation = Number(rows[0]!.generation);
+    const cursor = this.#cursors.get(name);
+    if (!cursor || cursor.generation < generation) this.#cursors.set(name, { generation, version: 0, live: true });
+  }
+
+  async #dropGraph(name: string, at: string): Promise<void> {
+    const { graphs, batches, snapshots } = this.names;
+    const { rows } = await this.#query<{ generation: string }>(
+      `WITH dropped AS (
+         UPDATE ${graphs} SET dropped_at = $2, dropped_by = $3 WHERE name = $1 AND dropped_at IS NULL
+         RETURNING generation
+       ), batches_gone AS (
+         DELETE FROM ${batches} b USING dropped WHERE b.graph = $1 AND b.generation = dropped.generation
+       ), snapshots_gone AS (
+         DELETE FROM ${snapshots} s USING dropped WHERE s.graph = $1 AND s.generation = dropped.generation
+       )
+       SELECT generation, pg_notify($4, $5) FROM dropped`,
+      [name, at, this.instanceId, this.names.channel, this.#note(name)], `Could not store the drop of graph "${name}"`);
+    if (rows.length === 0) throw new ToolgraphError('TG_GRAPH_NOT_FOUND', `Graph "${name}" does not exist.`);
+    const cursor = this.#cursors.get(name);
+    if (cursor && cursor.generation === Number(rows[0]!.generation)) cursor.live = false;
+  }
+
+  async #appendBatch(batch: CommittedBatch): Promise<void> {
+    const { graphs, batches, snapshots } = this.names;
+    // FOR SHARE holds the graph live until we commit; the NOT EXISTS checks refuse a version at or
+    // below one already stored (or pruned behind a snapshot), the primary key refuses a racing twin.
+    const { rows } = await this.#query<{ live: number; inserted: number; generation: string | null }>(
+      `WITH live AS (
+         SELECT generation FROM ${graphs} WHERE name = $1 AND dropped_at IS NULL FOR SHARE
+       ), inserted AS (
+         INSERT INTO ${batches} (graph, generation, version, mutations, committed_at, origin)
+         SELECT $1, live.generation, $2, $3::json, $4, $5 FROM live
+          WHERE NOT EXISTS (SELECT 1 FROM ${batches} b WHERE b.graph = $1 AND b.generation = live.generation AND b.version >= $2)
+            AND NOT EXISTS (SELECT 1 FROM ${snapshots} s WHERE s.graph = $1 AND s.generation = live.generation AND s.version >= $2)
+         ON CONFLICT DO NOTHING
+         RETURNING generation
+       ), notified AS (
+         SELECT pg_notify($6, $7) FROM inserted
+       )
+       SELECT (SELECT count(*) FROM live)::int AS live,
+              (SELECT count(*) FROM notified)::int AS inserted,
+              (SELECT max(generation) FROM inserted) AS generation`,
+      [batch.graph, batch.version, JSON.stringify(batch.mutations), batch.committedAt, this.instanceId, this.names.channel, this.#note(batch.graph)],
+      `Could not store version ${batch.version} of graph "${batch.graph}"`);
+    const row = rows[0]!;
+    if (row.live === 0) throw new ToolgraphError('TG_GRAPH_NOT_FOUND', `Graph "${batch.graph}" does not exist.`);
+    if (row.inserted === 0) {
+      throw new ToolgraphError('TG_VERSION_CONFLICT',
+        `Graph "${batch.graph}" already has version ${batch.version}: another instance committed it first. Nothing was stored.`);
+    }
+    const cursor = this.#cursors.get(batch.graph);
+    if (cursor && cursor.live && cursor.generation === Number(row.generation) && cursor.version === batch.version - 1) cursor.version = batch.version;
+  }
+
+  // ---- plumbing ----------------------------------------------------------------------------------
+
+  #note(graph: string): string {
+    return JSON.stringify({ g: graph, o: this.instanceId });
+  }
+
+  #migrated(): Promise<void> {
+    this.#ready ??= migratePostgres(this.#pool, this.names).catch((error: unknown) => {
+      this.#ready = undefined;
+      throw storageFailed(`Could not create the toolgraph tables in PostgreSQL schema "${this.names.schema}"`, error);
+    });
+    return this.#ready;
+  }
+
+  async #connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.#pool.connect();
+    } catch (error) {
+      throw storageFailed('Could not connect to PostgreSQL', error);
+    }
+  }
+
+  async #query<R extends pg.QueryResultRow>(text: string, values: unknown[], failure: string): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.#pool.query<R>(text, values);
+    } catch (error) {
+      if ((error as { code?: string }).code === PG_UNDEFINED_TABLE) this.#ready = undefined;
+      throw storageFailed(failure, error);
+    }
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new ToolgraphError('TG_STORAGE_FAILED', 'The PostgreSQL persistence adapter is closed.');
+  }
+}
+
+function storageFailed(message: string, cause: unknown): ToolgraphError {
+  if (isToolgraphError(cause)) return cause;
+  const reason = cause instanceof Error && cause.message ? `: ${cause.message}` : '';
+  return new ToolgraphError('TG_STORAGE_FAILED', `${message}${reason}.`, { cause });
+}
+
+export function createPostgresPersistence(options: PostgresPersistenceOptions): PostgresPersistence {
+  return new PostgresPersistence(options);
+}

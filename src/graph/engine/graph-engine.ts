@@ -85,7 +85,10 @@ export class GraphEngine {
     return [...this.#graphs.keys()].sort().map((name) => this.#summary(this.#graphs.get(name)!));
   }
 
-  /** The live read view of a graph (TG_GRAPH_NOT_FOUND when there is none). */
+  /**
+   * The live read view of a graph (TG_GRAPH_NOT_FOUND when there is none). Take a fresh view per
+   * request: after a drop (or a followed re-create) an old view keeps showing the old graph.
+   */
   view(name: string): GraphView {
     return this.#store(name);
   }

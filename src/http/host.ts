@@ -14,6 +14,11 @@ export interface RunningHost {
   readonly server: Server;
   /** `http://host:port` as bound (port 0 resolved). */
   readonly origin: string;
+  /**
+   * Adds services once the origin is known (a service may need it, e.g. for the public URLs it
+   * publishes). Until then their paths answer 404.
+   */
+  mount(services: readonly HttpService[]): void;
   close(): Promise<void>;
 }
 
@@ -60,7 +65,9 @@ export function createHostHandler(options: HostOptions): (req: IncomingMessage, 
 }
 
 export async function startHost(options: HostOptions & { host: string; port: number }): Promise<RunningHost> {
-  const server = createServer(createHostHandler(options));
+  // The handler reads this array on every request, so mount() takes effect at once.
+  const services: HttpService[] = [...options.services];
+  const server = createServer(createHostHandler({ services, logger: options.logger }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -73,8 +80,11 @@ export async function startHost(options: HostOptions & { host: string; port: num
   return {
     server,
     origin: `http://${hostPart}:${address.port}`,
+    mount(added) {
+      services.push(...added);
+    },
     async close() {
-      await Promise.all(options.services.map((s) => s.close?.()));
+      await Promise.all(services.map((s) => s.close?.()));
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -17,7 +17,7 @@ beforeAll(async () => {
     { name: 'searchAll', description: 'Search across every search index; search, search, search', inputSchema: {}, outputSchema: {} },
     { name: 'bigOne', description: 'A large schema', inputSchema: { description: 'x'.repeat(10_000) }, outputSchema: {} },
   ])));
-  host = await startHost({ services: [createCatalogueService({ catalogue, logger: silentLogger })], logger: silentLogger, host: '127.0.0.1', port: 0 });
+  host = await startHost({ services: [createCatalogueService({ catalogue, logger: silentLogger() })], logger: silentLogger(), host: '127.0.0.1', port: 0 });
   catalogue.setPublicBaseUrl(host.origin);
   big = catalogue.search('bigOne')[0]!.manifest;
   small = catalogue.search('search')[0]!.manifest;

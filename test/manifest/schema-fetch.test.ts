@@ -24,7 +24,7 @@ interface TestServer {
 }
 
 async function startServer(catalogue: Catalogue): Promise<TestServer> {
-  const inner = createCatalogueService({ catalogue, logger: silentLogger });
+  const inner = createCatalogueService({ catalogue, logger: silentLogger() });
   const override: TestServer['override'] = { current: undefined };
   const requests = { fragments: 0 };
   // Sits in front of the real service so a test can tamper with, drop or resize a fragment.
@@ -46,7 +46,7 @@ async function startServer(catalogue: Catalogue): Promise<TestServer> {
       return inner.handle(req, res);
     },
   };
-  const host = await startHost({ services: [service], logger: silentLogger, host: '127.0.0.1', port: 0 });
+  const host = await startHost({ services: [service], logger: silentLogger(), host: '127.0.0.1', port: 0 });
   catalogue.setPublicBaseUrl(host.origin);
   return { host, catalogue, override, requests };
 }

@@ -34,7 +34,7 @@ export function registerSchemaCommand(program: Command, io: CliIo): void {
     .option('--json', 'print the JSON response')
     .action(async (query: string, opts: { url?: string; limit: number; json?: boolean }) => {
       const client = createSchemaClient({ url: catalogueUrl(opts) });
-      const results = await client.search(query, opts.limit);
+      const results = await client.search(query, opts.limit).finally(() => client.close());
       if (opts.json) {
         io.out(JSON.stringify({ results }, null, 2));
         return;
@@ -73,7 +73,7 @@ export function registerSchemaCommand(program: Command, io: CliIo): void {
           bar = createProgressBar({ label: manifest.alias, total: manifest.schema_bytes, format: formatBytes });
         },
         onProgress: (done) => bar?.update(done),
-      });
+      }).finally(() => client.close());
       if (fetched.from === 'network') bar?.finish();
       // Written only once every check passed, so a failed get leaves nothing at --out.
       if (opts.out === undefined) {

@@ -30,7 +30,7 @@ export async function fetchFragments(manifest: SchemaManifest, options: FetchFra
     const url = template.expand({ index: String(index) });
     let body: Buffer;
     try {
-      ({ body } = await fetchBytes(url, { ...options, maxBytes: expected, accept: 'application/octet-stream' }));
+      body = await fetchBytes(url, { get: options.get, retries: options.retries, backoff: options.backoff, maxBytes: expected, accept: 'application/octet-stream' });
     } catch (error) {
       if (error instanceof HttpStatusError && error.status === 404) {
         throw new ToolgraphError('TG_FRAGMENT_NOT_FOUND', `Fragment ${index} of ${manifest.fragment_count} is missing (HTTP 404 from ${url}).`);

@@ -4,7 +4,8 @@ import { isDigest } from '../limits.ts';
 import { normalizeBaseUrl } from '../public-urls.ts';
 import { assertSchemaManifest } from '../validate-manifest.ts';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './backoff.ts';
-import { fetchBytes, HttpStatusError, isUnreachable, type FetchLike } from './fetch-bytes.ts';
+import { fetchBytes, HttpStatusError, isUnreachable } from './fetch-bytes.ts';
+import { fetchHttpGet, nodeHttpGet, type FetchLike, type HttpGet } from './http-get.ts';
 import { fetchFragments } from './fetch-fragments.ts';
 import { SchemaCache } from './schema-cache.ts';
 import { assertFetchable, verifySchemaDocument, type VerifiedSchema } from './verify-schema.ts';
@@ -20,6 +21,7 @@ export interface SchemaClientOptions {
   url?: string;
   /** Directory of the content-addressed cache (`<cacheDir>/schemas/`); no cache when undefined. */
   cacheDir?: string;
+  /** Use this `fetch` instead of the built-in keep-alive node:http transport (tests rewrite answers with it). */
   fetch?: FetchLike;
   /** Retries per request after the first attempt. */
   retries?: number;
@@ -56,7 +58,8 @@ export interface FetchedSchema {
  */
 export class SchemaClient {
   readonly url: string;
-  readonly #fetch: FetchLike;
+  readonly #get: HttpGet;
+  readonly #close: () => void;
   readonly #retries: number;
   readonly #concurrency: number;
   readonly #backoff: BackoffOptions;
@@ -64,9 +67,16 @@ export class SchemaClient {
 
   constructor(options: SchemaClientOptions = {}) {
     this.url = normalizeBaseUrl(options.url ?? DEFAULT_CATALOGUE_URL);
-    this.#fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
     this.#retries = options.retries ?? DEFAULT_RETRIES;
     this.#concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+    if (options.fetch) {
+      this.#get = fetchHttpGet(options.fetch);
+      this.#close = () => undefined;
+    } else {
+      const transport = nodeHttpGet(this.#concurrency);
+      this.#get = transport;
+      this.#close = () => transport.close();
+    }
     this.#backoff = options.backoff ?? DEFAULT_BACKOFF;
     this.#cache = options.cacheDir === undefined ? undefined : new SchemaCache(options.cacheDir);
     if (!Number.isSafeInteger(this.#concurrency) || this.#concurrency < 1) throw new ToolgraphError('TG_BAD_REQUEST', `concurrency: expected a positive integer, got ${this.#concurrency}.`);
@@ -119,7 +129,7 @@ export class SchemaClient {
       }
     }
     const document = await fetchFragments(manifest, {
-      fetch: this.#fetch,
+      get: this.#get,
       retries: this.#retries,
       backoff: this.#backoff,
       concurrency: this.#concurrency,
@@ -128,6 +138,11 @@ export class SchemaClient {
     const schema = verifySchemaDocument(manifest, document);
     await this.#cache?.writeDocument(manifest.schema_sha256, document).catch(() => undefined);
     return { manifest, document, schema, from: 'network' };
+  }
+
+  /** Closes idle keep-alive connections (they never hold the process open). */
+  close(): void {
+    this.#close();
   }
 
   async #resolveOnline(name: string): Promise<SchemaManifest> {
@@ -153,7 +168,7 @@ export class SchemaClient {
   async #getJson(url: string, maxBytes: number, what: string): Promise<unknown> {
     let body: Buffer;
     try {
-      ({ body } = await fetchBytes(url, { fetch: this.#fetch, retries: this.#retries, backoff: this.#backoff, maxBytes, accept: 'application/json' }));
+      body = await fetchBytes(url, { get: this.#get, retries: this.#retries, backoff: this.#backoff, maxBytes, accept: 'application/json' });
     } catch (error) {
       if (error instanceof HttpStatusError) throw fromErrorBody(url, error, what);
       throw error;

@@ -8,3 +8,12 @@ export const processIo: CliIo = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
 };
+
+/** Thrown by a command that already printed its outcome and only needs a non-zero exit code. */
+export class CommandExit extends Error {
+  readonly exitCode: number;
+  constructor(exitCode: number) {
+    super(`exit ${exitCode}`);
+    this.exitCode = exitCode;
+  }
+}

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ToolgraphError } from '../../errors/index.ts';
 import { dispatch, serializeNativeResponse } from '../../graph/dispatch/index.ts';
-import type { CliIo } from '../cli-io.ts';
+import { CommandExit, type CliIo } from '../cli-io.ts';
 import { usingEngine, withEngineOptions } from '../open-cli-engine.ts';
 
 function parseParams(raw: unknown): Record<string, unknown> | null {
@@ -39,7 +39,7 @@ export function registerCypherCommand(program: Command, io: CliIo): void {
         { engine },
       );
       io.out(serializeNativeResponse(response));
-      if ('error' in response) process.exitCode = 1;
+      if ('error' in response) throw new CommandExit(1);
     });
   });
 }

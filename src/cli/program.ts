@@ -1,7 +1,11 @@
 import { Command, CommanderError } from 'commander';
 import { isToolgraphError } from '../errors/index.ts';
-import { processIo, type CliIo } from './cli-io.ts';
+import { CommandExit, processIo, type CliIo } from './cli-io.ts';
 import { registerConfigCommand } from './commands/config-command.ts';
+import { registerCypherCommand } from './commands/cypher-command.ts';
+import { registerGraphCommand } from './commands/graph-command.ts';
+import { registerIntrospectCommand } from './commands/introspect-command.ts';
+import { registerSchemaCommand } from './commands/schema-command.ts';
 import { registerServeCommand } from './commands/serve-command.ts';
 
 /** Builds the `toolgraph` program. Every command registered here works end to end. */
@@ -14,6 +18,10 @@ export function createProgram(io: CliIo = processIo): Command {
     .exitOverride();
   registerServeCommand(program, io);
   registerConfigCommand(program, io);
+  registerIntrospectCommand(program, io);
+  registerGraphCommand(program, io);
+  registerCypherCommand(program, io);
+  registerSchemaCommand(program, io);
   return program;
 }
 
@@ -25,6 +33,7 @@ export async function runProgram(argv: readonly string[], io: CliIo = processIo)
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof CommandExit) return error.exitCode;
     if (isToolgraphError(error)) {
       io.err(`toolgraph: ${error.code}: ${error.message}`);
       return error.code === 'TG_CONFIG_INVALID' ? 78 : 1;

@@ -123,8 +123,8 @@ export class PostgresPersistence implements PersistenceAdapter {
          SELECT s.version FROM ${snapshots} s JOIN live ON s.graph = $1 AND s.generation = live.generation
        ), stored AS (
          INSERT INTO ${snapshots} (graph, generation, version, body, written_at)
-         SELECT $1, live.generation, $2, $3::json, $4 FROM live
-          WHERE $2 = 0 OR EXISTS (SELECT 1 FROM ${batches} b WHERE b.graph = $1 AND b.generation = live.generation AND b.version = $2)
+         SELECT $1, live.generation, $2::bigint, $3::json, $4 FROM live
+          WHERE $2::bigint = 0 OR EXISTS (SELECT 1 FROM ${batches} b WHERE b.graph = $1 AND b.generation = live.generation AND b.version = $2::bigint)
          ON CONFLICT (graph, generation) DO UPDATE SET version = EXCLUDED.version, body = EXCLUDED.body, written_at = EXCLUDED.written_at
           WHERE ${snapshots}.version < EXCLUDED.version
          RETURNING generation
@@ -211,9 +211,9 @@ export class PostgresPersistence implements PersistenceAdapter {
          SELECT generation FROM ${graphs} WHERE name = $1 AND dropped_at IS NULL FOR SHARE
        ), inserted AS (
          INSERT INTO ${batches} (graph, generation, version, mutations, committed_at, origin)
-         SELECT $1, live.generation, $2, $3::json, $4, $5 FROM live
-          WHERE NOT EXISTS (SELECT 1 FROM ${batches} b WHERE b.graph = $1 AND b.generation = live.generation AND b.version >= $2)
-            AND NOT EXISTS (SELECT 1 FROM ${snapshots} s WHERE s.graph = $1 AND s.generation = live.generation AND s.version >= $2)
+         SELECT $1, live.generation, $2::bigint, $3::json, $4, $5 FROM live
+          WHERE NOT EXISTS (SELECT 1 FROM ${batches} b WHERE b.graph = $1 AND b.generation = live.generation AND b.version >= $2::bigint)
+            AND NOT EXISTS (SELECT 1 FROM ${snapshots} s WHERE s.graph = $1 AND s.generation = live.generation AND s.version >= $2::bigint)
          ON CONFLICT DO NOTHING
          RETURNING generation
        ), notified AS (

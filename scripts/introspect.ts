@@ -6,12 +6,12 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { GraphEngine, parseJsonl, withJsonlLine } from '../src/graph/engine/index.ts';
+import { GraphEngine } from '../src/graph/engine/index.ts';
+import { loadReferenceGraph } from '../src/graph/fixtures/index.ts';
 import { MemoryPersistence } from '../src/graph/persist/index.ts';
 import { sdlFromCatalogue } from '../src/graph/schema/index.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const FIXTURE_FILES = ['specs/fixtures/nodes.jsonl', 'specs/fixtures/edges.jsonl'];
 export const SDL_PATH = 'specs/graph.graphql';
 
 export const HEADER = [
@@ -23,15 +23,7 @@ export const HEADER = [
 /** Loads the fixture graph into a fresh in-memory engine under the graph name `reference`. */
 export async function loadFixtureEngine(root = ROOT): Promise<GraphEngine> {
   const engine = await GraphEngine.open({ persistence: new MemoryPersistence(), snapshotEvery: 0 });
-  await engine.createGraph('reference');
-  for (const file of FIXTURE_FILES) {
-    const parsed = parseJsonl(await readFile(`${root}${file}`, 'utf8'), file);
-    try {
-      await engine.commit({ graph: 'reference', mutations: parsed.mutations });
-    } catch (error) {
-      throw withJsonlLine(error, parsed, file);
-    }
-  }
+  await loadReferenceGraph(engine, 'reference', `${root}specs/fixtures`);
   return engine;
 }
 

@@ -15,7 +15,9 @@ export interface paths {
          *     The body is a NativeRequest naming the graph and a GraphQl or Cypher method. The answer is a
          *     NativeResponse echoing the request id with either `result` or `error`; a body that is not a
          *     NativeRequest at all is an HTTP 400 with ErrorBody. Requires a bearer token whose scopes allow
-         *     the operation (`kg:read`, `kg:write`, `kg:admin`, `query:graphql`, `query:*` or `*`).
+         *     the operation: reads need `kg:read`, `kg:write`, `kg:admin`, `query:*`, `*`, or the method's own
+         *     `query:graphql` / `query:cypher`; writes need `kg:write`, `kg:admin` or `*`. With AUTH_TYPE=none
+         *     (local development on loopback) the caller holds `*`.
          */
         post: operations["dispatch"];
         delete?: never;

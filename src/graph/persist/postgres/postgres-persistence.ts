@@ -17,6 +17,8 @@ export interface PostgresPersistenceOptions {
   readonly maxConnections?: number;
   /** Names this instance in the rows it writes; random by default. */
   readonly instanceId?: string;
+  /** Followers also look for missed changes this often (a NOTIFY lost to a crash). Default 5000 ms; 0 turns it off. */
+  readonly pollIntervalMs?: number;
 }
 
 const PG_UNDEFINED_TABLE = '42P01';
@@ -37,6 +39,9 @@ export class PostgresPersistence implements PersistenceAdapter {
   readonly #logger: Logger;
   readonly #cursors = new Map<string, GraphCursor>();
   readonly #followers = new Set<RecordFollower>();
+  readonly #pendingNotes = new Set<string>();
+  #notifier: Promise<void> | undefined;
+  readonly #pollIntervalMs: number;
   #ready: Promise<void> | undefined;
   #closed = false;
 
@@ -44,6 +49,7 @@ export class PostgresPersistence implements PersistenceAdapter {
     this.names = postgresNames(options.schema ?? 'public');
     this.instanceId = options.instanceId ?? randomUUID();
     this.#logger = options.logger ?? silentLogger();
+    this.#pollIntervalMs = options.pollIntervalMs ?? 5_000;
     this.#connection = { connectionString: options.connectionString, application_name: 'toolgraph' };
     this.#pool = new pg.Pool({ ...this.#connection, max: options.maxConnections ?? 10 });
     // An idle pooled connection that dies must not take the process with it; the next query reconnects.
@@ -141,7 +147,7 @@ export class PostgresPersistence implements PersistenceAdapter {
     await this.#migrated();
     const follower = new RecordFollower({
       pool: this.#pool, connection: this.#connection, names: this.names, instanceId: this.instanceId,
-      cursors: this.#cursors, onRecord, logger: this.#logger,
+      cursors: this.#cursors, onRecord, logger: this.#logger, pollIntervalMs: this.#pollIntervalMs,
     });
     this.#followers.add(follower);
     try {
@@ -162,6 +168,7 @@ export class PostgresPersistence implements PersistenceAdapter {
     this.#closed = true;
     await Promise.all([...this.#followers].map((f) => f.stop()));
     this.#followers.clear();
+    await this.#notifier;
     await this.#pool.end().catch((error: unknown) => this.#logger.warn({ err: error }, 'closing the PostgreSQL pool failed'));
   }
 
@@ -176,9 +183,10 @@ export class PostgresPersistence implements PersistenceAdapter {
          ON CONFLICT DO NOTHING
          RETURNING generation
        )
-       SELECT generation, pg_notify($4, $5) FROM created`,
-      [name, at, this.instanceId, this.names.channel, this.#note(name)], `Could not store the creation of graph "${name}"`);
+       SELECT generation FROM created`,
+      [name, at, this.instanceId], `Could not store the creation of graph "${name}"`);
     if (rows.length === 0) throw new ToolgraphError('TG_GRAPH_EXISTS', `Graph "${name}" already exists.`);
+    this.#notify(name);
     const generation = Number(rows[0]!.generation);
     const cursor = this.#cursors.get(name);
     if (!cursor || cursor.generation < generation) this.#cursors.set(name, { generation, version: 0, live: true });
@@ -195,9 +203,10 @@ export class PostgresPersistence implements PersistenceAdapter {
        ), snapshots_gone AS (
          DELETE FROM ${snapshots} s USING dropped WHERE s.graph = $1 AND s.generation = dropped.generation
        )
-       SELECT generation, pg_notify($4, $5) FROM dropped`,
-      [name, at, this.instanceId, this.names.channel, this.#note(name)], `Could not store the drop of graph "${name}"`);
+       SELECT generation FROM dropped`,
+      [name, at, this.instanceId], `Could not store the drop of graph "${name}"`);
     if (rows.length === 0) throw new ToolgraphError('TG_GRAPH_NOT_FOUND', `Graph "${name}" does not exist.`);
+    this.#notify(name);
     const cursor = this.#cursors.get(name);
     if (cursor && cursor.generation === Number(rows[0]!.generation)) cursor.live = false;
   }
@@ -216,13 +225,11 @@ export class PostgresPersistence implements PersistenceAdapter {
             AND NOT EXISTS (SELECT 1 FROM ${snapshots} s WHERE s.graph = $1 AND s.generation = live.generation AND s.version >= $2::bigint)
          ON CONFLICT DO NOTHING
          RETURNING generation
-       ), notified AS (
-         SELECT pg_notify($6, $7) FROM inserted
        )
        SELECT (SELECT count(*) FROM live)::int AS live,
-              (SELECT count(*) FROM notified)::int AS inserted,
+              (SELECT count(*) FROM inserted)::int AS inserted,
               (SELECT max(generation) FROM inserted) AS generation`,
-      [batch.graph, batch.version, JSON.stringify(batch.mutations), batch.committedAt, this.instanceId, this.names.channel, this.#note(batch.graph)],
+      [batch.graph, batch.version, JSON.stringify(batch.mutations), batch.committedAt, this.instanceId],
       `Could not store version ${batch.version} of graph "${batch.graph}"`);
     const row = rows[0]!;
     if (row.live === 0) throw new ToolgraphError('TG_GRAPH_NOT_FOUND', `Graph "${batch.graph}" does not exist.`);
@@ -230,14 +237,40 @@ export class PostgresPersistence implements PersistenceAdapter {
       throw new ToolgraphError('TG_VERSION_CONFLICT',
         `Graph "${batch.graph}" already has version ${batch.version}: another instance committed it first. Nothing was stored.`);
     }
+    this.#notify(batch.graph);
     const cursor = this.#cursors.get(batch.graph);
     if (cursor && cursor.live && cursor.generation === Number(row.generation) && cursor.version === batch.version - 1) cursor.version = batch.version;
   }
 
   // ---- plumbing ----------------------------------------------------------------------------------
 
-  #note(graph: string): string {
-    return JSON.stringify({ g: graph, o: this.instanceId });
+  /**
+   * Tells followers a graph changed. Not inside the write's transaction: a transaction that NOTIFYs
+   * holds a database-wide lock through its commit (WAL flush included), which would serialise every
+   * commit and defeat PostgreSQL's group commit. Names waiting while one NOTIFY is in flight go out
+   * together in the next. If this process dies between a commit and its NOTIFY, followers' periodic
+   * poll finds the change.
+   */
+  #notify(graph: string): void {
+    this.#pendingNotes.add(graph);
+    this.#notifier ??= this.#sendNotes().finally(() => {
+      this.#notifier = undefined;
+    });
+  }
+
+  async #sendNotes(): Promise<void> {
+    while (this.#pendingNotes.size > 0) {
+      const notes = [...this.#pendingNotes].map((g) => JSON.stringify({ g, o: this.instanceId }));
+      this.#pendingNotes.clear();
+      try {
+        // A notification needs no durability: an asynchronous commit spares it a WAL flush.
+        await this.#pool.query(
+          `SELECT pg_notify($1, note) FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async, unnest($2::text[]) AS note`,
+          [this.names.channel, notes]);
+      } catch (error) {
+        this.#logger.warn({ err: error }, 'could not NOTIFY other instances; they will find the change when they next poll');
+      }
+    }
   }
 
   #migrated(): Promise<void> {

@@ -19,6 +19,8 @@ export interface FollowerOptions {
   readonly cursors: Map<string, GraphCursor>;
   readonly onRecord: (record: LogRecord) => void;
   readonly logger: Logger;
+  /** Look for changes whose NOTIFY was lost this often; 0 never. */
+  readonly pollIntervalMs: number;
 }
 
 const MAX_BACKOFF_MS = 5_000;
@@ -40,6 +42,7 @@ export class RecordFollower {
   #backoff = 100;
   #retryTimer: NodeJS.Timeout | undefined;
   #reconnectTimer: NodeJS.Timeout | undefined;
+  #pollTimer: NodeJS.Timeout | undefined;
   readonly #gapsReported = new Set<string>();
 
   constructor(options: FollowerOptions) {
@@ -50,12 +53,20 @@ export class RecordFollower {
     await this.#listen();
     this.#kick();
     await this.#running;
+    if (this.#o.pollIntervalMs > 0) {
+      this.#pollTimer = setInterval(() => {
+        this.#fullSync = true;
+        this.#kick();
+      }, this.#o.pollIntervalMs);
+      this.#pollTimer.unref();
+    }
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#retryTimer);
     clearTimeout(this.#reconnectTimer);
+    clearInterval(this.#pollTimer);
     const client = this.#client;
     this.#client = undefined;
     if (client) {
@@ -136,9 +147,7 @@ export class RecordFollower {
       try {
         if (this.#fullSync) {
           this.#fullSync = false;
-          const { rows } = await this.#o.pool.query<{ name: string }>(`SELECT name FROM ${this.#o.names.graphs} WHERE dropped_at IS NULL`);
-          for (const row of rows) this.#dirty.add(row.name);
-          for (const [name, cursor] of this.#o.cursors) if (cursor.live) this.#dirty.add(name);
+          await this.#findChanged();
           continue;
         }
         const name = this.#dirty.values().next().value as string;
@@ -161,6 +170,22 @@ export class RecordFollower {
         return;
       }
     }
+  }
+
+  /** Marks every graph whose live incarnation or last version differs from its cursor; one query. */
+  async #findChanged(): Promise<void> {
+    const { graphs, batches } = this.#o.names;
+    const { rows } = await this.#o.pool.query<{ name: string; generation: string; version: string }>(
+      `SELECT g.name, g.generation,
+              COALESCE((SELECT max(b.version) FROM ${batches} b WHERE b.graph = g.name AND b.generation = g.generation), 0) AS version
+         FROM ${graphs} g WHERE g.dropped_at IS NULL`);
+    const live = new Set<string>();
+    for (const row of rows) {
+      live.add(row.name);
+      const cursor = this.#o.cursors.get(row.name);
+      if (!cursor?.live || cursor.generation !== Number(row.generation) || cursor.version < Number(row.version)) this.#dirty.add(row.name);
+    }
+    for (const [name, cursor] of this.#o.cursors) if (cursor.live && !live.has(name)) this.#dirty.add(name);
   }
 
   /** Delivers everything after the cursor of one graph name, across incarnations, in order. */

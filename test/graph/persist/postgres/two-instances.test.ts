@@ -21,8 +21,8 @@ describe.skipIf(!TEST_DATABASE_URL)(TEST_DATABASE_URL ? 'two engine instances on
   let schema: string;
   let engines: GraphEngine[];
 
-  async function instance(snapshotEvery = 1000): Promise<GraphEngine> {
-    const persistence = new PostgresPersistence({ connectionString: TEST_DATABASE_URL!, schema, maxConnections: 4 });
+  async function instance(snapshotEvery = 1000, pollIntervalMs = 5_000): Promise<GraphEngine> {
+    const persistence = new PostgresPersistence({ connectionString: TEST_DATABASE_URL!, schema, maxConnections: 4, pollIntervalMs });
     const engine = await GraphEngine.open({ persistence, snapshotEvery });
     engines.push(engine);
     return engine;
@@ -134,5 +134,23 @@ describe.skipIf(!TEST_DATABASE_URL)(TEST_DATABASE_URL ? 'two engine instances on
     await b.commit({ graph: 'cut', mutations: [{ op: 'deleteNode', id: 'n1' }] });
     await until('a sees b again', () => versionOf(a, 'cut') === 6);
     expect(engineState(a)).toEqual(engineState(b));
+  });
+
+  it('finds a commit whose NOTIFY never went out (its writer died in between) by polling', async () => {
+    const a = await instance(1000, 100);
+    await a.createGraph('quiet');
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    try {
+      // What a writer leaves when it dies right after COMMIT: the row, and no NOTIFY.
+      await admin.query(
+        `INSERT INTO "${schema}".toolgraph_batches (graph, generation, version, mutations, committed_at, origin)
+         VALUES ('quiet', 1, 1, $1::json, '2026-11-22T00:00:00.000Z', 'a-dead-instance')`,
+        [JSON.stringify([{ op: 'createNode', id: 'late', label: 'N', props: { ok: true } }])]);
+    } finally {
+      await admin.end();
+    }
+    await until('a polled it in', () => versionOf(a, 'quiet') === 1);
+    expect(a.view('quiet').node('late')?.props).toEqual({ ok: true });
   });
 });

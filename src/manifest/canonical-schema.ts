@@ -1,4 +1,4 @@
-import { canonicalJson } from './canonical-json.ts';
+import { canonicalJson, canonicalJsonOfParsed } from './canonical-json.ts';
 import type { OperationSchema } from './schema-source.ts';
 import { sha256Hex } from './sha256.ts';
 
@@ -28,5 +28,5 @@ export function canonicalSchema(operation: Pick<OperationSchema, 'operation' | '
 
 /** JCS digest of a parsed part (input or output) of a schema document, as a client recomputes it. */
 export function partDigest(part: unknown): string {
-  return sha256Hex(canonicalJson(part));
+  return sha256Hex(canonicalJsonOfParsed(part));
 }

@@ -8,7 +8,7 @@ export {
   ALIAS_PATTERN, ALIAS_MAX_LENGTH, DIGEST_PATTERN, isDigest,
 } from './limits.ts';
 export { sha256Hex } from './sha256.ts';
-export { canonicalJson } from './canonical-json.ts';
+export { canonicalJson, canonicalJsonOfParsed } from './canonical-json.ts';
 export type { JsonValue } from './canonical-json.ts';
 export { canonicalSchema, partDigest } from './canonical-schema.ts';
 export type { CanonicalSchema } from './canonical-schema.ts';
@@ -41,6 +41,6 @@ export type { CatalogueServiceOptions } from './catalogue-service.ts';
 // Verified fetch
 export {
   SchemaClient, createSchemaClient, DEFAULT_CATALOGUE_URL, DEFAULT_CONCURRENCY, DEFAULT_RETRIES, SchemaCache,
-  fetchFragments, assertFetchable, verifySchemaDocument, writeFileAtomic,
+  fetchFragments, assertFetchable, verifySchemaDocument, writeFileAtomic, nodeHttpGet, fetchHttpGet,
 } from './client/index.ts';
-export type { SchemaClientOptions, SearchHitView, GetOptions, FetchedSchema, FetchLike, VerifiedSchema, BackoffOptions } from './client/index.ts';
+export type { SchemaClientOptions, SearchHitView, GetOptions, FetchedSchema, FetchLike, HttpGet, VerifiedSchema, BackoffOptions } from './client/index.ts';

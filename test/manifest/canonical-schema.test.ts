@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  canonicalJson, canonicalSchema, FRAGMENT_BYTES, fragmentCount, fragmentLength, fragmentOf, MAX_SCHEMA_BYTES, partDigest, sha256Hex,
+  canonicalJson, canonicalJsonOfParsed, canonicalSchema, FRAGMENT_BYTES, fragmentCount, fragmentLength, fragmentOf, MAX_SCHEMA_BYTES, partDigest, sha256Hex,
 } from '../../src/manifest/index.ts';
 
 describe('sha256Hex', () => {
@@ -34,6 +34,20 @@ describe('canonicalJson (RFC 8785)', () => {
     expect(() => canonicalJson({ a: Infinity })).toThrow(/Infinity/);
     expect(() => canonicalJson('\ud800')).toThrow(/surrogate/);
     expect(() => canonicalJson(undefined)).toThrow(/no JSON form/);
+  });
+
+  it('has a fast form for parsed values that is byte-identical to the canonicalize package (property)', () => {
+    fc.assert(fc.property(fc.jsonValue(), (value) => {
+      expect(canonicalJsonOfParsed(value)).toBe(canonicalJson(value));
+      const parsed: unknown = JSON.parse(JSON.stringify(value));
+      expect(canonicalJsonOfParsed(parsed)).toBe(canonicalJson(parsed));
+    }), { numRuns: 500 });
+    // Integer-like keys: JS enumerates them first and numerically; JCS sorts by code units.
+    const tricky = JSON.parse('{"b":1,"10":2,"9":3,"$defs":4,"a":{"2":0,"1":[1e21,-0,0.1]}}');
+    expect(canonicalJsonOfParsed(tricky)).toBe(canonicalJson(tricky));
+    expect(canonicalJsonOfParsed(tricky)).toBe('{"$defs":4,"10":2,"9":3,"a":{"1":[1e+21,0,0.1],"2":0},"b":1}');
+    expect(() => canonicalJsonOfParsed({ k: '\ud800' })).toThrow(/surrogate/);
+    expect(() => canonicalJsonOfParsed({ '\udc00': 1 })).toThrow(/surrogate/);
   });
 
   it('is idempotent under parse (property)', () => {

@@ -156,7 +156,8 @@ export async function recoverLog(dir: string, logger: Logger): Promise<Recovered
       chosen = candidates.find((s) => s.createdSeq === inc.createdSeq);
     }
     stale.push(...candidates.filter((s) => s !== chosen));
-    if (inc === null) continue;
+    // Dropped, or only stale snapshots of incarnations the log has since ended.
+    if (inc === null || (inc === undefined && !chosen)) continue;
     const snapVersion = chosen ? chosen.snapshot.version : -1;
     const after = (inc?.records ?? []).filter((r) => r.record.kind !== 'batch' || r.record.batch.version > snapVersion);
     const kept = chosen ? after.filter((r) => r.record.kind === 'batch') : after;

@@ -1,19 +1,7 @@
 import ts from 'typescript';
+import { stableJsonText } from '../../src/manifest/stable-json.ts';
 
-/** Rewrites a JSON value with object keys in code-point order, so serialisation never depends on insertion order. */
-export function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
-    return out;
-  }
-  return value;
-}
-
-export function formatJson(value: unknown): string {
-  return `${JSON.stringify(sortKeys(value), null, 2)}\n`;
-}
+export const formatJson = stableJsonText;
 
 /**
  * Re-prints JavaScript/TypeScript through the TypeScript printer: ajv's standalone output is one long line,

@@ -1,5 +1,6 @@
 import type { Expr, Pattern, Query } from './ast.ts';
 import { syntaxProblem } from './cypher-error.ts';
+import { forEachOperand } from './expr-operands.ts';
 
 type Kind = 'node' | 'rel' | 'value';
 
@@ -24,20 +25,6 @@ export function checkQuery(query: Query, source: string): void {
       case 'variable':
         if (!names.has(expr.name)) fail(expr.offset, `variable \`${expr.name}\` is not defined.`);
         return;
-      case 'literal': case 'parameter': return;
-      case 'list': for (const e of expr.items) checkExpr(e, names); return;
-      case 'map': for (const e of expr.entries) checkExpr(e.value, names); return;
-      case 'property': case 'hasLabel': checkExpr(expr.target, names); return;
-      case 'index': checkExpr(expr.target, names); checkExpr(expr.index, names); return;
-      case 'and': case 'or': case 'xor': for (const e of expr.operands) checkExpr(e, names); return;
-      case 'not': case 'negate': case 'isNull': checkExpr(expr.operand, names); return;
-      case 'comparison': case 'arithmetic':
-        checkExpr(expr.first, names);
-        for (const r of expr.rest) checkExpr(r.expr, names);
-        return;
-      case 'in': checkExpr(expr.element, names); checkExpr(expr.list, names); return;
-      case 'string': checkExpr(expr.left, names); checkExpr(expr.right, names); return;
-      case 'call': for (const e of expr.args) checkExpr(e, names); return;
       case 'mapProjection':
         if (!names.has(expr.variable)) fail(expr.offset, `variable \`${expr.variable}\` is not defined.`);
         for (const item of expr.items) {
@@ -57,6 +44,8 @@ export function checkQuery(query: Query, source: string): void {
         bindPattern(expr.pattern, inner, names);
         return;
       }
+      default:
+        forEachOperand(expr, (operand) => checkExpr(operand, names));
     }
   };
 

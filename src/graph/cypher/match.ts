@@ -4,6 +4,7 @@ import { runtimeError } from './cypher-error.ts';
 import { asBoolean, equals, evaluate } from './evaluate.ts';
 import type { Row, RunContext, SubqueryExpr } from './run-context.ts';
 import { EdgeRef, NodeRef, compareCodePoints, isMap, type Value } from './values.ts';
+import { forEachOperand } from './expr-operands.ts';
 
 /**
  * A row being matched: its bindings, the edges it already used in this MATCH (Cypher never binds
@@ -289,30 +290,8 @@ function expandStep(rel: RelPattern, node: NodePattern, cursors: Cursor[], ctx: 
 
 /** Finds pattern comprehensions and predicates, not looking inside them (they prepare their own insides). */
 export function collectSubqueries(expr: Expr, out: SubqueryExpr[]): void {
-  switch (expr.kind) {
-    case 'patternComprehension':
-    case 'patternPredicate':
-      out.push(expr);
-      return;
-    case 'list': for (const e of expr.items) collectSubqueries(e, out); return;
-    case 'map': for (const e of expr.entries) collectSubqueries(e.value, out); return;
-    case 'property': case 'hasLabel': collectSubqueries(expr.target, out); return;
-    case 'index': collectSubqueries(expr.target, out); collectSubqueries(expr.index, out); return;
-    case 'and': case 'or': case 'xor': for (const e of expr.operands) collectSubqueries(e, out); return;
-    case 'not': case 'negate': case 'isNull': collectSubqueries(expr.operand, out); return;
-    case 'comparison': case 'arithmetic':
-      collectSubqueries(expr.first, out);
-      for (const r of expr.rest) collectSubqueries(r.expr, out);
-      return;
-    case 'in': collectSubqueries(expr.element, out); collectSubqueries(expr.list, out); return;
-    case 'string': collectSubqueries(expr.left, out); collectSubqueries(expr.right, out); return;
-    case 'call': for (const e of expr.args) collectSubqueries(e, out); return;
-    case 'mapProjection':
-      for (const item of expr.items) if (item.kind === 'literalEntry') collectSubqueries(item.value, out);
-      return;
-    default:
-      return;
-  }
+  if (expr.kind === 'patternComprehension' || expr.kind === 'patternPredicate') out.push(expr);
+  else forEachOperand(expr, (operand) => collectSubqueries(operand, out));
 }
 
 /**

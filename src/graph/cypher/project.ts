@@ -5,6 +5,7 @@ import { functionSpec } from './functions.ts';
 import { prepareSubqueries } from './match.ts';
 import type { Row, RunContext } from './run-context.ts';
 import { compareCodePoints, compareValues, typeName, valueKey, type Value } from './values.ts';
+import { forEachOperand } from './expr-operands.ts';
 
 export interface Projection {
   readonly columns: string[];
@@ -29,30 +30,8 @@ function isAggregateCall(expr: Expr): boolean {
 
 /** Aggregate calls in an expression (never nested: the parser refuses an aggregate inside another). */
 function collectAggregates(expr: Expr, out: Extract<Expr, { kind: 'call' }>[]): void {
-  if (expr.kind === 'call' && isAggregateCall(expr)) {
-    out.push(expr);
-    return;
-  }
-  switch (expr.kind) {
-    case 'list': for (const e of expr.items) collectAggregates(e, out); return;
-    case 'map': for (const e of expr.entries) collectAggregates(e.value, out); return;
-    case 'property': case 'hasLabel': collectAggregates(expr.target, out); return;
-    case 'index': collectAggregates(expr.target, out); collectAggregates(expr.index, out); return;
-    case 'and': case 'or': case 'xor': for (const e of expr.operands) collectAggregates(e, out); return;
-    case 'not': case 'negate': case 'isNull': collectAggregates(expr.operand, out); return;
-    case 'comparison': case 'arithmetic':
-      collectAggregates(expr.first, out);
-      for (const r of expr.rest) collectAggregates(r.expr, out);
-      return;
-    case 'in': collectAggregates(expr.element, out); collectAggregates(expr.list, out); return;
-    case 'string': collectAggregates(expr.left, out); collectAggregates(expr.right, out); return;
-    case 'call': for (const e of expr.args) collectAggregates(e, out); return;
-    case 'mapProjection':
-      for (const item of expr.items) if (item.kind === 'literalEntry') collectAggregates(item.value, out);
-      return;
-    default:
-      return;
-  }
+  if (expr.kind === 'call' && isAggregateCall(expr)) out.push(expr);
+  else forEachOperand(expr, (operand) => collectAggregates(operand, out));
 }
 
 function aggregate(call: Extract<Expr, { kind: 'call' }>, rows: readonly Row[], ctx: RunContext): Value {

@@ -1,0 +1,29 @@
+import type { Expr } from './ast.ts';
+
+/**
+ * Calls `visit` on each direct sub-expression of `expr` that is evaluated in the same scope. Pattern
+ * comprehensions and predicates have none here: their insides bind their own variables, so each
+ * walker decides how to enter them.
+ */
+export function forEachOperand(expr: Expr, visit: (operand: Expr) => void): void {
+  switch (expr.kind) {
+    case 'list': for (const e of expr.items) visit(e); return;
+    case 'map': for (const e of expr.entries) visit(e.value); return;
+    case 'property': case 'hasLabel': visit(expr.target); return;
+    case 'index': visit(expr.target); visit(expr.index); return;
+    case 'and': case 'or': case 'xor': for (const e of expr.operands) visit(e); return;
+    case 'not': case 'negate': case 'isNull': visit(expr.operand); return;
+    case 'comparison': case 'arithmetic':
+      visit(expr.first);
+      for (const r of expr.rest) visit(r.expr);
+      return;
+    case 'in': visit(expr.element); visit(expr.list); return;
+    case 'string': visit(expr.left); visit(expr.right); return;
+    case 'call': for (const e of expr.args) visit(e); return;
+    case 'mapProjection':
+      for (const item of expr.items) if (item.kind === 'literalEntry') visit(item.value);
+      return;
+    case 'literal': case 'parameter': case 'variable': case 'patternComprehension': case 'patternPredicate':
+      return;
+  }
+}

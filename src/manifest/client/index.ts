@@ -12,3 +12,5 @@ export type { VerifiedSchema } from './verify-schema.ts';
 export { writeFileAtomic } from './write-atomic.ts';
 export { backoffDelay, DEFAULT_BACKOFF } from './backoff.ts';
 export type { BackoffOptions } from './backoff.ts';
+export { scanCanonicalJson, NotCanonicalError } from './canonical-scan.ts';
+export type { CanonicalMember } from './canonical-scan.ts';

@@ -1,9 +1,9 @@
 import type { SchemaManifest } from '../../../generated/types/schema-manifest.ts';
 import { ToolgraphError } from '../../errors/index.ts';
-import { partDigest } from '../canonical-schema.ts';
 import { fragmentCount } from '../fragments.ts';
 import { MAX_SCHEMA_BYTES } from '../limits.ts';
 import { sha256Hex } from '../sha256.ts';
+import { NotCanonicalError, scanCanonicalJson, type CanonicalMember } from './canonical-scan.ts';
 
 /** A verified canonical schema document. */
 export interface VerifiedSchema {
@@ -27,8 +27,12 @@ export function assertFetchable(manifest: SchemaManifest): void {
 }
 
 /**
- * Checks reassembled bytes against their manifest: total length, schema_sha256, JSON parse, then the
- * JCS digests of the parsed input and output. Returns the parsed document.
+ * Checks reassembled bytes against their manifest: total length, schema_sha256, then a validating
+ * parse that accepts only RFC 8785 (JCS) bytes with exactly the members input, operation, output (in
+ * that, the canonical, order), the operation, and the input and output digests. Since the bytes are
+ * canonical, the byte range of each member value is the JCS of that value, so its digest is taken
+ * over the range instead of re-serialising a parsed copy (which cost more than the download).
+ * Returns the document; `input` and `output` are parsed from their ranges on first use.
  */
 export function verifySchemaDocument(manifest: SchemaManifest, document: Uint8Array): VerifiedSchema {
   if (document.length !== manifest.schema_bytes) {
@@ -38,26 +42,51 @@ export function verifySchemaDocument(manifest: SchemaManifest, document: Uint8Ar
   if (digest !== manifest.schema_sha256) {
     throw new ToolgraphError('TG_DIGEST_MISMATCH', `The reassembled schema hashes to ${digest}; the manifest announces schema_sha256 ${manifest.schema_sha256}.`);
   }
-  let parsed: unknown;
+  return verifyCanonicalParts(manifest, document);
+}
+
+/** The checks after the whole-document digest: canonical form, shape, operation, part digests. */
+function verifyCanonicalParts(manifest: SchemaManifest, document: Uint8Array): VerifiedSchema {
+  let members: CanonicalMember[] | undefined;
   try {
-    parsed = JSON.parse(Buffer.from(document.buffer, document.byteOffset, document.byteLength).toString('utf8'));
+    members = scanCanonicalJson(document);
   } catch (error) {
-    throw new ToolgraphError('TG_DIGEST_MISMATCH', `The schema matches its digest but is not JSON (${(error as Error).message}).`, { cause: error });
+    if (!(error instanceof NotCanonicalError)) throw error;
+    throw new ToolgraphError('TG_DIGEST_MISMATCH', `The schema matches its digest but is not canonical (RFC 8785) JSON: ${error.message}.`, { cause: error });
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || !('input' in parsed) || !('output' in parsed)) {
-    throw new ToolgraphError('TG_DIGEST_MISMATCH', 'The schema matches its digest but is not an {operation, input, output} document.');
+  if (members?.length !== 3 || members[0]!.key !== 'input' || members[1]!.key !== 'operation' || members[2]!.key !== 'output') {
+    throw new ToolgraphError('TG_DIGEST_MISMATCH', 'The schema matches its digest but is not an {input, operation, output} document.');
   }
-  const doc = parsed as { operation?: unknown; input: unknown; output: unknown };
-  if (doc.operation !== manifest.operation) {
-    throw new ToolgraphError('TG_DIGEST_MISMATCH', `The schema document names operation ${JSON.stringify(doc.operation)}; the manifest names ${JSON.stringify(manifest.operation)}.`);
+  const [inputRange, operationRange, outputRange] = members as [CanonicalMember, CanonicalMember, CanonicalMember];
+  const bytes = Buffer.from(document.buffer, document.byteOffset, document.byteLength);
+  const operation: unknown = JSON.parse(bytes.toString('utf8', operationRange.start, operationRange.end));
+  if (operation !== manifest.operation) {
+    throw new ToolgraphError('TG_DIGEST_MISMATCH', `The schema document names operation ${JSON.stringify(operation)}; the manifest names ${JSON.stringify(manifest.operation)}.`);
   }
-  const input = partDigest(doc.input);
+  const input = sha256Hex(bytes.subarray(inputRange.start, inputRange.end));
   if (input !== manifest.input_schema_sha256) {
     throw new ToolgraphError('TG_DIGEST_MISMATCH', `The input schema hashes to ${input}; the manifest announces input_schema_sha256 ${manifest.input_schema_sha256}.`);
   }
-  const output = partDigest(doc.output);
+  const output = sha256Hex(bytes.subarray(outputRange.start, outputRange.end));
   if (output !== manifest.output_schema_sha256) {
     throw new ToolgraphError('TG_DIGEST_MISMATCH', `The output schema hashes to ${output}; the manifest announces output_schema_sha256 ${manifest.output_schema_sha256}.`);
   }
-  return { operation: manifest.operation, input: doc.input, output: doc.output };
+  return lazySchema(manifest.operation, bytes, inputRange, outputRange);
+}
+
+/** The parts as values, parsed from their (verified) ranges only if someone asks. */
+function lazySchema(operation: string, bytes: Buffer, inputRange: CanonicalMember, outputRange: CanonicalMember): VerifiedSchema {
+  let input: { value: unknown } | undefined;
+  let output: { value: unknown } | undefined;
+  return {
+    operation,
+    get input() {
+      input ??= { value: JSON.parse(bytes.toString('utf8', inputRange.start, inputRange.end)) };
+      return input.value;
+    },
+    get output() {
+      output ??= { value: JSON.parse(bytes.toString('utf8', outputRange.start, outputRange.end)) };
+      return output.value;
+    },
+  };
 }

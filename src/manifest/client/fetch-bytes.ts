@@ -10,6 +10,9 @@ export interface FetchBytesOptions {
   /** Bodies longer than this are cut off one byte past it. */
   maxBytes: number;
   accept?: string;
+  /** Attempts already made elsewhere (they count against `retries`), and what went wrong last. */
+  attemptsUsed?: number;
+  lastProblem?: string;
 }
 
 /** Thrown for an answer that retrying will not change (a 4xx other than 429). */
@@ -29,8 +32,8 @@ export class HttpStatusError extends Error {
  * (retries used up).
  */
 export async function fetchBytes(url: string, options: FetchBytesOptions): Promise<Buffer> {
-  let lastProblem = '';
-  for (let attempt = 0; attempt <= options.retries; attempt++) {
+  let lastProblem = options.lastProblem ?? '';
+  for (let attempt = options.attemptsUsed ?? 0; attempt <= options.retries; attempt++) {
     if (attempt > 0) await sleep(backoffDelay(attempt, options.backoff));
     let status: number;
     let body: Buffer;

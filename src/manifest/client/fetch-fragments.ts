@@ -3,12 +3,18 @@ import type { SchemaManifest } from '../../../generated/types/schema-manifest.ts
 import { ToolgraphError } from '../../errors/index.ts';
 import { fragmentLength } from '../fragments.ts';
 import { fetchBytes, HttpStatusError, type FetchBytesOptions } from './fetch-bytes.ts';
+import { fetchPipelined, type Leftover } from './pipelined-fragments.ts';
 
 export interface FetchFragmentsOptions extends Omit<FetchBytesOptions, 'maxBytes' | 'accept'> {
   /** Fragments in flight at once. */
   concurrency: number;
   /** Called with the bytes received so far after each fragment. */
   onProgress?: (bytesDone: number) => void;
+  /**
+   * First try HTTP/1.1 pipelining over this many raw keep-alive sockets (http: only), splitting
+   * `concurrency` between them, and fetch only what that could not deliver the ordinary way.
+   */
+  pipelineSockets?: number;
 }
 
 /**
@@ -20,17 +26,48 @@ export interface FetchFragmentsOptions extends Omit<FetchBytesOptions, 'maxBytes
  */
 export async function fetchFragments(manifest: SchemaManifest, options: FetchFragmentsOptions): Promise<Buffer> {
   const template = parseTemplate(manifest.fragment_uri_template);
+  const count = manifest.fragment_count;
+  const urls = Array.from({ length: count }, (_, index) => template.expand({ index: String(index) }));
   const document = Buffer.allocUnsafe(manifest.schema_bytes);
-  let next = 0;
   let done = 0;
   let failure: unknown;
 
-  const fetchOne = async (index: number): Promise<void> => {
+  let queue: Leftover[] = urls.map((_, index) => ({ index, attempts: 0, problem: '' }));
+  const pipelineOrigin = options.pipelineSockets ? plainHttpOrigin(urls[0] ?? '') : undefined;
+  if (pipelineOrigin !== undefined && count > 0) {
+    const prefix = pipelineOrigin.length;
+    const sockets = Math.min(options.pipelineSockets!, options.concurrency);
+    queue = await fetchPipelined({
+      origin: pipelineOrigin,
+      count,
+      target: (index) => {
+        const url = urls[index]!;
+        const target = url.slice(prefix);
+        return url.startsWith(pipelineOrigin) && REQUEST_TARGET.test(target) ? target : undefined;
+      },
+      length: (index) => fragmentLength(manifest.schema_bytes, index),
+      offset: (index) => index * 4096,
+      document,
+      sockets,
+      // The concurrency option bounds requests in flight, whichever way they go.
+      depth: Math.max(1, Math.floor(options.concurrency / sockets)),
+      onFragment: (index) => {
+        done += fragmentLength(manifest.schema_bytes, index);
+        options.onProgress?.(done);
+      },
+    });
+    queue.sort((a, b) => a.index - b.index);
+  }
+
+  const fetchOne = async ({ index, attempts, problem }: Leftover): Promise<void> => {
     const expected = fragmentLength(manifest.schema_bytes, index);
-    const url = template.expand({ index: String(index) });
+    const url = urls[index]!;
     let body: Buffer;
     try {
-      body = await fetchBytes(url, { get: options.get, retries: options.retries, backoff: options.backoff, maxBytes: expected, accept: 'application/octet-stream' });
+      body = await fetchBytes(url, {
+        get: options.get, retries: options.retries, backoff: options.backoff, maxBytes: expected, accept: 'application/octet-stream',
+        ...(attempts > 0 ? { attemptsUsed: attempts, lastProblem: problem } : {}),
+      });
     } catch (error) {
       if (error instanceof HttpStatusError && error.status === 404) {
         throw new ToolgraphError('TG_FRAGMENT_NOT_FOUND', `Fragment ${index} of ${manifest.fragment_count} is missing (HTTP 404 from ${url}).`);
@@ -50,18 +87,28 @@ export async function fetchFragments(manifest: SchemaManifest, options: FetchFra
     options.onProgress?.(done);
   };
 
+  let next = 0;
   const worker = async (): Promise<void> => {
-    while (failure === undefined && next < manifest.fragment_count) {
-      const index = next++;
+    while (failure === undefined && next < queue.length) {
+      const item = queue[next++]!;
       try {
-        await fetchOne(index);
+        await fetchOne(item);
       } catch (error) {
         failure ??= error;
       }
     }
   };
-  const workers = Math.max(1, Math.min(options.concurrency, manifest.fragment_count));
+  const workers = Math.max(1, Math.min(options.concurrency, queue.length));
   await Promise.all(Array.from({ length: workers }, worker));
   if (failure !== undefined) throw failure;
   return document;
+}
+
+/** A path and query that can go on a request line as they are. */
+const REQUEST_TARGET = /^\/[!-"$-~]*$/;
+
+/** `http://host[:port]` of a plain-HTTP URL without user info, as written; otherwise undefined. */
+function plainHttpOrigin(url: string): string | undefined {
+  const match = /^http:\/\/(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?(?=\/)/.exec(url);
+  return match?.[0];
 }

@@ -1,4 +1,4 @@
-export { SchemaClient, createSchemaClient, DEFAULT_CATALOGUE_URL, DEFAULT_CONCURRENCY, DEFAULT_RETRIES } from './schema-client.ts';
+export { SchemaClient, createSchemaClient, DEFAULT_CATALOGUE_URL, DEFAULT_CONCURRENCY, DEFAULT_PIPELINE_SOCKETS, DEFAULT_RETRIES } from './schema-client.ts';
 export type { SchemaClientOptions, SearchHitView, GetOptions, FetchedSchema } from './schema-client.ts';
 export { SchemaCache } from './schema-cache.ts';
 export { fetchFragments } from './fetch-fragments.ts';
@@ -14,3 +14,5 @@ export { backoffDelay, DEFAULT_BACKOFF } from './backoff.ts';
 export type { BackoffOptions } from './backoff.ts';
 export { scanCanonicalJson, NotCanonicalError } from './canonical-scan.ts';
 export type { CanonicalMember } from './canonical-scan.ts';
+export { fetchPipelined } from './pipelined-fragments.ts';
+export type { Leftover, PipelineOptions } from './pipelined-fragments.ts';

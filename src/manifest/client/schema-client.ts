@@ -13,6 +13,7 @@ import { assertFetchable, verifySchemaDocument, type VerifiedSchema } from './ve
 export const DEFAULT_CATALOGUE_URL = 'http://127.0.0.1:4000';
 export const DEFAULT_CONCURRENCY = 8;
 export const DEFAULT_RETRIES = 3;
+export const DEFAULT_PIPELINE_SOCKETS = 2;
 const MAX_MANIFEST_BYTES = 64 * 1024;
 const MAX_SEARCH_BYTES = 8 * 1024 * 1024;
 
@@ -28,6 +29,11 @@ export interface SchemaClientOptions {
   /** Fragments downloaded at once. */
   concurrency?: number;
   backoff?: BackoffOptions;
+  /**
+   * Raw keep-alive sockets to pipeline fragment requests over (http: catalogues, built-in transport
+   * only; 0 turns pipelining off). `concurrency` still bounds the requests in flight across them.
+   */
+  pipelineSockets?: number;
 }
 
 export interface SearchHitView {
@@ -64,6 +70,7 @@ export class SchemaClient {
   readonly #concurrency: number;
   readonly #backoff: BackoffOptions;
   readonly #cache: SchemaCache | undefined;
+  readonly #pipelineSockets: number;
 
   constructor(options: SchemaClientOptions = {}) {
     this.url = normalizeBaseUrl(options.url ?? DEFAULT_CATALOGUE_URL);
@@ -78,8 +85,11 @@ export class SchemaClient {
       this.#close = () => transport.close();
     }
     this.#backoff = options.backoff ?? DEFAULT_BACKOFF;
+    // An injected fetch rewrites answers; pipelining would go around it.
+    this.#pipelineSockets = options.fetch ? 0 : options.pipelineSockets ?? DEFAULT_PIPELINE_SOCKETS;
     this.#cache = options.cacheDir === undefined ? undefined : new SchemaCache(options.cacheDir);
     if (!Number.isSafeInteger(this.#concurrency) || this.#concurrency < 1) throw new ToolgraphError('TG_BAD_REQUEST', `concurrency: expected a positive integer, got ${this.#concurrency}.`);
+    if (!Number.isSafeInteger(this.#pipelineSockets) || this.#pipelineSockets < 0) throw new ToolgraphError('TG_BAD_REQUEST', `pipelineSockets: expected a non-negative integer, got ${this.#pipelineSockets}.`);
     if (!Number.isSafeInteger(this.#retries) || this.#retries < 0) throw new ToolgraphError('TG_BAD_REQUEST', `retries: expected a non-negative integer, got ${this.#retries}.`);
   }
 
@@ -133,6 +143,7 @@ export class SchemaClient {
       retries: this.#retries,
       backoff: this.#backoff,
       concurrency: this.#concurrency,
+      pipelineSockets: this.#pipelineSockets,
       onProgress: options.onProgress && ((done) => options.onProgress!(done, manifest.schema_bytes)),
     });
     const schema = verifySchemaDocument(manifest, document);

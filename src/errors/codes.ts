@@ -8,6 +8,7 @@ export const ERROR_CODES = {
   TG_BAD_REQUEST: { status: 400, meaning: 'The request is malformed: a parameter or body field is missing or has the wrong shape.' },
   TG_NOT_FOUND: { status: 404, meaning: 'No route or resource exists at this path.' },
   TG_METHOD_NOT_ALLOWED: { status: 405, meaning: 'The route exists but does not accept this HTTP method.' },
+  TG_UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The request body has a media type the route does not accept (e.g. not application/json).' },
   TG_PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The request body is larger than the route accepts.' },
   TG_RATE_LIMITED: { status: 429, meaning: 'Too many requests or connections; retry later.' },
   TG_INTERNAL: { status: 500, meaning: 'An unexpected server fault; the log has the details.' },

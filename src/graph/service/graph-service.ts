@@ -52,7 +52,7 @@ export function createGraphService(options: GraphServiceOptions): HttpService {
       return;
     }
     if (!isJson(req.headers['content-type'])) {
-      sendError(res, new ToolgraphError('TG_BAD_REQUEST', `${DISPATCH_PATH} accepts only Content-Type: application/json (UTF-8); got ${req.headers['content-type'] === undefined ? 'none' : JSON.stringify(req.headers['content-type'].slice(0, 100))}.`, { status: 415 }));
+      sendError(res, new ToolgraphError('TG_UNSUPPORTED_MEDIA_TYPE', `${DISPATCH_PATH} accepts only Content-Type: application/json (UTF-8); got ${req.headers['content-type'] === undefined ? 'none' : JSON.stringify(req.headers['content-type'].slice(0, 100))}.`));
       return;
     }
     const started = performance.now();

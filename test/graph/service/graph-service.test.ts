@@ -71,8 +71,8 @@ describe('POST /dispatch', () => {
 
   it.each<[string, () => Promise<Response>, number, string, Record<string, string>]>([
     ['GET is 405 with Allow', () => fetch(url), 405, 'TG_METHOD_NOT_ALLOWED', { allow: 'POST' }],
-    ['text/plain is 415', () => post('{}', { 'content-type': 'text/plain' }), 415, 'TG_BAD_REQUEST', {}],
-    ['a latin1 charset is 415', () => post('{}', { 'content-type': 'application/json; charset=latin1' }), 415, 'TG_BAD_REQUEST', {}],
+    ['text/plain is 415', () => post('{}', { 'content-type': 'text/plain' }), 415, 'TG_UNSUPPORTED_MEDIA_TYPE', {}],
+    ['a latin1 charset is 415', () => post('{}', { 'content-type': 'application/json; charset=latin1' }), 415, 'TG_UNSUPPORTED_MEDIA_TYPE', {}],
     ['no token is 401', () => post('{}', { authorization: '' }), 401, 'TG_UNAUTHENTICATED', {}],
     ['over 1 MiB is 413', () => post(`{"pad":"${'x'.repeat(1024 * 1024)}"}`), 413, 'TG_PAYLOAD_TOO_LARGE', {}],
     ['invalid JSON is 400', () => post('{"id":'), 400, 'TG_REQUEST_INVALID', {}],

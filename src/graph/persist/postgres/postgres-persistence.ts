@@ -215,6 +215,7 @@ export class PostgresPersistence implements PersistenceAdapter {
     const { graphs, batches, snapshots } = this.names;
     // FOR SHARE holds the graph live until we commit; the NOT EXISTS checks refuse a version at or
     // below one already stored (or pruned behind a snapshot), the primary key refuses a racing twin.
+    // Named, so each connection parses and plans this CTE once: planning it cost more than the insert.
     const { rows } = await this.#query<{ live: number; inserted: number; generation: string | null }>(
       `WITH live AS (
          SELECT generation FROM ${graphs} WHERE name = $1 AND dropped_at IS NULL FOR SHARE
@@ -230,7 +231,7 @@ export class PostgresPersistence implements PersistenceAdapter {
               (SELECT count(*) FROM inserted)::int AS inserted,
               (SELECT max(generation) FROM inserted) AS generation`,
       [batch.graph, batch.version, JSON.stringify(batch.mutations), batch.committedAt, this.instanceId],
-      `Could not store version ${batch.version} of graph "${batch.graph}"`);
+      `Could not store version ${batch.version} of graph "${batch.graph}"`, this.#statementName('append_batch'));
     const row = rows[0]!;
     if (row.live === 0) throw new ToolgraphError('TG_GRAPH_NOT_FOUND', `Graph "${batch.graph}" does not exist.`);
     if (row.inserted === 0) {
@@ -289,13 +290,19 @@ export class PostgresPersistence implements PersistenceAdapter {
     }
   }
 
-  async #query<R extends pg.QueryResultRow>(text: string, values: unknown[], failure: string): Promise<pg.QueryResult<R>> {
+  /** A name makes `pg` prepare the statement once per connection and reuse its plan. */
+  async #query<R extends pg.QueryResultRow>(text: string, values: unknown[], failure: string, name?: string): Promise<pg.QueryResult<R>> {
     try {
-      return await this.#pool.query<R>(text, values);
+      return await this.#pool.query<R>(name === undefined ? { text, values } : { name, text, values });
     } catch (error) {
       if ((error as { code?: string }).code === PG_UNDEFINED_TABLE) this.#ready = undefined;
       throw storageFailed(failure, error);
     }
+  }
+
+  /** Prepared statement names are per connection; the schema keeps two adapters' texts apart. */
+  #statementName(statement: string): string {
+    return `tg_${statement}_${this.names.schema}`;
   }
 
   #checkOpen(): void {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { NotCanonicalError, scanCanonicalJson } from '../../src/manifest/client/index.ts';
-import { canonicalJson } from '../../src/manifest/index.ts';
+import { CanonicalScanner, NotCanonicalError, scanCanonicalJson } from '../../src/manifest/client/index.ts';
+import { canonicalJson, sha256Hex } from '../../src/manifest/index.ts';
 
 /** No lone surrogates (JCS cannot carry them). */
 const wellFormed = (s: string) => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
@@ -54,6 +54,38 @@ describe('scanCanonicalJson', () => {
     }), { numRuns: 2_000 });
   });
 
+  it('gives the same verdict and members however the bytes arrive (resumable scan, property)', () => {
+    const text = fc.tuple(fc.jsonValue({ maxDepth: 3 }), fc.boolean(), fc.integer({ min: 0, max: 1_000 }), fc.constantFrom('', ' ', '\\u0041', '"', '}', '1', '\\')).map(([value, edit, at, insert]) => {
+      const canonical = canonicalJson({ input: value, operation: 'op', output: { v: value } });
+      if (!edit) return canonical;
+      const cut = at % (canonical.length + 1);
+      return canonical.slice(0, cut) + insert + canonical.slice(cut);
+    });
+    const cuts = fc.array(fc.integer({ min: 0, max: 2_000 }), { maxLength: 12 });
+    fc.assert(fc.property(text, cuts, (t, points) => {
+      const data = bytes(t);
+      const outcome = (run: () => unknown) => {
+        try {
+          return run();
+        } catch (error) {
+          if (error instanceof NotCanonicalError) return 'refused';
+          throw error;
+        }
+      };
+      const whole = outcome(() => scanCanonicalJson(data));
+      const scanner = new CanonicalScanner(data);
+      for (const point of [...points].sort((a, b) => a - b)) scanner.advance(Math.min(point, data.length));
+      expect(outcome(() => scanner.finish())).toEqual(whole);
+      expect(whole === 'refused').toBe(!isJcs(t));
+    }), { numRuns: 1_000 });
+  });
+
+  it('reports the digests of the root members, as the SHA-256 of their JCS', () => {
+    const doc = { input: { a: [1, 'é'] }, operation: 'op', output: {} };
+    const members = scanCanonicalJson(bytes(canonicalJson(doc)))!;
+    expect(members.map((m) => m.sha256)).toEqual([doc.input, doc.operation, doc.output].map((v) => sha256Hex(canonicalJson(v))));
+  });
+
   it.each([
     ['whitespace between tokens', '{"a": 1}'],
     ['a newline at the end', '{"a":1}\n'],
@@ -96,6 +128,13 @@ describe('scanCanonicalJson', () => {
       expect(data.subarray(member.start, member.end).toString('utf8')).toBe(canonicalJson(doc[member.key as keyof typeof doc]));
     }
     expect(scanCanonicalJson(bytes('[1,{"a":2}]'))).toBeUndefined();
+  });
+
+  it('scans views at any byte offset, including tiny ones', () => {
+    const backing = Buffer.from('xyz{"a":[1,"b"]}[]7');
+    for (const [start, end, ok] of [[3, 16, true], [16, 18, true], [18, 19, true], [2, 16, false], [3, 4, false]] as const) {
+      expect(accepts(backing.subarray(start, end))).toBe(ok);
+    }
   });
 
   it('walks deep nesting without overflowing the stack', () => {

@@ -1,10 +1,13 @@
 import { isUtf8 } from 'node:buffer';
+import { createHash, type Hash } from 'node:crypto';
 
 /** One member of the root object: the key (decoded) and the byte range of its value. */
 export interface CanonicalMember {
   readonly key: string;
   readonly start: number;
   readonly end: number;
+  /** SHA-256 (hex) of the value's bytes, which in canonical bytes are its JCS. */
+  readonly sha256: string;
 }
 
 /** Why bytes are not RFC 8785 (JCS) JSON, and where. */
@@ -27,7 +30,8 @@ const CLOSE_ARRAY = 0x5d;
 const TRUE = [0x74, 0x72, 0x75, 0x65];
 const FALSE = [0x66, 0x61, 0x6c, 0x73, 0x65];
 const NULL = [0x6e, 0x75, 0x6c, 0x6c];
-const decoder = new TextDecoder('utf-8', { fatal: true });
+// Not fatal: invalid UTF-8 is refused by finish() in any case; here it only must not throw.
+const decoder = new TextDecoder('utf-8');
 
 /**
  * A validating parse of `bytes` that accepts exactly the RFC 8785 (JCS) serialisations: valid UTF-8,
@@ -35,177 +39,249 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
  * `\u00xx` in lowercase for other controls, nothing else), numbers in ECMAScript shortest form, and
  * object keys strictly increasing in UTF-16 code-unit order (so no duplicates). Such bytes equal
  * JCS(JSON.parse(bytes)), and because JCS is applied recursively, every value's byte range is the JCS
- * of that value: digests of parts can be taken over ranges without re-serialising. Builds no values
- * (a fraction of JSON.parse's cost); returns the members of the root object (undefined for another
- * root). Iterative, so deep nesting cannot overflow the call stack.
+ * of that value, so the SHA-256 of each root member's range is the digest of that part. Builds no
+ * values (a fraction of JSON.parse's cost); returns the members of the root object (undefined for
+ * another root). Iterative, so deep nesting cannot overflow the call stack.
  */
 export function scanCanonicalJson(bytes: Uint8Array): CanonicalMember[] | undefined {
-  if (!isUtf8(bytes)) throw new NotCanonicalError('not valid UTF-8', 0);
-  // JCS escapes every control character in strings and writes no whitespace, so no byte below 0x20
-  // may appear anywhere; checking that up front keeps the per-byte string loop to two compares.
-  const control = firstControlByte(bytes);
-  if (control >= 0) throw new NotCanonicalError('a control character or whitespace', control);
-  return new Scanner(bytes).document();
+  const scanner = new CanonicalScanner(bytes);
+  scanner.advance(bytes.length);
+  return scanner.finish();
 }
 
-/** Index of the first byte below 0x20, or -1. Word at a time: the bulk of a schema is string bytes. */
-function firstControlByte(bytes: Uint8Array): number {
-  let i = 0;
-  const head = Math.min(bytes.length, (4 - (bytes.byteOffset % 4)) % 4);
-  for (; i < head; i++) if (bytes[i]! < 0x20) return i;
-  const words = new Uint32Array(bytes.buffer, bytes.byteOffset + i, (bytes.length - i) >>> 2);
-  for (let w = 0; w < words.length; w++) {
-    const x = words[w]!;
-    // Nonzero when some byte of x is below 0x20 (the "hasless" bit trick; exact for n <= 128).
-    if (((x - 0x20202020) & ~x & 0x80808080) !== 0) {
-      for (let k = i + w * 4; k < i + w * 4 + 4; k++) if (bytes[k]! < 0x20) return k;
-    }
-  }
-  for (let k = i + words.length * 4; k < bytes.length; k++) if (bytes[k]! < 0x20) return k;
-  return -1;
-}
+const VALUE = 0;
+const AFTER_VALUE = 1;
+const KEY = 2;
+const FIRST_KEY = 3;
 
-class Scanner {
-  readonly bytes: Buffer;
-  pos = 0;
-  /** The next backslash at or after the last search (the length when there is none). */
-  nextBackslash = -1;
-  /** Whether the last string scanned was ASCII without escapes (then byte order is code-unit order). */
-  lastStringPlain = true;
+/**
+ * The same scan, resumable: `advance(n)` scans as far as the first n bytes allow (say, as fragments
+ * arrive in order) and stops before any token it cannot finish yet, mutating nothing for it, so the
+ * next call takes up where this one stopped. The first problem is kept and thrown by `finish()`.
+ * Root member digests are hashed as the scan passes over them.
+ */
+export class CanonicalScanner {
+  readonly #bytes: Uint8Array;
+  /** The bytes available so far, as a Buffer view (indexOf must not see past them). */
+  #view: Buffer;
+  #end = 0;
+  #controlChecked = 0;
+  #pos = 0;
+  #state = VALUE;
+  #problem: NotCanonicalError | undefined;
+  /** The next backslash at or after the last search, or #end when there was none below it. */
+  #nextBackslash = -1;
+  #lastStringPlain = true;
+  // Per open container: 1 object, 0 array; for objects, the previous key's range and plainness
+  // (plain: ASCII without escapes, so byte order is code-unit order).
+  readonly #kinds: number[] = [];
+  readonly #keyStarts: number[] = [];
+  readonly #keyEnds: number[] = [];
+  readonly #keyPlain: boolean[] = [];
+  #rootMembers: CanonicalMember[] | undefined;
+  #memberKey = '';
+  #memberStart = 0;
+  #memberHash: Hash | undefined;
+  #memberFed = 0;
 
   constructor(bytes: Uint8Array) {
-    this.bytes = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.#bytes = bytes;
+    this.#view = Buffer.alloc(0);
   }
 
-  document(): CanonicalMember[] | undefined {
-    const bytes = this.bytes;
-    const length = bytes.length;
-    // Per open container: 1 object, 0 array; for objects, the previous key's range and plainness.
-    const kinds: number[] = [];
-    const keyStarts: number[] = [];
-    const keyEnds: number[] = [];
-    const keyPlain: boolean[] = [];
-    let rootMembers: CanonicalMember[] | undefined;
-    let memberKey = '';
-    let memberStart = 0;
+  /** Scans on, given that bytes [0, end) are final. */
+  advance(end: number): void {
+    if (this.#problem || end <= this.#end) return;
+    if (this.#nextBackslash === this.#end) this.#nextBackslash = -1;
+    this.#end = end;
+    this.#view = Buffer.from(this.#bytes.buffer, this.#bytes.byteOffset, end);
+    try {
+      // JCS escapes every control character in strings and writes no whitespace, so no byte below
+      // 0x20 may appear anywhere; checking that up front keeps the string loops to two compares.
+      const control = firstControlByte(this.#view, this.#controlChecked);
+      if (control >= 0) fail('a control character or whitespace', control);
+      this.#controlChecked = end;
+      this.#run();
+      if (this.#memberHash) this.#feedMember(this.#pos);
+    } catch (error) {
+      if (!(error instanceof NotCanonicalError)) throw error;
+      this.#problem = error;
+    }
+  }
 
-    const scanKey = (first: boolean): void => {
-      const start = this.pos;
-      if (bytes[start] !== QUOTE) fail('expected a key', start);
-      const end = this.string(start, true);
-      const depth = kinds.length - 1;
-      if (!first && this.compareKeys(keyStarts[depth]!, keyEnds[depth]!, keyPlain[depth]!, start, end, this.lastStringPlain) >= 0) {
-        fail('keys not in strictly increasing code-unit order', start);
-      }
-      keyStarts[depth] = start;
-      keyEnds[depth] = end;
-      keyPlain[depth] = this.lastStringPlain;
-      if (bytes[end] !== COLON) fail('expected a colon right after a key', end);
-      this.pos = end + 1;
-      if (depth === 0) {
-        memberKey = JSON.parse(decoder.decode(bytes.subarray(start, end))) as string;
-        memberStart = end + 1;
-      }
-    };
+  /** The root members once every byte has been scanned; throws the first problem found. */
+  finish(): CanonicalMember[] | undefined {
+    this.advance(this.#bytes.length);
+    if (this.#problem) throw this.#problem;
+    if (!isUtf8(this.#bytes)) throw new NotCanonicalError('not valid UTF-8', 0);
+    if (this.#kinds.length !== 0 || this.#state !== AFTER_VALUE || this.#pos !== this.#bytes.length) throw new NotCanonicalError('unexpected end', this.#pos);
+    return this.#rootMembers;
+  }
 
+  #run(): void {
+    const bytes = this.#view;
+    const end = this.#end;
+    const final = end === this.#bytes.length;
+    const kinds = this.#kinds;
     for (;;) {
-      // A value starts at pos.
-      const c = bytes[this.pos];
-      if (c === QUOTE) {
-        this.pos = this.string(this.pos);
-      } else if (c === OPEN_OBJECT) {
-        this.pos++;
-        if (bytes[this.pos] === CLOSE_OBJECT) {
-          this.pos++;
-        } else {
-          kinds.push(1);
-          if (kinds.length === 1) rootMembers = [];
-          scanKey(true);
-          continue;
-        }
-      } else if (c === OPEN_ARRAY) {
-        this.pos++;
-        if (bytes[this.pos] === CLOSE_ARRAY) {
-          this.pos++;
-        } else {
-          kinds.push(0);
-          continue;
-        }
-      } else if (c === 0x74) {
-        this.literal(TRUE);
-      } else if (c === 0x66) {
-        this.literal(FALSE);
-      } else if (c === 0x6e) {
-        this.literal(NULL);
-      } else if (c === 0x2d || (c !== undefined && c >= 0x30 && c <= 0x39)) {
-        this.number();
-      } else {
-        fail(c === undefined ? 'unexpected end' : 'not canonical JSON (whitespace or an unexpected character)', this.pos);
+      const pos = this.#pos;
+      if (pos >= end) {
+        if (final && (kinds.length > 0 || this.#state !== AFTER_VALUE)) fail('unexpected end', pos);
+        return;
       }
-      // A value ended at pos: close containers as far as they end, then go on to the next value.
-      for (;;) {
+      if (this.#state === AFTER_VALUE) {
         const depth = kinds.length;
-        if (depth === 0) {
-          if (this.pos !== length) fail('bytes after the end of the document', this.pos);
-          return rootMembers;
-        }
+        if (depth === 0) fail('bytes after the end of the document', pos);
         const kind = kinds[depth - 1]!;
-        const next = bytes[this.pos];
-        if (kind === 1 && depth === 1) rootMembers!.push({ key: memberKey, start: memberStart, end: this.pos });
+        const next = bytes[pos];
+        if (kind === 1 && depth === 1) this.#closeMember(pos);
         if (next === COMMA) {
-          this.pos++;
-          if (kind === 1) scanKey(false);
-          break;
-        }
-        if (next === (kind === 1 ? CLOSE_OBJECT : CLOSE_ARRAY)) {
-          this.pos++;
+          this.#pos = pos + 1;
+          this.#state = kind === 1 ? KEY : VALUE;
+        } else if (next === (kind === 1 ? CLOSE_OBJECT : CLOSE_ARRAY)) {
+          this.#pos = pos + 1;
           kinds.pop();
-          continue;
+        } else {
+          fail('expected a comma or the end of the container', pos);
         }
-        fail(next === undefined ? 'unexpected end' : 'expected a comma or the end of the container', this.pos);
+      } else if (this.#state === VALUE) {
+        const c = bytes[pos]!;
+        if (c === QUOTE) {
+          const after = this.#string(pos, false);
+          if (after < 0) return;
+          this.#pos = after;
+          this.#state = AFTER_VALUE;
+        } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+          if (pos + 1 >= end) {
+            if (final) fail('unexpected end', pos);
+            return;
+          }
+          if (bytes[pos + 1] === (c === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY)) {
+            this.#pos = pos + 2;
+            this.#state = AFTER_VALUE;
+          } else {
+            kinds.push(c === OPEN_OBJECT ? 1 : 0);
+            if (kinds.length === 1 && c === OPEN_OBJECT) this.#rootMembers = [];
+            this.#pos = pos + 1;
+            this.#state = c === OPEN_OBJECT ? FIRST_KEY : VALUE;
+          }
+        } else if (c === 0x74 || c === 0x66 || c === 0x6e) {
+          const word = c === 0x74 ? TRUE : c === 0x66 ? FALSE : NULL;
+          if (pos + word.length > end && !final) return;
+          for (let k = 0; k < word.length; k++) if (bytes[pos + k] !== word[k]) fail('not JSON', pos);
+          this.#pos = pos + word.length;
+          this.#state = AFTER_VALUE;
+        } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+          let q = pos;
+          while (q < end) {
+            const d = bytes[q]!;
+            if ((d >= 0x30 && d <= 0x39) || d === 0x2d || d === 0x2b || d === 0x2e || d === 0x65 || d === 0x45) q++;
+            else break;
+          }
+          if (q === end && !final) return;
+          // ECMAScript never writes a number longer than 25 characters (-1.2345678901234567e-308).
+          if (q - pos > 32) fail('a number not in ECMAScript shortest form', pos);
+          const text = String.fromCharCode(...bytes.subarray(pos, q));
+          // JCS writes numbers as ECMAScript's Number::toString does; anything else (-0, 1.0, 1E2, 01) is not canonical.
+          if (String(Number(text)) !== text) fail(`a number not in ECMAScript shortest form (${text})`, pos);
+          this.#pos = q;
+          this.#state = AFTER_VALUE;
+        } else {
+          fail('not canonical JSON (whitespace or an unexpected character)', pos);
+        }
+      } else {
+        // A key and its colon, taken together so a suspension never splits them.
+        if (bytes[pos] !== QUOTE) fail('expected a key', pos);
+        const after = this.#string(pos, true);
+        if (after < 0) return;
+        if (after >= end) {
+          if (final) fail('unexpected end', after);
+          return;
+        }
+        const depth = kinds.length - 1;
+        if (this.#state === KEY && this.#compareKeys(this.#keyStarts[depth]!, this.#keyEnds[depth]!, this.#keyPlain[depth]!, pos, after, this.#lastStringPlain) >= 0) {
+          fail('keys not in strictly increasing code-unit order', pos);
+        }
+        if (bytes[after] !== COLON) fail('expected a colon right after a key', after);
+        this.#keyStarts[depth] = pos;
+        this.#keyEnds[depth] = after;
+        this.#keyPlain[depth] = this.#lastStringPlain;
+        if (depth === 0) {
+          this.#memberKey = JSON.parse(decoder.decode(bytes.subarray(pos, after))) as string;
+          this.#memberStart = after + 1;
+          this.#memberFed = after + 1;
+          this.#memberHash = createHash('sha256');
+        }
+        this.#pos = after + 1;
+        this.#state = VALUE;
       }
     }
+  }
+
+  #feedMember(to: number): void {
+    if (to > this.#memberFed) this.#memberHash!.update(this.#bytes.subarray(this.#memberFed, to));
+    this.#memberFed = to;
+  }
+
+  #closeMember(end: number): void {
+    this.#feedMember(end);
+    this.#rootMembers!.push({ key: this.#memberKey, start: this.#memberStart, end, sha256: this.#memberHash!.digest('hex') });
+    this.#memberHash = undefined;
   }
 
   /**
-   * Scans the string opening at `start`; returns the position after its closing quote. Value strings
-   * (most of a schema's bytes) jump from quote to quote with the native indexOf; keys are short and
-   * walked byte by byte to learn whether they are plain.
+   * Scans the string opening at `start`; returns the position after its closing quote, or -1 when it
+   * runs past the bytes available (before the end). Value strings (most of a schema's bytes) jump from
+   * quote to quote with the native indexOf; keys are short and walked to learn whether they are plain.
    */
-  string(start: number, key = false): number {
-    const bytes = this.bytes;
+  #string(start: number, key: boolean): number {
+    const bytes = this.#view;
+    const end = this.#end;
+    const final = end === this.#bytes.length;
     if (!key) {
       let i = start + 1;
       for (;;) {
         const quote = bytes.indexOf(QUOTE, i);
-        if (quote < 0) fail('unterminated string', start);
-        if (this.nextBackslash < i) this.nextBackslash = nextIndex(bytes, BACKSLASH, i);
-        if (this.nextBackslash > quote) return quote + 1;
-        i = this.escape(this.nextBackslash);
+        if (quote < 0) {
+          if (final) fail('unterminated string', start);
+          return -1;
+        }
+        if (this.#nextBackslash < i) this.#nextBackslash = nextIndex(bytes, BACKSLASH, i);
+        const backslash = this.#nextBackslash;
+        if (backslash > quote) return quote + 1;
+        if (!final && !this.#escapeAvailable(backslash)) return -1;
+        i = this.#escape(backslash);
       }
     }
-    const length = bytes.length;
     let plain = true;
     let i = start + 1;
     for (;;) {
-      if (i >= length) fail('unterminated string', start);
+      if (i >= end) {
+        if (final) fail('unterminated string', start);
+        return -1;
+      }
       const c = bytes[i]!;
       if (c === QUOTE) break;
       if (c === BACKSLASH) {
         plain = false;
-        i = this.escape(i);
+        if (!final && !this.#escapeAvailable(i)) return -1;
+        i = this.#escape(i);
       } else {
         if (c >= 0x80) plain = false;
         i++;
       }
     }
-    this.lastStringPlain = plain;
+    this.#lastStringPlain = plain;
     return i + 1;
   }
 
+  #escapeAvailable(i: number): boolean {
+    return i + 1 < this.#end && (this.#view[i + 1] !== 0x75 || i + 5 < this.#end);
+  }
+
   /** Checks the escape at `i` is one JCS writes; returns the position after it. */
-  escape(i: number): number {
-    const bytes = this.bytes;
+  #escape(i: number): number {
+    const bytes = this.#view;
     const e = bytes[i + 1];
     if (e === QUOTE || e === BACKSLASH || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) return i + 2;
     if (e !== 0x75) fail('an escape JCS does not write', i);
@@ -220,31 +296,9 @@ class Scanner {
     return i + 6;
   }
 
-  literal(word: readonly number[]): void {
-    for (let k = 0; k < word.length; k++) if (this.bytes[this.pos + k] !== word[k]) fail('not JSON', this.pos);
-    this.pos += word.length;
-  }
-
-  number(): void {
-    const bytes = this.bytes;
-    const start = this.pos;
-    let pos = start;
-    while (pos < bytes.length) {
-      const c = bytes[pos]!;
-      if ((c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45) pos++;
-      else break;
-    }
-    // ECMAScript never writes a number longer than 25 characters (-1.2345678901234567e-308).
-    if (pos - start > 32) fail('a number not in ECMAScript shortest form', start);
-    const text = String.fromCharCode(...bytes.subarray(start, pos));
-    // JCS writes numbers as ECMAScript's Number::toString does; anything else (-0, 1.0, 1E2, 01) is not canonical.
-    if (String(Number(text)) !== text) fail(`a number not in ECMAScript shortest form (${text})`, start);
-    this.pos = pos;
-  }
-
   /** Code-unit order of two keys (ranges include the quotes): negative, 0 or positive. */
-  compareKeys(aStart: number, aEnd: number, aPlain: boolean, bStart: number, bEnd: number, bPlain: boolean): number {
-    const bytes = this.bytes;
+  #compareKeys(aStart: number, aEnd: number, aPlain: boolean, bStart: number, bEnd: number, bPlain: boolean): number {
+    const bytes = this.#view;
     if (aPlain && bPlain) {
       const aLen = aEnd - aStart - 2;
       const bLen = bEnd - bStart - 2;
@@ -259,6 +313,24 @@ class Scanner {
     const b = JSON.parse(decoder.decode(bytes.subarray(bStart, bEnd))) as string;
     return a < b ? -1 : a > b ? 1 : 0;
   }
+}
+
+/** Index of the first byte below 0x20 at or after `from`, or -1. Word at a time: most bytes are string bytes. */
+function firstControlByte(bytes: Uint8Array, from: number): number {
+  let i = from;
+  const head = Math.min(bytes.length, i + ((4 - ((bytes.byteOffset + i) % 4)) % 4));
+  for (; i < head; i++) if (bytes[i]! < 0x20) return i;
+  if (i >= bytes.length) return -1;
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset + i, (bytes.length - i) >>> 2);
+  for (let w = 0; w < words.length; w++) {
+    const x = words[w]!;
+    // Nonzero when some byte of x is below 0x20 (the "hasless" bit trick; exact for n <= 128).
+    if (((x - 0x20202020) & ~x & 0x80808080) !== 0) {
+      for (let k = i + w * 4; k < i + w * 4 + 4; k++) if (bytes[k]! < 0x20) return k;
+    }
+  }
+  for (let k = i + words.length * 4; k < bytes.length; k++) if (bytes[k]! < 0x20) return k;
+  return -1;
 }
 
 function nextIndex(bytes: Buffer, byte: number, from: number): number {

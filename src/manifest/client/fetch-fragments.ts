@@ -15,6 +15,8 @@ export interface FetchFragmentsOptions extends Omit<FetchBytesOptions, 'maxBytes
    * `concurrency` between them, and fetch only what that could not deliver the ordinary way.
    */
   pipelineSockets?: number;
+  /** Called whenever bytes [0, end) of the document are all in (fragments are stored out of order). */
+  onContiguous?: (document: Buffer, end: number) => void;
 }
 
 /**
@@ -31,6 +33,23 @@ export async function fetchFragments(manifest: SchemaManifest, options: FetchFra
   const document = Buffer.allocUnsafe(manifest.schema_bytes);
   let done = 0;
   let failure: unknown;
+  const received = new Uint8Array(count);
+  let contiguous = 0;
+  const stored = (index: number) => {
+    done += fragmentLength(manifest.schema_bytes, index);
+    options.onProgress?.(done);
+    received[index] = 1;
+    if (index !== contiguous || !options.onContiguous) return;
+    while (contiguous < count && received[contiguous] === 1) contiguous++;
+    // After the pending socket reads and request writes: the caller's work must not hold up the pipeline.
+    scheduled ??= setImmediate(flush);
+  };
+  let scheduled: NodeJS.Immediate | undefined;
+  const flush = () => {
+    if (scheduled) clearImmediate(scheduled);
+    scheduled = undefined;
+    options.onContiguous?.(document, Math.min(contiguous * 4096, manifest.schema_bytes));
+  };
 
   let queue: Leftover[] = urls.map((_, index) => ({ index, attempts: 0, problem: '' }));
   const pipelineOrigin = options.pipelineSockets ? plainHttpOrigin(urls[0] ?? '') : undefined;
@@ -51,10 +70,7 @@ export async function fetchFragments(manifest: SchemaManifest, options: FetchFra
       sockets,
       // The concurrency option bounds requests in flight, whichever way they go.
       depth: Math.max(1, Math.floor(options.concurrency / sockets)),
-      onFragment: (index) => {
-        done += fragmentLength(manifest.schema_bytes, index);
-        options.onProgress?.(done);
-      },
+      onFragment: stored,
     });
     queue.sort((a, b) => a.index - b.index);
   }
@@ -83,8 +99,7 @@ export async function fetchFragments(manifest: SchemaManifest, options: FetchFra
       });
     }
     body.copy(document, index * 4096);
-    done += expected;
-    options.onProgress?.(done);
+    stored(index);
   };
 
   let next = 0;
@@ -100,6 +115,7 @@ export async function fetchFragments(manifest: SchemaManifest, options: FetchFra
   };
   const workers = Math.max(1, Math.min(options.concurrency, queue.length));
   await Promise.all(Array.from({ length: workers }, worker));
+  if (scheduled) flush();
   if (failure !== undefined) throw failure;
   return document;
 }

@@ -8,7 +8,7 @@ import { fetchBytes, HttpStatusError, isUnreachable } from './fetch-bytes.ts';
 import { fetchHttpGet, nodeHttpGet, type FetchLike, type HttpGet } from './http-get.ts';
 import { fetchFragments } from './fetch-fragments.ts';
 import { SchemaCache } from './schema-cache.ts';
-import { assertFetchable, verifySchemaDocument, type VerifiedSchema } from './verify-schema.ts';
+import { assertFetchable, SchemaVerifier, verifySchemaDocument, type VerifiedSchema } from './verify-schema.ts';
 
 export const DEFAULT_CATALOGUE_URL = 'http://127.0.0.1:4000';
 export const DEFAULT_CONCURRENCY = 8;
@@ -138,7 +138,13 @@ export class SchemaClient {
         await this.#cache.dropDocument(manifest.schema_sha256);
       }
     }
+    // Hash and scan each run of fragments as it completes, while later ones are still on the wire.
+    let verifier: SchemaVerifier | undefined;
     const document = await fetchFragments(manifest, {
+      onContiguous: (bytes, end) => {
+        verifier ??= new SchemaVerifier(manifest, bytes);
+        verifier.advance(end);
+      },
       get: this.#get,
       retries: this.#retries,
       backoff: this.#backoff,
@@ -146,7 +152,7 @@ export class SchemaClient {
       pipelineSockets: this.#pipelineSockets,
       onProgress: options.onProgress && ((done) => options.onProgress!(done, manifest.schema_bytes)),
     });
-    const schema = verifySchemaDocument(manifest, document);
+    const schema = (verifier ?? new SchemaVerifier(manifest, document)).finish();
     await this.#cache?.writeDocument(manifest.schema_sha256, document).catch(() => undefined);
     return { manifest, document, schema, from: 'network' };
   }

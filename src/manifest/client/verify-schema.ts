@@ -1,9 +1,9 @@
+import { createHash } from 'node:crypto';
 import type { SchemaManifest } from '../../../generated/types/schema-manifest.ts';
 import { ToolgraphError } from '../../errors/index.ts';
 import { fragmentCount } from '../fragments.ts';
 import { MAX_SCHEMA_BYTES } from '../limits.ts';
-import { sha256Hex } from '../sha256.ts';
-import { NotCanonicalError, scanCanonicalJson, type CanonicalMember } from './canonical-scan.ts';
+import { CanonicalScanner, NotCanonicalError, type CanonicalMember } from './canonical-scan.ts';
 
 /** A verified canonical schema document. */
 export interface VerifiedSchema {
@@ -35,43 +35,73 @@ export function assertFetchable(manifest: SchemaManifest): void {
  * Returns the document; `input` and `output` are parsed from their ranges on first use.
  */
 export function verifySchemaDocument(manifest: SchemaManifest, document: Uint8Array): VerifiedSchema {
-  if (document.length !== manifest.schema_bytes) {
-    throw new ToolgraphError('TG_FRAGMENT_LENGTH_MISMATCH', `The reassembled schema is ${document.length} bytes; the manifest announces ${manifest.schema_bytes}.`);
-  }
-  const digest = sha256Hex(document);
-  if (digest !== manifest.schema_sha256) {
-    throw new ToolgraphError('TG_DIGEST_MISMATCH', `The reassembled schema hashes to ${digest}; the manifest announces schema_sha256 ${manifest.schema_sha256}.`);
-  }
-  return verifyCanonicalParts(manifest, document);
+  return new SchemaVerifier(manifest, document).finish();
 }
 
-/** The checks after the whole-document digest: canonical form, shape, operation, part digests. */
-function verifyCanonicalParts(manifest: SchemaManifest, document: Uint8Array): VerifiedSchema {
-  let members: CanonicalMember[] | undefined;
-  try {
-    members = scanCanonicalJson(document);
-  } catch (error) {
-    if (!(error instanceof NotCanonicalError)) throw error;
-    throw new ToolgraphError('TG_DIGEST_MISMATCH', `The schema matches its digest but is not canonical (RFC 8785) JSON: ${error.message}.`, { cause: error });
+/**
+ * verifySchemaDocument in steps, so the work overlaps the download: `advance(n)` hashes and scans
+ * bytes [0, n) once they are final (fragments arrive in order), `finish()` does the rest and makes
+ * every check, in the same order and with the same errors as checking the whole buffer at once.
+ */
+export class SchemaVerifier {
+  readonly #manifest: SchemaManifest;
+  readonly #document: Uint8Array;
+  readonly #hash = createHash('sha256');
+  #hashed = 0;
+  readonly #scanner: CanonicalScanner;
+
+  constructor(manifest: SchemaManifest, document: Uint8Array) {
+    this.#manifest = manifest;
+    this.#document = document;
+    this.#scanner = new CanonicalScanner(document);
   }
-  if (members?.length !== 3 || members[0]!.key !== 'input' || members[1]!.key !== 'operation' || members[2]!.key !== 'output') {
-    throw new ToolgraphError('TG_DIGEST_MISMATCH', 'The schema matches its digest but is not an {input, operation, output} document.');
+
+  advance(end: number): void {
+    if (end <= this.#hashed || this.#document.length !== this.#manifest.schema_bytes) return;
+    this.#hash.update(this.#document.subarray(this.#hashed, end));
+    this.#hashed = end;
+    this.#scanner.advance(end);
   }
-  const [inputRange, operationRange, outputRange] = members as [CanonicalMember, CanonicalMember, CanonicalMember];
-  const bytes = Buffer.from(document.buffer, document.byteOffset, document.byteLength);
-  const operation: unknown = JSON.parse(bytes.toString('utf8', operationRange.start, operationRange.end));
-  if (operation !== manifest.operation) {
-    throw new ToolgraphError('TG_DIGEST_MISMATCH', `The schema document names operation ${JSON.stringify(operation)}; the manifest names ${JSON.stringify(manifest.operation)}.`);
+
+  finish(): VerifiedSchema {
+    const { manifest } = this;
+    const document = this.#document;
+    if (document.length !== manifest.schema_bytes) {
+      throw new ToolgraphError('TG_FRAGMENT_LENGTH_MISMATCH', `The reassembled schema is ${document.length} bytes; the manifest announces ${manifest.schema_bytes}.`);
+    }
+    this.advance(document.length);
+    const digest = this.#hash.digest('hex');
+    if (digest !== manifest.schema_sha256) {
+      throw new ToolgraphError('TG_DIGEST_MISMATCH', `The reassembled schema hashes to ${digest}; the manifest announces schema_sha256 ${manifest.schema_sha256}.`);
+    }
+    let members: CanonicalMember[] | undefined;
+    try {
+      members = this.#scanner.finish();
+    } catch (error) {
+      if (!(error instanceof NotCanonicalError)) throw error;
+      throw new ToolgraphError('TG_DIGEST_MISMATCH', `The schema matches its digest but is not canonical (RFC 8785) JSON: ${error.message}.`, { cause: error });
+    }
+    if (members?.length !== 3 || members[0]!.key !== 'input' || members[1]!.key !== 'operation' || members[2]!.key !== 'output') {
+      throw new ToolgraphError('TG_DIGEST_MISMATCH', 'The schema matches its digest but is not an {input, operation, output} document.');
+    }
+    const [input, operation, output] = members as [CanonicalMember, CanonicalMember, CanonicalMember];
+    const bytes = Buffer.from(document.buffer, document.byteOffset, document.byteLength);
+    const name: unknown = JSON.parse(bytes.toString('utf8', operation.start, operation.end));
+    if (name !== manifest.operation) {
+      throw new ToolgraphError('TG_DIGEST_MISMATCH', `The schema document names operation ${JSON.stringify(name)}; the manifest names ${JSON.stringify(manifest.operation)}.`);
+    }
+    if (input.sha256 !== manifest.input_schema_sha256) {
+      throw new ToolgraphError('TG_DIGEST_MISMATCH', `The input schema hashes to ${input.sha256}; the manifest announces input_schema_sha256 ${manifest.input_schema_sha256}.`);
+    }
+    if (output.sha256 !== manifest.output_schema_sha256) {
+      throw new ToolgraphError('TG_DIGEST_MISMATCH', `The output schema hashes to ${output.sha256}; the manifest announces output_schema_sha256 ${manifest.output_schema_sha256}.`);
+    }
+    return lazySchema(manifest.operation, bytes, input, output);
   }
-  const input = sha256Hex(bytes.subarray(inputRange.start, inputRange.end));
-  if (input !== manifest.input_schema_sha256) {
-    throw new ToolgraphError('TG_DIGEST_MISMATCH', `The input schema hashes to ${input}; the manifest announces input_schema_sha256 ${manifest.input_schema_sha256}.`);
+
+  get manifest(): SchemaManifest {
+    return this.#manifest;
   }
-  const output = sha256Hex(bytes.subarray(outputRange.start, outputRange.end));
-  if (output !== manifest.output_schema_sha256) {
-    throw new ToolgraphError('TG_DIGEST_MISMATCH', `The output schema hashes to ${output}; the manifest announces output_schema_sha256 ${manifest.output_schema_sha256}.`);
-  }
-  return lazySchema(manifest.operation, bytes, inputRange, outputRange);
 }
 
 /** The parts as values, parsed from their (verified) ranges only if someone asks. */

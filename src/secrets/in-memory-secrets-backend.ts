@@ -34,8 +34,8 @@ export class InMemorySecretsBackend implements SecretsBackend {
     secretKeySegments(key);
     const value = this.#values.get(key);
     if (value !== undefined) return copy(value);
-    const hint = this.#values.size === 0 && this.#seedHint ? `: the in-memory backend is empty (${this.#seedHint})` : '';
-    throw new ToolgraphError('TG_SECRET_NOT_FOUND', `no secret under key ${JSON.stringify(key)} in the in-memory backend${hint}`, { details: { key } });
+    const where = this.#values.size === 0 && this.#seedHint ? `the in-memory backend is empty (${this.#seedHint})` : `the in-memory backend holds ${this.#values.size} other key(s)`;
+    throw new ToolgraphError('TG_SECRET_NOT_FOUND', `no secret under key ${JSON.stringify(key)}: ${where}`, { details: { key } });
   }
 }
 

@@ -60,6 +60,7 @@ export interface VaultCall {
 }
 
 interface TokenEntry {
+  fromLogin: boolean;
   policies: string[];
   user: string;
   /** Epoch ms; Infinity for a token without TTL. */
@@ -83,8 +84,8 @@ export interface VaultDouble {
   setKubernetesRole(role: string, config: KubernetesRole): void;
   /** A token as `vault token create` would make it (ttl 0: never expires). */
   createToken(policies: readonly string[], ttlSeconds?: number): string;
-  /** Revokes every token (a test of "403 with a cached token"). */
-  revokeAll(): void;
+  /** Revokes every token a login issued; createToken's stay (a test of "403 with a cached token"). */
+  revokeLoginTokens(): void;
   /** While sealed, every request answers 503, as a sealed Vault does. */
   setSealed(sealed: boolean): void;
   logins(): VaultCall[];
@@ -109,9 +110,9 @@ export async function startVaultDouble(options: VaultDoubleOptions = {}): Promis
   let sealed = false;
   const calls: VaultCall[] = [];
 
-  function issue(policyNames: readonly string[], user: string, ttlSeconds: number): { token: string; entry: TokenEntry } {
+  function issue(policyNames: readonly string[], user: string, ttlSeconds: number, fromLogin = true): { token: string; entry: TokenEntry } {
     const token = `hvs.${randomBytes(18).toString('base64url')}`;
-    const entry = { policies: ['default', ...policyNames], user, ttlSeconds, expiresAt: ttlSeconds > 0 ? now() + ttlSeconds * 1000 : Infinity };
+    const entry = { fromLogin, policies: ['default', ...policyNames], user, ttlSeconds, expiresAt: ttlSeconds > 0 ? now() + ttlSeconds * 1000 : Infinity };
     tokens.set(token, entry);
     return { token, entry };
   }
@@ -271,8 +272,10 @@ export async function startVaultDouble(options: VaultDoubleOptions = {}): Promis
       if (!kubernetes) throw new Error('vault double: Kubernetes auth not enabled');
       kubernetes.roles.set(role, config);
     },
-    createToken: (policyNames, ttlSeconds = 0) => issue(policyNames, 'token', ttlSeconds).token,
-    revokeAll: () => tokens.clear(),
+    createToken: (policyNames, ttlSeconds = 0) => issue(policyNames, 'token', ttlSeconds, false).token,
+    revokeLoginTokens() {
+      for (const [token, entry] of tokens) if (entry.fromLogin) tokens.delete(token);
+    },
     setSealed: (value) => void (sealed = value),
     logins: () => calls.filter((c) => c.method === 'POST' && c.path.endsWith('/login')),
     close: () => new Promise<void>((resolve, reject) => {

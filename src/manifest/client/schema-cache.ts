@@ -30,7 +30,8 @@ export class SchemaCache {
 
   async writeDocument(schemaSha256: string, document: Uint8Array): Promise<void> {
     await mkdir(this.#root, { recursive: true });
-    await writeFileAtomic(this.documentPath(schemaSha256), document);
+    // No fsync: every read re-verifies the document against its digest, so a copy torn by a crash is dropped and fetched again.
+    await writeFileAtomic(this.documentPath(schemaSha256), document, { durable: false });
   }
 
   async dropDocument(schemaSha256: string): Promise<void> {

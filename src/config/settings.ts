@@ -23,7 +23,8 @@ export interface SettingDef<T, V extends T | undefined> {
 
 type Def<T> = Omit<SettingDef<T, T>, 'default'>;
 
-function withDefault<T>(def: Def<T> & { default: T | ((env: NodeJS.ProcessEnv) => T) }): SettingDef<T, T> {
+// NoInfer: the parser alone fixes T, so an enum setting keeps its union type instead of widening to string.
+function withDefault<T>(def: Def<T> & { default: NoInfer<T> | ((env: NodeJS.ProcessEnv) => NoInfer<T>) }): SettingDef<T, T> {
   return def;
 }
 

@@ -2,8 +2,7 @@ import type { ResolvedValues } from '../config/index.ts';
 import type { Logger } from '../log/index.ts';
 import { InMemorySecretsBackend } from './in-memory-secrets-backend.ts';
 import type { SecretValue, SecretsBackend } from './secrets-backend.ts';
-import { AUTO_AUTH_ORDER, StoreSecretsBackend, type StoreAuthSetting } from './store-secrets-backend.ts';
-import { ToolgraphError } from '../errors/index.ts';
+import { StoreSecretsBackend } from './store-secrets-backend.ts';
 
 /** The settings a secrets backend is built from (a subset of the resolved config). */
 export type SecretsSettings = Pick<ResolvedValues,
@@ -27,7 +26,7 @@ export function createSecretsBackend(settings: SecretsSettings, options: CreateS
     url: settings.storeUrl,
     mount: settings.storeMount,
     pathPrefix: settings.storePathPrefix,
-    authMethod: authSetting(settings.storeAuthMethod),
+    authMethod: settings.storeAuthMethod,
     authMount: settings.storeAuthMount,
     role: settings.storeRole,
     token: settings.storeToken,
@@ -38,10 +37,4 @@ export function createSecretsBackend(settings: SecretsSettings, options: CreateS
     fetch: options.fetch,
     now: options.now,
   });
-}
-
-// The config parser already checked the value; this narrows its type and guards direct callers.
-function authSetting(value: string): StoreAuthSetting {
-  if (value === 'auto' || (AUTO_AUTH_ORDER as readonly string[]).includes(value)) return value as StoreAuthSetting;
-  throw new ToolgraphError('TG_CONFIG_INVALID', `STORE_AUTH_METHOD: expected one of auto, ${AUTO_AUTH_ORDER.join(', ')}, got ${JSON.stringify(value)}`, { details: { setting: 'storeAuthMethod' } });
 }

@@ -5,7 +5,8 @@
  *   per batch. Serial (one writer, each append awaited, as the engine does per graph) and with 16 graphs
  *   writing at once (where the adapter's group commit shares one fdatasync among waiting batches).
  * - postgres: PostgresPersistence.append against plain INSERTs of the same rows through `pg` (one
- *   autocommit INSERT per batch), serial and 16 at once over pools of the same size.
+ *   autocommit INSERT per batch), serial and 16 at once over pools of the same size, taking turns in
+ *   10 rounds so that other load on the machine falls on both alike.
  * Usage: node scripts/bench/persist.ts [--batches N] [--dir DIR] [--out FILE]
  * PostgreSQL rows need TEST_DATABASE_URL or DATABASE_URL; without one they are skipped with a message.
  */
@@ -29,6 +30,8 @@ const BASE_DIR = arg('--dir') ?? tmpdir();
 const OUT = arg('--out');
 const DATABASE_URL = process.env['TEST_DATABASE_URL'] || process.env['DATABASE_URL'] || undefined;
 const WRITERS = 16;
+/** PostgreSQL adapter and peer take turns this many times (the machine may be busy with other work). */
+const ROUNDS = 10;
 const AT = '2026-11-22T00:00:00.000Z';
 
 interface Row {
@@ -55,13 +58,30 @@ function batchOf(graph: string, version: number): CommittedBatch {
 const graphName = (w: number): string => `g${w}`;
 
 /** Writes `perWriter` batches on each of `writers` graphs, each graph strictly in order; batches per second. */
-async function drive(writers: number, perWriter: number, write: (graph: string, version: number) => Promise<void>): Promise<number> {
+async function drive(writers: number, perWriter: number, write: (graph: string, version: number) => Promise<void>, firstVersion = 1): Promise<number> {
   const started = process.hrtime.bigint();
   await Promise.all(Array.from({ length: writers }, async (_v, w) => {
-    for (let v = 1; v <= perWriter; v++) await write(graphName(w), v);
+    for (let v = firstVersion; v < firstVersion + perWriter; v++) await write(graphName(w), v);
   }));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   return (writers * perWriter) / seconds;
+}
+
+/**
+ * Runs adapter and peer in alternating rounds, so that load from other processes on the machine
+ * falls on both alike; returns each side's batches per second over all its rounds.
+ */
+async function alternate(writers: number, perWriter: number, rounds: number,
+  adapter: (graph: string, version: number) => Promise<void>, peer: (graph: string, version: number) => Promise<void>): Promise<[number, number]> {
+  const perRound = Math.max(1, Math.floor(perWriter / rounds));
+  let adapterSeconds = 0;
+  let peerSeconds = 0;
+  for (let r = 0; r < rounds; r++) {
+    const first = 1 + r * perRound;
+    adapterSeconds += (writers * perRound) / await drive(writers, perRound, adapter, first);
+    peerSeconds += (writers * perRound) / await drive(writers, perRound, peer, first);
+  }
+  return [(writers * perRound * rounds) / adapterSeconds, (writers * perRound * rounds) / peerSeconds];
 }
 
 async function prepare(adapter: PersistenceAdapter, writers: number): Promise<void> {
@@ -110,15 +130,16 @@ async function benchPostgres(writers: number, workload: string): Promise<Row> {
   const plain = new pg.Pool({ connectionString: DATABASE_URL!, max: poolSize });
   try {
     await prepare(adapter, writers);
-    const adapterRate = await drive(writers, perWriter, (graph, version) => adapter.append({ kind: 'batch', batch: batchOf(graph, version) }));
-
     await plain.query(`CREATE TABLE "${schema}".plain_batches (graph text NOT NULL, version bigint NOT NULL, mutations json NOT NULL, committed_at text NOT NULL, PRIMARY KEY (graph, version))`);
-    const peerRate = await drive(writers, perWriter, async (graph, version) => {
-      const batch = batchOf(graph, version);
-      await plain.query(`INSERT INTO "${schema}".plain_batches (graph, version, mutations, committed_at) VALUES ($1, $2, $3::json, $4)`,
-        [graph, version, JSON.stringify(batch.mutations), batch.committedAt]);
-    });
-    return row('postgres', workload, writers * perWriter, adapterRate, 'pg plain INSERT per batch', peerRate);
+    const [adapterRate, peerRate] = await alternate(writers, perWriter, ROUNDS,
+      (graph, version) => adapter.append({ kind: 'batch', batch: batchOf(graph, version) }),
+      async (graph, version) => {
+        const batch = batchOf(graph, version);
+        await plain.query(`INSERT INTO "${schema}".plain_batches (graph, version, mutations, committed_at) VALUES ($1, $2, $3::json, $4)`,
+          [graph, version, JSON.stringify(batch.mutations), batch.committedAt]);
+      });
+    const done = writers * Math.max(1, Math.floor(perWriter / ROUNDS)) * ROUNDS;
+    return row('postgres', workload, done, adapterRate, 'pg plain INSERT per batch', peerRate);
   } finally {
     await adapter.close();
     await plain.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);

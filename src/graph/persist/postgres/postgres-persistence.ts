@@ -19,6 +19,11 @@ export interface PostgresPersistenceOptions {
   readonly instanceId?: string;
   /** Followers also look for missed changes this often (a NOTIFY lost to a crash). Default 5000 ms; 0 turns it off. */
   readonly pollIntervalMs?: number;
+  /**
+   * At most one NOTIFY per this many ms; the first after a quiet spell goes at once, and graphs
+   * written in between are named together in the next. Default 5 ms.
+   */
+  readonly notifyEveryMs?: number;
 }
 
 const PG_UNDEFINED_TABLE = '42P01';
@@ -41,6 +46,12 @@ export class PostgresPersistence implements PersistenceAdapter {
   readonly #followers = new Set<RecordFollower>();
   readonly #pendingNotes = new Set<string>();
   #notifier: Promise<void> | undefined;
+  #notifyClient: Promise<pg.Client> | undefined;
+  #notifyClosed = false;
+  /** Ends the throttle's wait early, on close. */
+  #wakeNotifier: (() => void) | undefined;
+  #lastNotifyAt = Number.NEGATIVE_INFINITY;
+  readonly #notifyEveryMs: number;
   readonly #pollIntervalMs: number;
   #ready: Promise<void> | undefined;
   #closed = false;
@@ -50,6 +61,7 @@ export class PostgresPersistence implements PersistenceAdapter {
     this.instanceId = options.instanceId ?? randomUUID();
     this.#logger = options.logger ?? silentLogger();
     this.#pollIntervalMs = options.pollIntervalMs ?? 5_000;
+    this.#notifyEveryMs = options.notifyEveryMs ?? 5;
     this.#connection = { connectionString: options.connectionString, application_name: 'toolgraph' };
     this.#pool = new pg.Pool({ ...this.#connection, max: options.maxConnections ?? 10 });
     // An idle pooled connection that dies must not take the process with it; the next query reconnects.
@@ -168,8 +180,12 @@ export class PostgresPersistence implements PersistenceAdapter {
     this.#closed = true;
     await Promise.all([...this.#followers].map((f) => f.stop()));
     this.#followers.clear();
-    await this.#notifier;
     await this.#pool.end().catch((error: unknown) => this.#logger.warn({ err: error }, 'closing the PostgreSQL pool failed'));
+    // Appends that were in flight have finished: send their notifications now, then close.
+    this.#wakeNotifier?.();
+    await this.#notifier;
+    this.#notifyClosed = true;
+    await this.#dropNotifyConnection(this.#notifyClient);
   }
 
   // ---- records ----------------------------------------------------------------------------------
@@ -248,9 +264,11 @@ export class PostgresPersistence implements PersistenceAdapter {
   /**
    * Tells followers a graph changed. Not inside the write's transaction: a transaction that NOTIFYs
    * holds a database-wide lock through its commit (WAL flush included), which would serialise every
-   * commit and defeat PostgreSQL's group commit. Names waiting while one NOTIFY is in flight go out
-   * together in the next. If this process dies between a commit and its NOTIFY, followers' periodic
-   * poll finds the change.
+   * commit and defeat PostgreSQL's group commit. A NOTIFY costs the server about as much as the insert
+   * itself, so they are throttled (at most one per `notifyEveryMs`, the first at once) and go out on a
+   * connection of their own, never holding up an append or taking its pooled connection. Names
+   * written meanwhile go out together in the next. If this process dies between a commit and its
+   * NOTIFY, followers' periodic poll finds the change.
    */
   #notify(graph: string): void {
     this.#pendingNotes.add(graph);
@@ -261,17 +279,58 @@ export class PostgresPersistence implements PersistenceAdapter {
 
   async #sendNotes(): Promise<void> {
     while (this.#pendingNotes.size > 0) {
+      const wait = this.#lastNotifyAt + this.#notifyEveryMs - performance.now();
+      if (wait > 0 && !this.#closed) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, wait);
+          this.#wakeNotifier = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.#wakeNotifier = undefined;
+      }
+      this.#lastNotifyAt = performance.now();
       const notes = [...this.#pendingNotes].map((g) => JSON.stringify({ g, o: this.instanceId }));
       this.#pendingNotes.clear();
       try {
+        const client = await this.#notifyConnection();
         // A notification needs no durability: an asynchronous commit spares it a WAL flush.
-        await this.#pool.query(
-          `SELECT pg_notify($1, note) FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async, unnest($2::text[]) AS note`,
-          [this.names.channel, notes]);
+        await client.query({
+          name: 'tg_notify',
+          text: `SELECT pg_notify($1, note) FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async, unnest($2::text[]) AS note`,
+          values: [this.names.channel, notes],
+        });
       } catch (error) {
+        void this.#dropNotifyConnection(this.#notifyClient);
         this.#logger.warn({ err: error }, 'could not NOTIFY other instances; they will find the change when they next poll');
       }
     }
+  }
+
+  #notifyConnection(): Promise<pg.Client> {
+    if (this.#notifyClosed) return Promise.reject(new Error('the adapter is closed'));
+    if (!this.#notifyClient) {
+      // Named for its instance, so an operator can tell the connections apart.
+      const client = new pg.Client({ ...this.#connection, application_name: `toolgraph notify ${this.instanceId}`.slice(0, 63) });
+      const connecting = client.connect().then(() => client, (error: unknown) => {
+        client.end().catch(() => undefined);
+        throw error;
+      });
+      // A lost connection is replaced on the next NOTIFY; until then followers' polls cover for it.
+      client.on('error', (error) => {
+        this.#logger.warn({ err: error }, 'the PostgreSQL NOTIFY connection failed');
+        void this.#dropNotifyConnection(connecting);
+      });
+      this.#notifyClient = connecting;
+    }
+    return this.#notifyClient;
+  }
+
+  #dropNotifyConnection(which: Promise<pg.Client> | undefined): Promise<void> {
+    if (which === undefined) return Promise.resolve();
+    if (this.#notifyClient === which) this.#notifyClient = undefined;
+    return which.then((client) => client.end()).catch(() => undefined);
   }
 
   #migrated(): Promise<void> {

@@ -64,7 +64,7 @@ async function rawServer(answer: Answer, delayMs = 0): Promise<RawServer> {
       buffered += chunk.toString('latin1');
       let end: number;
       while ((end = buffered.indexOf('\r\n\r\n')) >= 0) {
-        const match = /^GET \/f\/(\d+) HTTP\/1\.1/.exec(buffered);
+        const match = /^GET \/f\/(\d+)(?:\?\S*)? HTTP\/1\.1/.exec(buffered);
         buffered = buffered.slice(end + 4);
         state.requests++;
         outstanding++;
@@ -97,12 +97,12 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await server.close();
 });
 
-async function fetchFrom(answer: Answer, options: { concurrency?: number; sockets?: number; retries?: number; delayMs?: number } = {}) {
+async function fetchFrom(answer: Answer, options: { concurrency?: number; sockets?: number; retries?: number; delayMs?: number; template?: string } = {}) {
   const server = await rawServer(answer, options.delayMs);
   servers.push(server);
   const get = nodeHttpGet(options.concurrency ?? 8);
   transports.push(get);
-  const manifest = { schema_bytes: BYTES, fragment_count: 11, fragment_uri_template: `${server.origin}/f/{index}` } as SchemaManifest;
+  const manifest = { schema_bytes: BYTES, fragment_count: 11, fragment_uri_template: `${server.origin}${options.template ?? '/f/{index}'}` } as SchemaManifest;
   const progress: number[] = [];
   const document = await fetchFragments(manifest, {
     get, retries: options.retries ?? 2, backoff: { baseMs: 1, maxMs: 2 }, concurrency: options.concurrency ?? 8,
@@ -143,6 +143,12 @@ describe('pipelined fragment fetching', () => {
   ])('falls back to ordinary requests on %s and still assembles the document', async (_label, answer) => {
     const { document } = await fetchFrom(answer);
     expect(document.equals(DOCUMENT)).toBe(true);
+  });
+
+  it.each(['/f{/index}', '/f/{index}?copy={index}', '/f/{index}?v=987654321012'])('expands the template %s for every fragment', async (template) => {
+    const { server, document } = await fetchFrom((index) => ok(fragmentOf(index)), { template });
+    expect(document.equals(DOCUMENT)).toBe(true);
+    expect(server.requests).toBe(11);
   });
 
   it('counts a 503 on the pipeline as an attempt', async () => {

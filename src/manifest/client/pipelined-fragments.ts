@@ -25,8 +25,6 @@ export interface PipelineOptions {
   readonly depth: number;
   /** Called as each fragment is stored. */
   readonly onFragment: (index: number) => void;
-  /** When set, no new requests are sent (the caller has failed already). */
-  readonly stopped?: () => boolean;
 }
 
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -53,7 +51,7 @@ export async function fetchPipelined(options: PipelineOptions): Promise<Leftover
 
   /** The next index to request, skipping (as leftovers) targets the fast path will not send. */
   const take = (): number | undefined => {
-    while (next < options.count && !options.stopped?.()) {
+    while (next < options.count) {
       const index = next++;
       if (options.target(index) !== undefined) return index;
       leftovers.push({ index, attempts: 0, problem: 'not pipelined' });

@@ -27,6 +27,7 @@ export interface PostgresPersistenceOptions {
 }
 
 const PG_UNDEFINED_TABLE = '42P01';
+const PG_UNIQUE_VIOLATION = '23505';
 
 /**
  * The scale-out persistence adapter: every record is a row, committed before `append` resolves.
@@ -210,50 +211,79 @@ export class PostgresPersistence implements PersistenceAdapter {
 
   async #dropGraph(name: string, at: string): Promise<void> {
     const { graphs, batches, snapshots } = this.names;
-    const { rows } = await this.#query<{ generation: string }>(
-      `WITH dropped AS (
-         UPDATE ${graphs} SET dropped_at = $2, dropped_by = $3 WHERE name = $1 AND dropped_at IS NULL
-         RETURNING generation
-       ), batches_gone AS (
-         DELETE FROM ${batches} b USING dropped WHERE b.graph = $1 AND b.generation = dropped.generation
-       ), snapshots_gone AS (
-         DELETE FROM ${snapshots} s USING dropped WHERE s.graph = $1 AND s.generation = dropped.generation
-       )
-       SELECT generation FROM dropped`,
-      [name, at, this.instanceId], `Could not store the drop of graph "${name}"`);
+    // Appends lock nothing but their own row, so a drop waits for the appends in flight instead: the
+    // table lock conflicts with every insert's ROW EXCLUSIVE, which an append takes before its snapshot.
+    // An append that started first has committed by the time the DELETE's snapshot is taken, so the
+    // DELETE sees (and removes) its batch; one that starts later waits, then finds no live graph.
+    // Drops are rare, and the lock lasts one short transaction.
+    const client = await this.#connect();
+    let rows: { generation: string }[];
+    try {
+      await client.query('BEGIN');
+      await client.query(`LOCK TABLE ${batches} IN SHARE ROW EXCLUSIVE MODE`);
+      ({ rows } = await client.query<{ generation: string }>(
+        `WITH dropped AS (
+           UPDATE ${graphs} SET dropped_at = $2, dropped_by = $3 WHERE name = $1 AND dropped_at IS NULL
+           RETURNING generation
+         ), batches_gone AS (
+           DELETE FROM ${batches} b USING dropped WHERE b.graph = $1 AND b.generation = dropped.generation
+         ), snapshots_gone AS (
+           DELETE FROM ${snapshots} s USING dropped WHERE s.graph = $1 AND s.generation = dropped.generation
+         )
+         SELECT generation FROM dropped`,
+        [name, at, this.instanceId]));
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      if ((error as { code?: string }).code === PG_UNDEFINED_TABLE) this.#ready = undefined;
+      throw storageFailed(`Could not store the drop of graph "${name}"`, error);
+    } finally {
+      client.release();
+    }
     if (rows.length === 0) throw new ToolgraphError('TG_GRAPH_NOT_FOUND', `Graph "${name}" does not exist.`);
     this.#notify(name);
     const cursor = this.#cursors.get(name);
     if (cursor && cursor.generation === Number(rows[0]!.generation)) cursor.live = false;
   }
 
+  /**
+   * One statement, one round trip, no lock beyond the inserted row. It stores the batch only if the
+   * graph has a live incarnation whose newest batch is exactly `version - 1` (0: none yet). That one
+   * index probe refuses a version already stored or passed (and one behind a snapshot: the newest
+   * batch is never pruned), and a stale writer's version in a re-created graph, which would leave a
+   * gap. Two writers of the same version both pass it; the primary key makes the second wait for the
+   * first and fail with a unique violation if it committed. Racing drops: see #dropGraph.
+   * Named, so each connection parses and plans it once: planning it cost more than the insert.
+   */
   async #appendBatch(batch: CommittedBatch): Promise<void> {
-    const { graphs, batches, snapshots } = this.names;
-    // FOR SHARE holds the graph live until we commit; the NOT EXISTS checks refuse a version at or
-    // below one already stored (or pruned behind a snapshot), the primary key refuses a racing twin.
-    // Named, so each connection parses and plans this CTE once: planning it cost more than the insert.
-    const { rows } = await this.#query<{ live: number; inserted: number; generation: string | null }>(
-      `WITH live AS (
-         SELECT generation FROM ${graphs} WHERE name = $1 AND dropped_at IS NULL FOR SHARE
-       ), inserted AS (
-         INSERT INTO ${batches} (graph, generation, version, mutations, committed_at, origin)
-         SELECT $1, live.generation, $2::bigint, $3::json, $4, $5 FROM live
-          WHERE NOT EXISTS (SELECT 1 FROM ${batches} b WHERE b.graph = $1 AND b.generation = live.generation AND b.version >= $2::bigint)
-            AND NOT EXISTS (SELECT 1 FROM ${snapshots} s WHERE s.graph = $1 AND s.generation = live.generation AND s.version >= $2::bigint)
-         ON CONFLICT DO NOTHING
-         RETURNING generation
-       )
-       SELECT (SELECT count(*) FROM live)::int AS live,
-              (SELECT count(*) FROM inserted)::int AS inserted,
-              (SELECT max(generation) FROM inserted) AS generation`,
-      [batch.graph, batch.version, JSON.stringify(batch.mutations), batch.committedAt, this.instanceId],
-      `Could not store version ${batch.version} of graph "${batch.graph}"`, this.#statementName('append_batch'));
-    const row = rows[0]!;
-    if (row.live === 0) throw new ToolgraphError('TG_GRAPH_NOT_FOUND', `Graph "${batch.graph}" does not exist.`);
-    if (row.inserted === 0) {
-      throw new ToolgraphError('TG_VERSION_CONFLICT',
-        `Graph "${batch.graph}" already has version ${batch.version}: another instance committed it first. Nothing was stored.`);
+    const { graphs, batches } = this.names;
+    let rows: { generation: string | null; head: string | null; inserted: number }[];
+    try {
+      ({ rows } = await this.#pool.query<{ generation: string | null; head: string | null; inserted: number }>({
+        name: this.#statementName('append_batch'),
+        text: `WITH live AS (
+                 SELECT g.generation,
+                        COALESCE((SELECT b.version FROM ${batches} b WHERE b.graph = $1 AND b.generation = g.generation
+                                   ORDER BY b.version DESC LIMIT 1), 0) AS head
+                   FROM ${graphs} g WHERE g.name = $1 AND g.dropped_at IS NULL
+               ), inserted AS (
+                 INSERT INTO ${batches} (graph, generation, version, mutations, committed_at, origin)
+                 SELECT $1, generation, $2::bigint, $3::json, $4, $5 FROM live WHERE head = $2::bigint - 1
+                 RETURNING 1
+               )
+               SELECT live.generation, live.head, (SELECT count(*) FROM inserted)::int AS inserted
+                 FROM (SELECT 1) AS one LEFT JOIN live ON true`,
+        values: [batch.graph, batch.version, JSON.stringify(batch.mutations), batch.committedAt, this.instanceId],
+      }));
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === PG_UNIQUE_VIOLATION) throw versionConflict(batch.graph, batch.version, undefined);
+      if (code === PG_UNDEFINED_TABLE) this.#ready = undefined;
+      throw storageFailed(`Could not store version ${batch.version} of graph "${batch.graph}"`, error);
     }
+    const row = rows[0]!;
+    if (row.generation === null) throw new ToolgraphError('TG_GRAPH_NOT_FOUND', `Graph "${batch.graph}" does not exist.`);
+    if (row.inserted === 0) throw versionConflict(batch.graph, batch.version, Number(row.head));
     this.#notify(batch.graph);
     const cursor = this.#cursors.get(batch.graph);
     if (cursor && cursor.live && cursor.generation === Number(row.generation) && cursor.version === batch.version - 1) cursor.version = batch.version;
@@ -349,10 +379,9 @@ export class PostgresPersistence implements PersistenceAdapter {
     }
   }
 
-  /** A name makes `pg` prepare the statement once per connection and reuse its plan. */
-  async #query<R extends pg.QueryResultRow>(text: string, values: unknown[], failure: string, name?: string): Promise<pg.QueryResult<R>> {
+  async #query<R extends pg.QueryResultRow>(text: string, values: unknown[], failure: string): Promise<pg.QueryResult<R>> {
     try {
-      return await this.#pool.query<R>(name === undefined ? { text, values } : { name, text, values });
+      return await this.#pool.query<R>(text, values);
     } catch (error) {
       if ((error as { code?: string }).code === PG_UNDEFINED_TABLE) this.#ready = undefined;
       throw storageFailed(failure, error);
@@ -367,6 +396,13 @@ export class PostgresPersistence implements PersistenceAdapter {
   #checkOpen(): void {
     if (this.#closed) throw new ToolgraphError('TG_STORAGE_FAILED', 'The PostgreSQL persistence adapter is closed.');
   }
+}
+
+function versionConflict(graph: string, version: number, head: number | undefined): ToolgraphError {
+  const stored = head === undefined || head >= version
+    ? `already has version ${version}: another instance committed it first`
+    : `is at version ${head} in storage, not ${version - 1}: it was dropped and created again`;
+  return new ToolgraphError('TG_VERSION_CONFLICT', `Graph "${graph}" ${stored}. Nothing was stored.`);
 }
 
 function storageFailed(message: string, cause: unknown): ToolgraphError {

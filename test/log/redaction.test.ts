@@ -1,19 +1,9 @@
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHost, type HttpService, type RunningHost } from '../../src/http/index.ts';
-import { createLogger, scrubString } from '../../src/log/index.ts';
+import { scrubString } from '../../src/log/index.ts';
+import { captureLogger } from '../support/capture-logger.ts';
 import { ToolgraphError } from '../../src/errors/index.ts';
 
-function capture() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-      callback();
-    },
-  });
-  return { lines, logger: createLogger({ level: 'trace', destination: stream }) };
-}
 
 // A JWT-shaped token built at run time, so no credential-looking literal lives in the repo.
 const token = ['eyJhbGciOiJSUzI1NiJ9', Buffer.from(JSON.stringify({ sub: 'alice', scope: 'kg:read' })).toString('base64url'), 'c2lnbmF0dXJlLWJ5dGVz'].join('.');
@@ -33,7 +23,7 @@ describe('logs never contain bearer tokens', () => {
   });
 
   it('a request carrying a bearer token, logged every way a handler might, leaves no trace of it', async () => {
-    const { lines, logger } = capture();
+    const { lines, logger } = captureLogger();
     const service: HttpService = {
       name: 'echo',
       prefixes: ['/echo'],

@@ -1,9 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { SignJWT, generateKeyPair } from 'jose';
-import { createLogger, type Logger } from '../../src/log/index.ts';
 import { StoreSecretsBackend, type StoreSecretsBackendOptions } from '../../src/secrets/index.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { startVaultDouble, type VaultDouble } from '../support/vault-double.ts';
@@ -99,17 +97,7 @@ export async function startStoreFixture(): Promise<Fixture> {
   };
 }
 
-/** A logger at trace level whose lines the test reads back. */
-export function captureLogger(): { lines: string[]; logger: Logger } {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-      callback();
-    },
-  });
-  return { lines, logger: createLogger({ level: 'trace', destination: stream }) };
-}
+export { captureLogger } from '../support/capture-logger.ts';
 
 /** Resolves to the thrown ToolgraphError (code + message) or fails the test if nothing was thrown. */
 export async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {

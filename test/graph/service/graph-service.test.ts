@@ -1,15 +1,14 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolgraphError } from '../../../src/errors/index.ts';
 import { GraphEngine } from '../../../src/graph/engine/index.ts';
 import { MemoryPersistence } from '../../../src/graph/persist/index.ts';
 import { createGraphService } from '../../../src/graph/service/index.ts';
 import { startHost, type RunningHost } from '../../../src/http/index.ts';
-import { createLogger } from '../../../src/log/index.ts';
+import { captureLogger } from '../../support/capture-logger.ts';
 
 const TOKENS: Record<string, string[]> = { 'reader-token': ['kg:read'], 'writer-token': ['kg:write'] };
 const GRAPH = 'secret-graph-name';
-const logLines: string[] = [];
+let logLines: string[] = [];
 let host: RunningHost;
 let url: string;
 
@@ -17,13 +16,9 @@ beforeAll(async () => {
   const engine = await GraphEngine.open({ persistence: new MemoryPersistence() });
   await engine.createGraph(GRAPH);
   await engine.commit({ graph: GRAPH, mutations: [{ op: 'createNode', id: 'a', label: 'Person', props: { name: 'Ann' } }] });
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      logLines.push(chunk.toString('utf8'));
-      callback();
-    },
-  });
-  const logger = createLogger({ destination, level: 'debug' });
+  const captured = captureLogger('debug');
+  logLines = captured.lines;
+  const logger = captured.logger;
   const service = createGraphService({
     engine,
     logger,

@@ -1,6 +1,6 @@
-import { Command, CommanderError } from 'commander';
-import { isToolgraphError } from '../errors/index.ts';
-import { CommandExit, processIo, type CliIo } from './cli-io.ts';
+import { Command } from 'commander';
+import { processIo, type CliIo } from './cli-io.ts';
+import { runCli } from './run-cli.ts';
 import { registerConfigCommand } from './commands/config-command.ts';
 import { registerCypherCommand } from './commands/cypher-command.ts';
 import { registerGraphCommand } from './commands/graph-command.ts';
@@ -26,19 +26,6 @@ export function createProgram(io: CliIo = processIo): Command {
 }
 
 /** Runs the program; returns the process exit code. Errors print as `toolgraph: CODE: message`. */
-export async function runProgram(argv: readonly string[], io: CliIo = processIo): Promise<number> {
-  const program = createProgram(io);
-  try {
-    await program.parseAsync([...argv], { from: 'user' });
-    return 0;
-  } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode;
-    if (error instanceof CommandExit) return error.exitCode;
-    if (isToolgraphError(error)) {
-      io.err(`toolgraph: ${error.code}: ${error.message}`);
-      return error.code === 'TG_CONFIG_INVALID' ? 78 : 1;
-    }
-    io.err(`toolgraph: ${(error as Error).stack ?? String(error)}`);
-    return 1;
-  }
+export function runProgram(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  return runCli(createProgram(io), argv, io);
 }

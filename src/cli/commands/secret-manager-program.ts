@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
+import { Command } from 'commander';
 import { resolveConfig } from '../../config/index.ts';
-import { ToolgraphError, isToolgraphError } from '../../errors/index.ts';
+import { ToolgraphError } from '../../errors/index.ts';
 import { createLogger, type Logger } from '../../log/index.ts';
 import { createSecretsBackend, readSecretsSeedFile, type SecretValue, type SecretsContext } from '../../secrets/index.ts';
-import { CommandExit, processIo, type CliIo } from '../cli-io.ts';
+import { processIo, type CliIo } from '../cli-io.ts';
+import { runCli } from '../run-cli.ts';
 import { addSettingOptions } from '../setting-options.ts';
 
 /** The flags `secret-manager` shows in its help (the spec's five, plus ours); other setting flags stay accepted but hidden. */
@@ -124,21 +125,10 @@ export function createSecretManagerProgram(options: SecretManagerOptions = {}): 
 }
 
 /** Runs `secret-manager`; returns the exit code. Errors print as `secret-manager: CODE: message`. */
-export async function runSecretManager(argv: readonly string[], options: SecretManagerOptions = {}): Promise<number> {
+export function runSecretManager(argv: readonly string[], options: SecretManagerOptions = {}): Promise<number> {
   const io = options.io ?? processIo;
-  const program = createSecretManagerProgram({ ...options, io });
-  try {
-    await program.parseAsync([...argv], { from: 'user' });
-    return 0;
-  } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode;
-    if (error instanceof CommandExit) return error.exitCode;
-    if (isToolgraphError(error)) {
-      io.err(`secret-manager: ${error.code}: ${error.message}`);
-      if (error.code === 'TG_NO_USER_TOKEN') io.err('secret-manager: OIDC/JWT store auth needs the caller\'s IdP token: give --id-token-file FILE, TOOLGRAPH_ID_TOKEN_FILE or TOOLGRAPH_ID_TOKEN');
-      return error.code === 'TG_CONFIG_INVALID' ? 78 : 1;
-    }
-    io.err(`secret-manager: ${(error as Error).stack ?? String(error)}`);
-    return 1;
-  }
+  return runCli(createSecretManagerProgram({ ...options, io }), argv, io, (error) =>
+    error.code === 'TG_NO_USER_TOKEN'
+      ? 'OIDC/JWT store auth needs the caller\'s IdP token: give --id-token-file FILE, TOOLGRAPH_ID_TOKEN_FILE or TOOLGRAPH_ID_TOKEN'
+      : undefined);
 }

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { resolveConfig } from '../config/index.ts';
 import type { GraphEngine } from '../graph/engine/index.ts';
 import { createLogger } from '../log/index.ts';
 import { openGraphEngine } from '../serve/index.ts';
@@ -11,9 +10,9 @@ import { addSettingOptions } from './setting-options.ts';
  * through the server's POST /dispatch instead.
  */
 export function withEngineOptions(command: Command): (opts: Record<string, unknown>) => Promise<GraphEngine> {
-  const toFlags = addSettingOptions(command);
+  const resolveFrom = addSettingOptions(command);
   return async (opts) => {
-    const config = resolveConfig({ flags: toFlags(opts), configFile: opts['config'] as string | undefined });
+    const config = resolveFrom(opts);
     // Warnings (a dropped torn tail, say) matter to an operator; go to stderr so stdout stays data.
     const logger = createLogger({ level: config.values.logLevel === 'info' ? 'warn' : config.values.logLevel, destination: process.stderr });
     return openGraphEngine(config.values, logger);

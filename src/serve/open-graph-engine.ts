@@ -16,7 +16,7 @@ export type EngineSettings = Pick<ResolvedValues, 'persistence' | 'dataDir' | 'd
  * for `file`, an empty or missing data dir (so dropping `demo` is final); for `memory`, every start;
  * for `postgres`, a database with no graph.
  */
-export async function openGraphEngine(values: EngineSettings, logger: Logger, options: { seedDemo?: boolean } = {}): Promise<GraphEngine> {
+export async function openGraphEngine(values: EngineSettings, logger: Logger): Promise<GraphEngine> {
   const dataDir = join(values.dataDir, 'graphs');
   const fresh = values.persistence !== 'file' || !existsSync(dataDir) || readdirSync(dataDir).length === 0;
   const persistence = await openPersistence({
@@ -27,7 +27,7 @@ export async function openGraphEngine(values: EngineSettings, logger: Logger, op
   });
   const engine = await GraphEngine.open({ persistence, logger });
   try {
-    if ((options.seedDemo ?? true) && fresh && engine.listGraphs().length === 0) {
+    if (fresh && engine.listGraphs().length === 0) {
       await loadReferenceGraph(engine, DEMO_GRAPH);
       logger.info({ graphs: 1 }, 'seeded the reference graph on a fresh store');
     }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { describeConfig, formatConfigTable, resolveConfig } from '../../config/index.ts';
+import { describeConfig, formatConfigTable } from '../../config/index.ts';
 import { addSettingOptions } from '../setting-options.ts';
 import type { CliIo } from '../cli-io.ts';
 
@@ -8,9 +8,9 @@ export function registerConfigCommand(program: Command, io: CliIo): void {
     .command('config')
     .description('Print every resolved setting with its source (flag, env, config, default); secrets redacted')
     .option('--json', 'Print JSON instead of a table');
-  const toFlags = addSettingOptions(command);
+  const resolveFrom = addSettingOptions(command);
   command.action((opts: Record<string, unknown>) => {
-    const config = resolveConfig({ flags: toFlags(opts), configFile: opts['config'] as string | undefined });
+    const config = resolveFrom(opts);
     const rows = describeConfig(config);
     if (opts['json']) io.out(JSON.stringify({ configFile: config.configFile ?? null, settings: rows }, null, 2));
     else {

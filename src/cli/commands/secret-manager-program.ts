@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { resolveConfig } from '../../config/index.ts';
 import { ToolgraphError } from '../../errors/index.ts';
 import { createLogger, type Logger } from '../../log/index.ts';
 import { createSecretsBackend, readSecretsSeedFile, type SecretValue, type SecretsContext } from '../../secrets/index.ts';
@@ -86,7 +85,7 @@ export function createSecretManagerProgram(options: SecretManagerOptions = {}): 
     .exitOverride()
     .option('--id-token-file <file>', 'file holding the caller\'s IdP token (JWT) for OIDC/JWT store auth (env TOOLGRAPH_ID_TOKEN_FILE; or TOOLGRAPH_ID_TOKEN)')
     .option('--secrets-file <file>', 'seed the in-memory backend from this JSON object of key -> value (env TOOLGRAPH_SECRETS_FILE)');
-  const toFlags = addSettingOptions(program);
+  const resolveFrom = addSettingOptions(program);
   for (const option of program.options) {
     if (!SHOWN_FLAGS.has(option.long ?? '')) option.hideHelp();
   }
@@ -99,7 +98,7 @@ export function createSecretManagerProgram(options: SecretManagerOptions = {}): 
     .description('Print one secret: a string raw, an object as JSON')
     .action(async (key: string, getOpts: Record<string, unknown>, command: Command) => {
       const opts = command.optsWithGlobals<Record<string, unknown>>();
-      const config = resolveConfig({ flags: toFlags(opts), env, configFile: opts['config'] as string | undefined });
+      const config = resolveFrom(opts, env);
       const values = config.values;
       const logger = options.logger ?? createLogger({
         name: 'secret-manager',

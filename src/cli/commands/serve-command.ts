@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { resolveConfig } from '../../config/index.ts';
 import { createLogger } from '../../log/index.ts';
 import { parseServiceNames, startToolgraph } from '../../serve/index.ts';
 import { addSettingOptions } from '../setting-options.ts';
@@ -10,9 +9,9 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .command('serve')
     .description('Start the HTTP services of this process on one host:port, each under its own paths')
     .option('--only <services>', 'Run only these services (comma-separated)');
-  const toFlags = addSettingOptions(command);
+  const resolveFrom = addSettingOptions(command);
   command.action(async (opts: Record<string, unknown>) => {
-    const config = resolveConfig({ flags: toFlags(opts), configFile: opts['config'] as string | undefined });
+    const config = resolveFrom(opts);
     const only = typeof opts['only'] === 'string' ? parseServiceNames(opts['only']) : undefined;
     const logger = createLogger({ level: config.values.logLevel });
     const running = await startToolgraph({ config, logger, ...(only ? { only } : {}) });

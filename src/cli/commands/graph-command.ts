@@ -1,57 +1,12 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
 import type { Command } from 'commander';
-import { parseJsonl, withJsonlLine, type GraphEngine, type MutationInput } from '../../graph/engine/index.ts';
+import type { GraphEngine } from '../../graph/engine/index.ts';
+import { IMPORT_BATCH_SIZE, importJsonlFile } from '../../graph/fixtures/index.ts';
 import type { CliIo } from '../cli-io.ts';
 import { usingEngine, withEngineOptions } from '../open-cli-engine.ts';
 import { createProgressBar, formatBytes } from '../progress-bar.ts';
-
-/** Mutations per batch on import: big enough to be fast, small enough to show progress and bound memory. */
-export const IMPORT_BATCH_SIZE = 5000;
-
-export interface ImportOutcome {
-  lines: number;
-  batches: number;
-  version: number;
-}
-
-/**
- * Streams a JSON Lines file into a graph, IMPORT_BATCH_SIZE lines per batch. Each batch is atomic; on
- * a bad line the batches before it stay committed and the error names the file and line.
- */
-export async function importJsonlFile(engine: GraphEngine, graph: string, file: string, onProgress: (bytes: number) => void = () => undefined): Promise<ImportOutcome> {
-  const input = createReadStream(file);
-  const lines = createInterface({ input, crlfDelay: Infinity });
-  let lineNumber = 0;
-  let firstLine = 1;
-  let pending: string[] = [];
-  let batches = 0;
-  let version = engine.view(graph).version;
-  const flush = async () => {
-    if (pending.length === 0) return;
-    // Blank lines keep their place so parse errors name the file's real line number.
-    const parsed = parseJsonl(`${'\n'.repeat(firstLine - 1)}${pending.join('\n')}`, file);
-    const mutations: MutationInput[] = parsed.mutations;
-    try {
-      version = (await engine.commit({ graph, mutations })).version;
-    } catch (error) {
-      throw withJsonlLine(error, parsed, file);
-    }
-    batches++;
-    pending = [];
-    firstLine = lineNumber + 1;
-    onProgress(input.bytesRead);
-  };
-  for await (const line of lines) {
-    lineNumber++;
-    pending.push(line);
-    if (pending.length >= IMPORT_BATCH_SIZE) await flush();
-  }
-  await flush();
-  return { lines: lineNumber, batches, version };
-}
 
 /** Writes a graph as JSON Lines: every node (`{label, id, props}`) in id order, then every edge. */
 export async function exportJsonl(engine: GraphEngine, graph: string, out: NodeJS.WritableStream, onProgress: (items: number) => void = () => undefined): Promise<number> {

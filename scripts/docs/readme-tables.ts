@@ -12,7 +12,7 @@ function code(text: string | undefined): string {
 
 function defaultText(def: SettingDef<unknown, unknown>): string {
   if (def.default === undefined) return 'unset';
-  if (typeof def.default === 'function') return def.description.match(/\(([^)]*\$XDG[^)]*)\)/)?.[1] ?? 'derived';
+  if (typeof def.default === 'function') return def.defaultLabel ?? 'computed at start-up';
   return code(String(def.default));
 }
 

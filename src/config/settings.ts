@@ -16,6 +16,8 @@ export interface SettingDef<T, V extends T | undefined> {
   flag?: string;
   configKey?: string;
   default: V | ((env: NodeJS.ProcessEnv) => V);
+  /** How docs show a default computed from the environment (e.g. `$XDG_DATA_HOME/toolgraph`). */
+  defaultLabel?: string;
   parser: ValueParser<T>;
   /** `whole`: never printed; `url-password`: only the password part of a URL is hidden. */
   secret?: 'whole' | 'url-password';
@@ -44,8 +46,8 @@ export const SETTINGS = {
   host: withDefault({ area: 'general', description: 'Address the HTTP services bind to', env: 'HOST', flag: '--host', configKey: 'host', default: '127.0.0.1', parser: listenHost() }),
   port: withDefault({ area: 'general', description: 'Port shared by every HTTP service of the process (0 picks a free one)', env: 'PORT', flag: '--port', configKey: 'port', default: 4000, parser: integerIn(0, 65535) }),
   logLevel: withDefault({ area: 'general', description: 'pino log level', env: 'LOG_LEVEL', flag: '--log-level', configKey: 'log_level', default: 'info', parser: oneOf(LOG_LEVELS) }),
-  dataDir: withDefault({ area: 'general', description: 'Where the file persistence keeps graphs ($XDG_DATA_HOME/toolgraph)', env: 'TOOLGRAPH_DATA_DIR', flag: '--data-dir', configKey: 'data_dir', default: (env) => xdgPaths(env).dataDir, parser: absolutePath() }),
-  cacheDir: withDefault({ area: 'A', description: 'Content-addressed cache of fetched schemas ($XDG_CACHE_HOME/toolgraph)', env: 'TOOLGRAPH_CACHE_DIR', flag: '--cache-dir', configKey: 'cache_dir', default: (env) => xdgPaths(env).cacheDir, parser: absolutePath() }),
+  dataDir: withDefault({ area: 'general', description: 'Where the file persistence keeps graphs', env: 'TOOLGRAPH_DATA_DIR', flag: '--data-dir', configKey: 'data_dir', default: (env) => xdgPaths(env).dataDir, defaultLabel: '$XDG_DATA_HOME/toolgraph', parser: absolutePath() }),
+  cacheDir: withDefault({ area: 'A', description: 'Content-addressed cache of fetched schemas', env: 'TOOLGRAPH_CACHE_DIR', flag: '--cache-dir', configKey: 'cache_dir', default: (env) => xdgPaths(env).cacheDir, defaultLabel: '$XDG_CACHE_HOME/toolgraph', parser: absolutePath() }),
   persistence: withDefault({ area: 'C', description: 'Graph persistence adapter', env: 'TOOLGRAPH_PERSISTENCE', flag: '--persistence', configKey: 'persistence', default: 'file', parser: oneOf(PERSISTENCE_KINDS) }),
   databaseUrl: optional({ area: 'C', description: 'PostgreSQL URL, for persistence=postgres', env: 'DATABASE_URL', flag: '--database-url', configKey: 'database_url', parser: postgresUrl(), secret: 'url-password' }),
   publicUrl: optional({ area: 'A', description: 'Public base URL in manifest_uri and fragment_uri_template (default: the bound origin)', env: 'TOOLGRAPH_PUBLIC_URL', flag: '--public-url', configKey: 'public_url', parser: httpUrl() }),

@@ -1,6 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // graphql ships CJS (main) and ESM (module): Vite would pick the ESM copy for our imports while
+  // CJS packages (@apollo/subgraph) load the other, and graphql refuses types from "another realm".
+  // Node itself loads the CJS one everywhere; so do the tests.
+  resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     include: ['test/**/*.test.ts'],
     // Integration tests start real peers (IdP, PostgreSQL, gateways) on loopback; give them room.

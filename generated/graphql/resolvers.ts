@@ -97,6 +97,7 @@ export type Mutation = {
 
 
 export type MutationAddEdgeArgs = {
+  expectedVersion?: InputMaybe<Scalars['Int']['input']>;
   src: Scalars['ID']['input'];
   tgt: Scalars['ID']['input'];
   type: Scalars['String']['input'];
@@ -104,6 +105,7 @@ export type MutationAddEdgeArgs = {
 
 
 export type MutationCreateNodeArgs = {
+  expectedVersion?: InputMaybe<Scalars['Int']['input']>;
   id?: InputMaybe<Scalars['ID']['input']>;
   label: Scalars['String']['input'];
   props: Scalars['JSON']['input'];
@@ -111,11 +113,13 @@ export type MutationCreateNodeArgs = {
 
 
 export type MutationDeleteNodeArgs = {
+  expectedVersion?: InputMaybe<Scalars['Int']['input']>;
   id: Scalars['ID']['input'];
 };
 
 
 export type MutationRemoveEdgeArgs = {
+  expectedVersion?: InputMaybe<Scalars['Int']['input']>;
   src: Scalars['ID']['input'];
   tgt: Scalars['ID']['input'];
   type: Scalars['String']['input'];
@@ -123,6 +127,7 @@ export type MutationRemoveEdgeArgs = {
 
 
 export type MutationUpdateNodeArgs = {
+  expectedVersion?: InputMaybe<Scalars['Int']['input']>;
   id: Scalars['ID']['input'];
   set?: InputMaybe<Scalars['JSON']['input']>;
   unset?: InputMaybe<Array<Scalars['String']['input']>>;

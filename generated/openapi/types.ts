@@ -26,6 +26,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/graphql/subscribe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream a graph subscription over server-sent events
+         * @description Subscription-only SSE carrier. The request is signed: `Authorization: Bearer tgsse1.<compact JWS>`
+         *     whose payload holds the exact native request (`id`, `graph`, `agent_id`, `method.GraphQl.query`,
+         *     `variables`), a nonce, an expiry (at most 300 s ahead) and the signed context (subject, scopes,
+         *     groups); `toolgraph envelope sign` makes one. The request id, graph and subscription text must be
+         *     byte-identical to `X-Service-Request-Id` and the decoded `graph` and `query` parameters. Every
+         *     refusal is an ErrorBody with the status below, answered before any graph data is read; no other
+         *     parameter is accepted (a bearer token in the URL is refused unread), there are no CORS headers,
+         *     and OPTIONS and every other method are 405. An accepted stream sends `event: next` frames
+         *     (`{"data": {...}}`, the GraphQL result of the Subscription root as the access module filters it),
+         *     an initial one and one per committed change the subscriber can see, `:` keepalive comments, and
+         *     ends with `event: complete` (`{"reason": ..., "error"?: ErrorDetail}`). See docs/carrier.md.
+         */
+        get: operations["subscribeGraph"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -34,10 +64,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Report that the process is up
-         * @description Liveness probe. Answers 200 with `{status: "ok"}` while the process serves requests; needs no token.
+         * Report whether the process is ready to serve
+         * @description Readiness probe. Answers 200 with `{status: "ok", services}` once every requested service is mounted; 503 with `status: "starting"` while the engine recovers stored graphs (and the names still starting), and 503 with `status: "stopping"` while in-flight requests drain on shutdown. Needs no token.
          */
         get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/livez": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Report that the process is alive
+         * @description Liveness probe. Answers 200 with `{status: "alive"}` while the process runs, whether or not its services are ready yet (see /healthz); needs no token.
+         */
+        get: operations["liveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -57,11 +107,15 @@ export interface paths {
         put?: never;
         /**
          * Call one action of a tool
-         * @description Runs `arguments.action` of the tool `name` with the remaining arguments, as MCP `tools/call` does,
-         *     and answers with an MCP CallToolResult. The caller's bearer token (an IdP JWT) is validated
-         *     against the identity provider's keys before any tool runs; tools that call downstream APIs use it
-         *     for RFC 8693 token exchange when delegation is enabled. A failure inside the tool is reported as
-         *     a result with `isError: true`; a request the server cannot run is an HTTP error with ErrorBody.
+         * @description Runs `arguments.action` of the tool `name` with the remaining arguments, as MCP `tools/call` does
+         *     (the same tools are served over MCP Streamable HTTP at `/mcp`), and answers with an MCP
+         *     CallToolResult. The caller's bearer token (an IdP JWT) is validated against the identity
+         *     provider's keys before any tool runs, and must carry one of the action's scopes (403 with the
+         *     `insufficient_scope` challenge otherwise); tools that call downstream APIs use it for RFC 8693
+         *     token exchange when delegation is enabled. A failure inside the tool is reported as a result with
+         *     `isError: true` and the error's message; a request the server cannot run is an HTTP error with
+         *     ErrorBody: an unknown tool or action 404 TG_TOOL_NOT_FOUND, arguments the action's input schema
+         *     refuses 400 TG_TOOL_ARGUMENTS_INVALID naming each JSON pointer.
          */
         post: operations["callTool"];
         delete?: never;
@@ -193,8 +247,19 @@ export interface components {
             };
         };
         Health: {
+            /** @description The services mounted and serving, by name. */
+            services: string[];
+            /** @description While starting, the requested services not mounted yet. */
+            starting?: string[];
+            /**
+             * @description ok when every requested service serves; starting or stopping otherwise (HTTP 503).
+             * @enum {unknown}
+             */
+            status: "ok" | "starting" | "stopping";
+        };
+        Liveness: {
             /** @constant */
-            status: "ok";
+            status: "alive";
         };
         NativeError: {
             error: components["schemas"]["ErrorDetail"];
@@ -314,6 +379,17 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description The route does not accept this method (TG_METHOD_NOT_ALLOWED); `Allow` names the one it does. */
+        MethodNotAllowed: {
+            headers: {
+                /** @description The accepted method. */
+                Allow?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The tool, action, graph or resource does not exist (TG_TOOL_NOT_FOUND, TG_GRAPH_NOT_FOUND, …). */
         NotFound: {
             headers: {
@@ -323,9 +399,29 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description The process is still starting (recovering its graphs) or is shutting down (TG_NOT_READY); retry after Retry-After seconds. */
+        NotReady: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The body is larger than the route accepts (TG_PAYLOAD_TOO_LARGE). */
         PayloadTooLarge: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description At the connection limit (TG_TOO_MANY_CONNECTIONS); retry after `Retry-After` seconds. */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -416,6 +512,89 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["NotReady"];
+        };
+    };
+    subscribeGraph: {
+        parameters: {
+            query: {
+                /** @description The graph name, percent-encoded. There is no default graph. */
+                graph: string;
+                /**
+                 * @description The subscription text, percent-encoded: one `subscription` operation, at most 32 KiB, syntax
+                 *     nesting at most 64 delimiters, every root field a node label with an explicit `first` or
+                 *     `limit` of at most 100, field depth at most 8, complexity at most 50,000.
+                 */
+                query: string;
+            };
+            header: {
+                /** @description The signed request id, a positive u64 (1 to 18446744073709551615) in decimal without leading zeros, byte-identical to the envelope's `id`. */
+                "X-Service-Request-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The SSE stream (`Cache-Control: no-store`, `Connection: close`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /**
+             * @description Malformed request: other or repeated parameters, a token in the URL (TG_BAD_REQUEST); a bad
+             *     X-Service-Request-Id (TG_REQUEST_INVALID); the text over 32 KiB or 64 delimiters deep, a root without
+             *     `first`/`limit` or over 100, over the depth, complexity or field policy (TG_QUERY_TOO_COMPLEX); not one
+             *     subscription operation, or invalid against the schema (TG_GRAPHQL_INVALID, TG_GRAPHQL_NO_NODE_TYPE).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The envelope is missing, not prefixed, tampered, signed by an unknown signer, expired, or not
+             *     byte-identical to the request (TG_ENVELOPE_INVALID); its nonce was used before (TG_NONCE_REPLAYED).
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The signed scopes allow no subscription (TG_INSUFFICIENT_SCOPE), or the graph ACL denies it (TG_ACCESS_DENIED). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such graph (TG_GRAPH_NOT_FOUND, after the ACL check); any other path (TG_NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     health: {
@@ -427,13 +606,43 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The process is up. */
+            /** @description Every requested service is serving. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description The process is starting or stopping; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    liveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is alive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Liveness"];
                 };
             };
         };
@@ -466,8 +675,10 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["NotReady"];
         };
     };
     getSchemaManifest: {
@@ -513,6 +724,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             /** @description No manifest has this digest (TG_SCHEMA_NOT_FOUND). */
             404: {
                 headers: {
@@ -523,6 +735,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+            503: components["responses"]["NotReady"];
         };
     };
     getSchemaFragment: {
@@ -572,6 +785,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             /** @description No manifest has this digest (TG_SCHEMA_NOT_FOUND) or the index is past the last fragment (TG_FRAGMENT_NOT_FOUND). */
             404: {
                 headers: {
@@ -582,6 +796,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+            503: components["responses"]["NotReady"];
         };
     };
     searchSchemas: {
@@ -608,8 +823,10 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["NotReady"];
         };
     };
 }

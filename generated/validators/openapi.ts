@@ -785,7 +785,7 @@ else {
     errors++;
 } validate27.errors = vErrors; return errors === 0; }
 validate27.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema42 = { "type": "object", "required": ["status"], "properties": { "status": { "const": "ok" } } };
+const schema42 = { "type": "object", "additionalProperties": false, "required": ["status", "services"], "properties": { "status": { "description": "ok when every requested service serves; starting or stopping otherwise (HTTP 503).", "enum": ["ok", "starting", "stopping"] }, "services": { "description": "The services mounted and serving, by name.", "type": "array", "items": { "type": "string" } }, "starting": { "description": "While starting, the requested services not mounted yet.", "type": "array", "items": { "type": "string" } } } };
 function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate28.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
@@ -801,10 +801,130 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
     }
+    if (data.services === undefined) {
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "services" }, message: "must have required property '" + "services" + "'", schema: schema42.required, parentSchema: schema42, data };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(((key0 === "status") || (key0 === "services")) || (key0 === "starting"))) {
+            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema42, data };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
     if (data.status !== undefined) {
         let data0 = data.status;
-        if ("ok" !== data0) {
-            const err1 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/const", keyword: "const", params: { allowedValue: "ok" }, message: "must be equal to constant", schema: "ok", parentSchema: schema42.properties.status, data: data0 };
+        if (!(((data0 === "ok") || (data0 === "starting")) || (data0 === "stopping"))) {
+            const err3 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema42.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema42.properties.status.enum, parentSchema: schema42.properties.status, data: data0 };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.services !== undefined) {
+        let data1 = data.services;
+        if (Array.isArray(data1)) {
+            const len0 = data1.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data2 = data1[i0];
+                if (typeof data2 !== "string") {
+                    const err4 = { instancePath: instancePath + "/services/" + i0, schemaPath: "#/properties/services/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.properties.services.items.type, parentSchema: schema42.properties.services.items, data: data2 };
+                    if (vErrors === null) {
+                        vErrors = [err4];
+                    }
+                    else {
+                        vErrors.push(err4);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err5 = { instancePath: instancePath + "/services", schemaPath: "#/properties/services/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema42.properties.services.type, parentSchema: schema42.properties.services, data: data1 };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.starting !== undefined) {
+        let data3 = data.starting;
+        if (Array.isArray(data3)) {
+            const len1 = data3.length;
+            for (let i1 = 0; i1 < len1; i1++) {
+                let data4 = data3[i1];
+                if (typeof data4 !== "string") {
+                    const err6 = { instancePath: instancePath + "/starting/" + i1, schemaPath: "#/properties/starting/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.properties.starting.items.type, parentSchema: schema42.properties.starting.items, data: data4 };
+                    if (vErrors === null) {
+                        vErrors = [err6];
+                    }
+                    else {
+                        vErrors.push(err6);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err7 = { instancePath: instancePath + "/starting", schemaPath: "#/properties/starting/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema42.properties.starting.type, parentSchema: schema42.properties.starting, data: data3 };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema42.type, parentSchema: schema42, data };
+    if (vErrors === null) {
+        vErrors = [err8];
+    }
+    else {
+        vErrors.push(err8);
+    }
+    errors++;
+} validate28.errors = vErrors; return errors === 0; }
+validate28.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+const schema43 = { "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "status": { "const": "alive" } } };
+function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate29.evaluated; if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+} if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+} if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.status === undefined) {
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "status" }, message: "must have required property '" + "status" + "'", schema: schema43.required, parentSchema: schema43, data };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "status")) {
+            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema43, data };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -814,28 +934,41 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.status !== undefined) {
+        let data0 = data.status;
+        if ("alive" !== data0) {
+            const err2 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/const", keyword: "const", params: { allowedValue: "alive" }, message: "must be equal to constant", schema: "alive", parentSchema: schema43.properties.status, data: data0 };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err2 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema42.type, parentSchema: schema42, data };
+    const err3 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema43.type, parentSchema: schema43, data };
     if (vErrors === null) {
-        vErrors = [err2];
+        vErrors = [err3];
     }
     else {
-        vErrors.push(err2);
+        vErrors.push(err3);
     }
     errors++;
-} validate28.errors = vErrors; return errors === 0; }
-validate28.evaluated = { "props": { "status": true }, "dynamicProps": false, "dynamicItems": false };
-const schema43 = { "type": "object", "additionalProperties": false, "required": ["id", "error"], "properties": { "id": { "$ref": "#/$defs/U64" }, "error": { "$ref": "#/$defs/ErrorDetail" } } };
-const schema44 = { "description": "A positive unsigned 64-bit integer, 1 to 18446744073709551615, sent either as a JSON integer\n(the server parses it losslessly, never through a double) or as a decimal string without\nleading zeros. Clients in languages without 64-bit integers should send the string form.\nA JSON integer above 2^53 cannot be checked exactly by a double-based validator; the server\nchecks the exact range after lossless parsing.\n", "oneOf": [{ "type": "integer", "minimum": 1, "maximum": 18446744073709552000 }, { "type": "string", "pattern": "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }] };
+} validate29.errors = vErrors; return errors === 0; }
+validate29.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+const schema44 = { "type": "object", "additionalProperties": false, "required": ["id", "error"], "properties": { "id": { "$ref": "#/$defs/U64" }, "error": { "$ref": "#/$defs/ErrorDetail" } } };
+const schema45 = { "description": "A positive unsigned 64-bit integer, 1 to 18446744073709551615, sent either as a JSON integer\n(the server parses it losslessly, never through a double) or as a decimal string without\nleading zeros. Clients in languages without 64-bit integers should send the string form.\nA JSON integer above 2^53 cannot be checked exactly by a double-based validator; the server\nchecks the exact range after lossless parsing.\n", "oneOf": [{ "type": "integer", "minimum": 1, "maximum": 18446744073709552000 }, { "type": "string", "pattern": "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }] };
 const pattern6 = new RegExp("^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", "u");
-function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate29.evaluated; if (evaluated0.dynamicProps) {
+function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate30.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'", schema: schema43.required, parentSchema: schema43, data };
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'", schema: schema44.required, parentSchema: schema44, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -845,7 +978,7 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.error === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property '" + "error" + "'", schema: schema43.required, parentSchema: schema43, data };
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property '" + "error" + "'", schema: schema44.required, parentSchema: schema44, data };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -856,7 +989,7 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "error"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema43, data };
+            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema44, data };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -873,7 +1006,7 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
         let passing0 = null;
         const _errs5 = errors;
         if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema44.oneOf[0].type, parentSchema: schema44.oneOf[0], data: data0 };
+            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema45.oneOf[0].type, parentSchema: schema45.oneOf[0], data: data0 };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -884,7 +1017,7 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if ((typeof data0 == "number") && (isFinite(data0))) {
             if (data0 > 18446744073709552000 || isNaN(data0)) {
-                const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema44.oneOf[0], data: data0 };
+                const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema45.oneOf[0], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -894,7 +1027,7 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema44.oneOf[0], data: data0 };
+                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema45.oneOf[0], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -912,7 +1045,7 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
         const _errs7 = errors;
         if (typeof data0 === "string") {
             if (!pattern6.test(data0)) {
-                const err6 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema44.oneOf[1], data: data0 };
+                const err6 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema45.oneOf[1], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -923,7 +1056,7 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema44.oneOf[1].type, parentSchema: schema44.oneOf[1], data: data0 };
+            const err7 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.oneOf[1].type, parentSchema: schema45.oneOf[1], data: data0 };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -944,7 +1077,7 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         if (!valid2) {
-            const err8 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema44.oneOf, parentSchema: schema44, data: data0 };
+            const err8 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema45.oneOf, parentSchema: schema45, data: data0 };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1065,7 +1198,7 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema43.type, parentSchema: schema43, data };
+    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema44.type, parentSchema: schema44, data };
     if (vErrors === null) {
         vErrors = [err17];
     }
@@ -1073,10 +1206,10 @@ else {
         vErrors.push(err17);
     }
     errors++;
-} validate29.errors = vErrors; return errors === 0; }
-validate29.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema46 = { "description": "Exactly one method, keyed by its name.", "oneOf": [{ "$ref": "#/$defs/GraphQlMethod" }, { "$ref": "#/$defs/CypherMethod" }] };
-function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate30.evaluated; if (evaluated0.dynamicProps) {
+} validate30.errors = vErrors; return errors === 0; }
+validate30.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+const schema47 = { "description": "Exactly one method, keyed by its name.", "oneOf": [{ "$ref": "#/$defs/GraphQlMethod" }, { "$ref": "#/$defs/CypherMethod" }] };
+function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate31.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
@@ -1289,7 +1422,7 @@ else {
         }
     }
 } if (!valid0) {
-    const err16 = { instancePath, schemaPath: "#/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema46.oneOf, parentSchema: schema46, data };
+    const err16 = { instancePath, schemaPath: "#/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema47.oneOf, parentSchema: schema47, data };
     if (vErrors === null) {
         vErrors = [err16];
     }
@@ -1308,16 +1441,16 @@ else {
             vErrors = null;
         }
     }
-} validate30.errors = vErrors; evaluated0.props = props0; return errors === 0; }
-validate30.evaluated = { "dynamicProps": true, "dynamicItems": false };
-const schema49 = { "description": "The native request every graph surface builds.", "type": "object", "additionalProperties": false, "required": ["id", "graph", "method"], "properties": { "id": { "$ref": "#/$defs/U64" }, "graph": { "description": "The graph name.", "type": "string", "minLength": 1 }, "agent_id": { "description": "The calling agent, when one is known.", "type": ["string", "null"] }, "method": { "$ref": "#/$defs/NativeMethod" } } };
-function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate31.evaluated; if (evaluated0.dynamicProps) {
+} validate31.errors = vErrors; evaluated0.props = props0; return errors === 0; }
+validate31.evaluated = { "dynamicProps": true, "dynamicItems": false };
+const schema50 = { "description": "The native request every graph surface builds.", "type": "object", "additionalProperties": false, "required": ["id", "graph", "method"], "properties": { "id": { "$ref": "#/$defs/U64" }, "graph": { "description": "The graph name.", "type": "string", "minLength": 1 }, "agent_id": { "description": "The calling agent, when one is known.", "type": ["string", "null"] }, "method": { "$ref": "#/$defs/NativeMethod" } } };
+function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate32.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'", schema: schema49.required, parentSchema: schema49, data };
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'", schema: schema50.required, parentSchema: schema50, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1327,7 +1460,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.graph === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "graph" }, message: "must have required property '" + "graph" + "'", schema: schema49.required, parentSchema: schema49, data };
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "graph" }, message: "must have required property '" + "graph" + "'", schema: schema50.required, parentSchema: schema50, data };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1337,7 +1470,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.method === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "method" }, message: "must have required property '" + "method" + "'", schema: schema49.required, parentSchema: schema49, data };
+        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "method" }, message: "must have required property '" + "method" + "'", schema: schema50.required, parentSchema: schema50, data };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -1348,7 +1481,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((key0 === "id") || (key0 === "graph")) || (key0 === "agent_id")) || (key0 === "method"))) {
-            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema49, data };
+            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema50, data };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1365,7 +1498,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         let passing0 = null;
         const _errs5 = errors;
         if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
-            const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema44.oneOf[0].type, parentSchema: schema44.oneOf[0], data: data0 };
+            const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema45.oneOf[0].type, parentSchema: schema45.oneOf[0], data: data0 };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1376,7 +1509,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if ((typeof data0 == "number") && (isFinite(data0))) {
             if (data0 > 18446744073709552000 || isNaN(data0)) {
-                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema44.oneOf[0], data: data0 };
+                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema45.oneOf[0], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1386,7 +1519,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err6 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema44.oneOf[0], data: data0 };
+                const err6 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema45.oneOf[0], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1404,7 +1537,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         const _errs7 = errors;
         if (typeof data0 === "string") {
             if (!pattern6.test(data0)) {
-                const err7 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema44.oneOf[1], data: data0 };
+                const err7 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema45.oneOf[1], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -1415,7 +1548,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema44.oneOf[1].type, parentSchema: schema44.oneOf[1], data: data0 };
+            const err8 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.oneOf[1].type, parentSchema: schema45.oneOf[1], data: data0 };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1436,7 +1569,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         if (!valid2) {
-            const err9 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema44.oneOf, parentSchema: schema44, data: data0 };
+            const err9 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema45.oneOf, parentSchema: schema45, data: data0 };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -1461,7 +1594,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.graph;
         if (typeof data1 === "string") {
             if (func1(data1) < 1) {
-                const err10 = { instancePath: instancePath + "/graph", schemaPath: "#/properties/graph/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema49.properties.graph, data: data1 };
+                const err10 = { instancePath: instancePath + "/graph", schemaPath: "#/properties/graph/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema50.properties.graph, data: data1 };
                 if (vErrors === null) {
                     vErrors = [err10];
                 }
@@ -1472,7 +1605,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err11 = { instancePath: instancePath + "/graph", schemaPath: "#/properties/graph/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema49.properties.graph.type, parentSchema: schema49.properties.graph, data: data1 };
+            const err11 = { instancePath: instancePath + "/graph", schemaPath: "#/properties/graph/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema50.properties.graph.type, parentSchema: schema50.properties.graph, data: data1 };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -1485,7 +1618,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.agent_id !== undefined) {
         let data2 = data.agent_id;
         if ((typeof data2 !== "string") && (data2 !== null)) {
-            const err12 = { instancePath: instancePath + "/agent_id", schemaPath: "#/properties/agent_id/type", keyword: "type", params: { type: schema49.properties.agent_id.type }, message: "must be string,null", schema: schema49.properties.agent_id.type, parentSchema: schema49.properties.agent_id, data: data2 };
+            const err12 = { instancePath: instancePath + "/agent_id", schemaPath: "#/properties/agent_id/type", keyword: "type", params: { type: schema50.properties.agent_id.type }, message: "must be string,null", schema: schema50.properties.agent_id.type, parentSchema: schema50.properties.agent_id, data: data2 };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -1496,14 +1629,14 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         }
     }
     if (data.method !== undefined) {
-        if (!(validate30(data.method, { instancePath: instancePath + "/method", parentData: data, parentDataProperty: "method", rootData, dynamicAnchors }))) {
-            vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
+        if (!(validate31(data.method, { instancePath: instancePath + "/method", parentData: data, parentDataProperty: "method", rootData, dynamicAnchors }))) {
+            vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
             errors = vErrors.length;
         }
     }
 }
 else {
-    const err13 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema49.type, parentSchema: schema49, data };
+    const err13 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema50.type, parentSchema: schema50, data };
     if (vErrors === null) {
         vErrors = [err13];
     }
@@ -1511,17 +1644,17 @@ else {
         vErrors.push(err13);
     }
     errors++;
-} validate31.errors = vErrors; return errors === 0; }
-validate31.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema51 = { "description": "The answer to a NativeRequest; `id` is the request's id in the form it was sent.", "oneOf": [{ "$ref": "#/$defs/NativeResult" }, { "$ref": "#/$defs/NativeError" }] };
-const schema52 = { "type": "object", "additionalProperties": false, "required": ["id", "result"], "properties": { "id": { "$ref": "#/$defs/U64" }, "result": { "description": "The method's result: for GraphQl the GraphQL execution result (`{data, errors?}`);\nfor Cypher the rows the query returns.\n" } } };
-function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate34.evaluated; if (evaluated0.dynamicProps) {
+} validate32.errors = vErrors; return errors === 0; }
+validate32.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+const schema52 = { "description": "The answer to a NativeRequest; `id` is the request's id in the form it was sent.", "oneOf": [{ "$ref": "#/$defs/NativeResult" }, { "$ref": "#/$defs/NativeError" }] };
+const schema53 = { "type": "object", "additionalProperties": false, "required": ["id", "result"], "properties": { "id": { "$ref": "#/$defs/U64" }, "result": { "description": "The method's result: for GraphQl the GraphQL execution result (`{data, errors?}`);\nfor Cypher the rows the query returns.\n" } } };
+function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate35.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'", schema: schema52.required, parentSchema: schema52, data };
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'", schema: schema53.required, parentSchema: schema53, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1531,7 +1664,7 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.result === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "result" }, message: "must have required property '" + "result" + "'", schema: schema52.required, parentSchema: schema52, data };
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "result" }, message: "must have required property '" + "result" + "'", schema: schema53.required, parentSchema: schema53, data };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1542,7 +1675,7 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "result"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema52, data };
+            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema53, data };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1559,7 +1692,7 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         let passing0 = null;
         const _errs5 = errors;
         if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema44.oneOf[0].type, parentSchema: schema44.oneOf[0], data: data0 };
+            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema45.oneOf[0].type, parentSchema: schema45.oneOf[0], data: data0 };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1570,7 +1703,7 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if ((typeof data0 == "number") && (isFinite(data0))) {
             if (data0 > 18446744073709552000 || isNaN(data0)) {
-                const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema44.oneOf[0], data: data0 };
+                const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema45.oneOf[0], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1580,7 +1713,7 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema44.oneOf[0], data: data0 };
+                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema45.oneOf[0], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1598,7 +1731,7 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         const _errs7 = errors;
         if (typeof data0 === "string") {
             if (!pattern6.test(data0)) {
-                const err6 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema44.oneOf[1], data: data0 };
+                const err6 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema45.oneOf[1], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1609,7 +1742,7 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema44.oneOf[1].type, parentSchema: schema44.oneOf[1], data: data0 };
+            const err7 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.oneOf[1].type, parentSchema: schema45.oneOf[1], data: data0 };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1630,7 +1763,7 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         if (!valid2) {
-            const err8 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema44.oneOf, parentSchema: schema44, data: data0 };
+            const err8 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema45.oneOf, parentSchema: schema45, data: data0 };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1653,7 +1786,7 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema52.type, parentSchema: schema52, data };
+    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema53.type, parentSchema: schema53, data };
     if (vErrors === null) {
         vErrors = [err9];
     }
@@ -1661,21 +1794,21 @@ else {
         vErrors.push(err9);
     }
     errors++;
-} validate34.errors = vErrors; return errors === 0; }
-validate34.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate33.evaluated; if (evaluated0.dynamicProps) {
+} validate35.errors = vErrors; return errors === 0; }
+validate35.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate34.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
-} const _errs0 = errors; let valid0 = false; let passing0 = null; const _errs1 = errors; if (!(validate34(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors }))) {
-    vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+} const _errs0 = errors; let valid0 = false; let passing0 = null; const _errs1 = errors; if (!(validate35(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors }))) {
+    vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
     errors = vErrors.length;
 } var _valid0 = _errs1 === errors; if (_valid0) {
     valid0 = true;
     passing0 = 0;
     var props0 = true;
-} const _errs2 = errors; if (!(validate29(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors }))) {
-    vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+} const _errs2 = errors; if (!(validate30(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors }))) {
+    vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
     errors = vErrors.length;
 } var _valid0 = _errs2 === errors; if (_valid0 && valid0) {
     valid0 = false;
@@ -1690,7 +1823,7 @@ else {
         }
     }
 } if (!valid0) {
-    const err0 = { instancePath, schemaPath: "#/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema51.oneOf, parentSchema: schema51, data };
+    const err0 = { instancePath, schemaPath: "#/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema52.oneOf, parentSchema: schema52, data };
     if (vErrors === null) {
         vErrors = [err0];
     }
@@ -1709,15 +1842,15 @@ else {
             vErrors = null;
         }
     }
-} validate33.errors = vErrors; evaluated0.props = props0; return errors === 0; }
-validate33.evaluated = { "dynamicProps": true, "dynamicItems": false };
-function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate37.evaluated; if (evaluated0.dynamicProps) {
+} validate34.errors = vErrors; evaluated0.props = props0; return errors === 0; }
+validate34.evaluated = { "dynamicProps": true, "dynamicItems": false };
+function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate38.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'", schema: schema52.required, parentSchema: schema52, data };
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'", schema: schema53.required, parentSchema: schema53, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1727,7 +1860,7 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.result === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "result" }, message: "must have required property '" + "result" + "'", schema: schema52.required, parentSchema: schema52, data };
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "result" }, message: "must have required property '" + "result" + "'", schema: schema53.required, parentSchema: schema53, data };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1738,7 +1871,7 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "result"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema52, data };
+            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema53, data };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1755,7 +1888,7 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         let passing0 = null;
         const _errs5 = errors;
         if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema44.oneOf[0].type, parentSchema: schema44.oneOf[0], data: data0 };
+            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema45.oneOf[0].type, parentSchema: schema45.oneOf[0], data: data0 };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1766,7 +1899,7 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if ((typeof data0 == "number") && (isFinite(data0))) {
             if (data0 > 18446744073709552000 || isNaN(data0)) {
-                const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema44.oneOf[0], data: data0 };
+                const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema45.oneOf[0], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1776,7 +1909,7 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema44.oneOf[0], data: data0 };
+                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema45.oneOf[0], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1794,7 +1927,7 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         const _errs7 = errors;
         if (typeof data0 === "string") {
             if (!pattern6.test(data0)) {
-                const err6 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema44.oneOf[1], data: data0 };
+                const err6 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema45.oneOf[1], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1805,7 +1938,7 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema44.oneOf[1].type, parentSchema: schema44.oneOf[1], data: data0 };
+            const err7 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.oneOf[1].type, parentSchema: schema45.oneOf[1], data: data0 };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1826,7 +1959,7 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         if (!valid2) {
-            const err8 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema44.oneOf, parentSchema: schema44, data: data0 };
+            const err8 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema45.oneOf, parentSchema: schema45, data: data0 };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1849,7 +1982,7 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema52.type, parentSchema: schema52, data };
+    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema53.type, parentSchema: schema53, data };
     if (vErrors === null) {
         vErrors = [err9];
     }
@@ -1857,20 +1990,20 @@ else {
         vErrors.push(err9);
     }
     errors++;
-} validate37.errors = vErrors; return errors === 0; }
-validate37.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema56 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://toolgraph.dev/specs/schema-manifest.schema.json", "title": "SchemaManifest", "description": "Identifies one operation, its source and its canonical schema. The schema is stored as numbered 4096-byte fragments; the record carries the locations and digests needed to retrieve and verify them.", "type": "object", "additionalProperties": false, "required": ["version", "operation", "alias", "source_sha256", "schema_sha256", "input_schema_sha256", "output_schema_sha256", "schema_bytes", "fragment_count", "manifest_uri", "fragment_uri_template"], "properties": { "version": { "description": "Manifest format version; must equal 1.", "type": "integer", "minimum": 1, "maximum": 1 }, "operation": { "description": "The operation name, as its source names it.", "type": "string", "maxLength": 512, "pattern": "^[A-Za-z][A-Za-z0-9_]*$" }, "alias": { "description": "A short, human-friendly name for the operation, unique in the catalogue.", "type": "string", "maxLength": 128, "pattern": "^[A-Za-z][A-Za-z0-9_-]*$" }, "source_sha256": { "description": "SHA-256 of the bytes of the source document the operation comes from (lowercase hex).", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "schema_sha256": { "description": "SHA-256 of the canonical (RFC 8785) schema document {operation, input, output} (lowercase hex).", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "input_schema_sha256": { "description": "SHA-256 of the canonical (RFC 8785) input schema (lowercase hex).", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "output_schema_sha256": { "description": "SHA-256 of the canonical (RFC 8785) output schema (lowercase hex).", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "schema_bytes": { "description": "Length in bytes of the canonical schema document.", "type": "integer", "minimum": 1, "maximum": 16777216 }, "fragment_count": { "description": "Number of 4096-byte fragments: ceil(schema_bytes / 4096).", "type": "integer", "minimum": 1, "maximum": 4100 }, "manifest_uri": { "description": "Where this manifest is served: {public_base_url}/schemas/{schema_sha256}.", "type": "string" }, "fragment_uri_template": { "description": "RFC 6570 level-1 URI template of the fragments, with the placeholder {index} (0-based): {public_base_url}/schemas/{schema_sha256}/fragments/{index}.", "type": "string" } } };
+} validate38.errors = vErrors; return errors === 0; }
+validate38.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+const schema57 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://toolgraph.dev/specs/schema-manifest.schema.json", "title": "SchemaManifest", "description": "Identifies one operation, its source and its canonical schema. The schema is stored as numbered 4096-byte fragments; the record carries the locations and digests needed to retrieve and verify them.", "type": "object", "additionalProperties": false, "required": ["version", "operation", "alias", "source_sha256", "schema_sha256", "input_schema_sha256", "output_schema_sha256", "schema_bytes", "fragment_count", "manifest_uri", "fragment_uri_template"], "properties": { "version": { "description": "Manifest format version; must equal 1.", "type": "integer", "minimum": 1, "maximum": 1 }, "operation": { "description": "The operation name, as its source names it.", "type": "string", "maxLength": 512, "pattern": "^[A-Za-z][A-Za-z0-9_]*$" }, "alias": { "description": "A short, human-friendly name for the operation, unique in the catalogue.", "type": "string", "maxLength": 128, "pattern": "^[A-Za-z][A-Za-z0-9_-]*$" }, "source_sha256": { "description": "SHA-256 of the bytes of the source document the operation comes from (lowercase hex).", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "schema_sha256": { "description": "SHA-256 of the canonical (RFC 8785) schema document {operation, input, output} (lowercase hex).", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "input_schema_sha256": { "description": "SHA-256 of the canonical (RFC 8785) input schema (lowercase hex).", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "output_schema_sha256": { "description": "SHA-256 of the canonical (RFC 8785) output schema (lowercase hex).", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "schema_bytes": { "description": "Length in bytes of the canonical schema document.", "type": "integer", "minimum": 1, "maximum": 16777216 }, "fragment_count": { "description": "Number of 4096-byte fragments: ceil(schema_bytes / 4096).", "type": "integer", "minimum": 1, "maximum": 4100 }, "manifest_uri": { "description": "Where this manifest is served: {public_base_url}/schemas/{schema_sha256}.", "type": "string" }, "fragment_uri_template": { "description": "RFC 6570 level-1 URI template of the fragments, with the placeholder {index} (0-based): {public_base_url}/schemas/{schema_sha256}/fragments/{index}.", "type": "string" } } };
 const func5 = Object.prototype.hasOwnProperty;
 const pattern11 = new RegExp("^[A-Za-z][A-Za-z0-9_]*$", "u");
 const pattern12 = new RegExp("^[A-Za-z][A-Za-z0-9_-]*$", "u");
 const pattern13 = new RegExp("^[0-9a-f]{64}$", "u");
-function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { /*# sourceURL="https://toolgraph.dev/specs/schema-manifest.schema.json" */ ; let vErrors = null; let errors = 0; const evaluated0 = validate39.evaluated; if (evaluated0.dynamicProps) {
+function validate40(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { /*# sourceURL="https://toolgraph.dev/specs/schema-manifest.schema.json" */ ; let vErrors = null; let errors = 0; const evaluated0 = validate40.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.version === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "version" }, message: "must have required property '" + "version" + "'", schema: schema56.required, parentSchema: schema56, data };
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "version" }, message: "must have required property '" + "version" + "'", schema: schema57.required, parentSchema: schema57, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1880,7 +2013,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.operation === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "operation" }, message: "must have required property '" + "operation" + "'", schema: schema56.required, parentSchema: schema56, data };
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "operation" }, message: "must have required property '" + "operation" + "'", schema: schema57.required, parentSchema: schema57, data };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1890,7 +2023,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.alias === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "alias" }, message: "must have required property '" + "alias" + "'", schema: schema56.required, parentSchema: schema56, data };
+        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "alias" }, message: "must have required property '" + "alias" + "'", schema: schema57.required, parentSchema: schema57, data };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -1900,7 +2033,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.source_sha256 === undefined) {
-        const err3 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "source_sha256" }, message: "must have required property '" + "source_sha256" + "'", schema: schema56.required, parentSchema: schema56, data };
+        const err3 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "source_sha256" }, message: "must have required property '" + "source_sha256" + "'", schema: schema57.required, parentSchema: schema57, data };
         if (vErrors === null) {
             vErrors = [err3];
         }
@@ -1910,7 +2043,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.schema_sha256 === undefined) {
-        const err4 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "schema_sha256" }, message: "must have required property '" + "schema_sha256" + "'", schema: schema56.required, parentSchema: schema56, data };
+        const err4 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "schema_sha256" }, message: "must have required property '" + "schema_sha256" + "'", schema: schema57.required, parentSchema: schema57, data };
         if (vErrors === null) {
             vErrors = [err4];
         }
@@ -1920,7 +2053,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.input_schema_sha256 === undefined) {
-        const err5 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "input_schema_sha256" }, message: "must have required property '" + "input_schema_sha256" + "'", schema: schema56.required, parentSchema: schema56, data };
+        const err5 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "input_schema_sha256" }, message: "must have required property '" + "input_schema_sha256" + "'", schema: schema57.required, parentSchema: schema57, data };
         if (vErrors === null) {
             vErrors = [err5];
         }
@@ -1930,7 +2063,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.output_schema_sha256 === undefined) {
-        const err6 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "output_schema_sha256" }, message: "must have required property '" + "output_schema_sha256" + "'", schema: schema56.required, parentSchema: schema56, data };
+        const err6 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "output_schema_sha256" }, message: "must have required property '" + "output_schema_sha256" + "'", schema: schema57.required, parentSchema: schema57, data };
         if (vErrors === null) {
             vErrors = [err6];
         }
@@ -1940,7 +2073,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.schema_bytes === undefined) {
-        const err7 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "schema_bytes" }, message: "must have required property '" + "schema_bytes" + "'", schema: schema56.required, parentSchema: schema56, data };
+        const err7 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "schema_bytes" }, message: "must have required property '" + "schema_bytes" + "'", schema: schema57.required, parentSchema: schema57, data };
         if (vErrors === null) {
             vErrors = [err7];
         }
@@ -1950,7 +2083,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.fragment_count === undefined) {
-        const err8 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "fragment_count" }, message: "must have required property '" + "fragment_count" + "'", schema: schema56.required, parentSchema: schema56, data };
+        const err8 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "fragment_count" }, message: "must have required property '" + "fragment_count" + "'", schema: schema57.required, parentSchema: schema57, data };
         if (vErrors === null) {
             vErrors = [err8];
         }
@@ -1960,7 +2093,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.manifest_uri === undefined) {
-        const err9 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "manifest_uri" }, message: "must have required property '" + "manifest_uri" + "'", schema: schema56.required, parentSchema: schema56, data };
+        const err9 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "manifest_uri" }, message: "must have required property '" + "manifest_uri" + "'", schema: schema57.required, parentSchema: schema57, data };
         if (vErrors === null) {
             vErrors = [err9];
         }
@@ -1970,7 +2103,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.fragment_uri_template === undefined) {
-        const err10 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "fragment_uri_template" }, message: "must have required property '" + "fragment_uri_template" + "'", schema: schema56.required, parentSchema: schema56, data };
+        const err10 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "fragment_uri_template" }, message: "must have required property '" + "fragment_uri_template" + "'", schema: schema57.required, parentSchema: schema57, data };
         if (vErrors === null) {
             vErrors = [err10];
         }
@@ -1980,8 +2113,8 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func5.call(schema56.properties, key0))) {
-            const err11 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema56, data };
+        if (!(func5.call(schema57.properties, key0))) {
+            const err11 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema57, data };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -1994,7 +2127,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.version !== undefined) {
         let data0 = data.version;
         if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
-            const err12 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema56.properties.version.type, parentSchema: schema56.properties.version, data: data0 };
+            const err12 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema57.properties.version.type, parentSchema: schema57.properties.version, data: data0 };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -2005,7 +2138,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if ((typeof data0 == "number") && (isFinite(data0))) {
             if (data0 > 1 || isNaN(data0)) {
-                const err13 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema56.properties.version, data: data0 };
+                const err13 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema57.properties.version, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err13];
                 }
@@ -2015,7 +2148,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err14 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema56.properties.version, data: data0 };
+                const err14 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema57.properties.version, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err14];
                 }
@@ -2030,7 +2163,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.operation;
         if (typeof data1 === "string") {
             if (func1(data1) > 512) {
-                const err15 = { instancePath: instancePath + "/operation", schemaPath: "#/properties/operation/maxLength", keyword: "maxLength", params: { limit: 512 }, message: "must NOT have more than 512 characters", schema: 512, parentSchema: schema56.properties.operation, data: data1 };
+                const err15 = { instancePath: instancePath + "/operation", schemaPath: "#/properties/operation/maxLength", keyword: "maxLength", params: { limit: 512 }, message: "must NOT have more than 512 characters", schema: 512, parentSchema: schema57.properties.operation, data: data1 };
                 if (vErrors === null) {
                     vErrors = [err15];
                 }
@@ -2040,7 +2173,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (!pattern11.test(data1)) {
-                const err16 = { instancePath: instancePath + "/operation", schemaPath: "#/properties/operation/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_]*$", parentSchema: schema56.properties.operation, data: data1 };
+                const err16 = { instancePath: instancePath + "/operation", schemaPath: "#/properties/operation/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_]*$", parentSchema: schema57.properties.operation, data: data1 };
                 if (vErrors === null) {
                     vErrors = [err16];
                 }
@@ -2051,7 +2184,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err17 = { instancePath: instancePath + "/operation", schemaPath: "#/properties/operation/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.operation.type, parentSchema: schema56.properties.operation, data: data1 };
+            const err17 = { instancePath: instancePath + "/operation", schemaPath: "#/properties/operation/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.operation.type, parentSchema: schema57.properties.operation, data: data1 };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -2065,7 +2198,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.alias;
         if (typeof data2 === "string") {
             if (func1(data2) > 128) {
-                const err18 = { instancePath: instancePath + "/alias", schemaPath: "#/properties/alias/maxLength", keyword: "maxLength", params: { limit: 128 }, message: "must NOT have more than 128 characters", schema: 128, parentSchema: schema56.properties.alias, data: data2 };
+                const err18 = { instancePath: instancePath + "/alias", schemaPath: "#/properties/alias/maxLength", keyword: "maxLength", params: { limit: 128 }, message: "must NOT have more than 128 characters", schema: 128, parentSchema: schema57.properties.alias, data: data2 };
                 if (vErrors === null) {
                     vErrors = [err18];
                 }
@@ -2075,7 +2208,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (!pattern12.test(data2)) {
-                const err19 = { instancePath: instancePath + "/alias", schemaPath: "#/properties/alias/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_-]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_-]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_-]*$", parentSchema: schema56.properties.alias, data: data2 };
+                const err19 = { instancePath: instancePath + "/alias", schemaPath: "#/properties/alias/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_-]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_-]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_-]*$", parentSchema: schema57.properties.alias, data: data2 };
                 if (vErrors === null) {
                     vErrors = [err19];
                 }
@@ -2086,7 +2219,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err20 = { instancePath: instancePath + "/alias", schemaPath: "#/properties/alias/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.alias.type, parentSchema: schema56.properties.alias, data: data2 };
+            const err20 = { instancePath: instancePath + "/alias", schemaPath: "#/properties/alias/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.alias.type, parentSchema: schema57.properties.alias, data: data2 };
             if (vErrors === null) {
                 vErrors = [err20];
             }
@@ -2100,7 +2233,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         let data3 = data.source_sha256;
         if (typeof data3 === "string") {
             if (!pattern13.test(data3)) {
-                const err21 = { instancePath: instancePath + "/source_sha256", schemaPath: "#/properties/source_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema56.properties.source_sha256, data: data3 };
+                const err21 = { instancePath: instancePath + "/source_sha256", schemaPath: "#/properties/source_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema57.properties.source_sha256, data: data3 };
                 if (vErrors === null) {
                     vErrors = [err21];
                 }
@@ -2111,7 +2244,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err22 = { instancePath: instancePath + "/source_sha256", schemaPath: "#/properties/source_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.source_sha256.type, parentSchema: schema56.properties.source_sha256, data: data3 };
+            const err22 = { instancePath: instancePath + "/source_sha256", schemaPath: "#/properties/source_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.source_sha256.type, parentSchema: schema57.properties.source_sha256, data: data3 };
             if (vErrors === null) {
                 vErrors = [err22];
             }
@@ -2125,7 +2258,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         let data4 = data.schema_sha256;
         if (typeof data4 === "string") {
             if (!pattern13.test(data4)) {
-                const err23 = { instancePath: instancePath + "/schema_sha256", schemaPath: "#/properties/schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema56.properties.schema_sha256, data: data4 };
+                const err23 = { instancePath: instancePath + "/schema_sha256", schemaPath: "#/properties/schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema57.properties.schema_sha256, data: data4 };
                 if (vErrors === null) {
                     vErrors = [err23];
                 }
@@ -2136,7 +2269,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err24 = { instancePath: instancePath + "/schema_sha256", schemaPath: "#/properties/schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.schema_sha256.type, parentSchema: schema56.properties.schema_sha256, data: data4 };
+            const err24 = { instancePath: instancePath + "/schema_sha256", schemaPath: "#/properties/schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.schema_sha256.type, parentSchema: schema57.properties.schema_sha256, data: data4 };
             if (vErrors === null) {
                 vErrors = [err24];
             }
@@ -2150,7 +2283,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         let data5 = data.input_schema_sha256;
         if (typeof data5 === "string") {
             if (!pattern13.test(data5)) {
-                const err25 = { instancePath: instancePath + "/input_schema_sha256", schemaPath: "#/properties/input_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema56.properties.input_schema_sha256, data: data5 };
+                const err25 = { instancePath: instancePath + "/input_schema_sha256", schemaPath: "#/properties/input_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema57.properties.input_schema_sha256, data: data5 };
                 if (vErrors === null) {
                     vErrors = [err25];
                 }
@@ -2161,7 +2294,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err26 = { instancePath: instancePath + "/input_schema_sha256", schemaPath: "#/properties/input_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.input_schema_sha256.type, parentSchema: schema56.properties.input_schema_sha256, data: data5 };
+            const err26 = { instancePath: instancePath + "/input_schema_sha256", schemaPath: "#/properties/input_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.input_schema_sha256.type, parentSchema: schema57.properties.input_schema_sha256, data: data5 };
             if (vErrors === null) {
                 vErrors = [err26];
             }
@@ -2175,7 +2308,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         let data6 = data.output_schema_sha256;
         if (typeof data6 === "string") {
             if (!pattern13.test(data6)) {
-                const err27 = { instancePath: instancePath + "/output_schema_sha256", schemaPath: "#/properties/output_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema56.properties.output_schema_sha256, data: data6 };
+                const err27 = { instancePath: instancePath + "/output_schema_sha256", schemaPath: "#/properties/output_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema57.properties.output_schema_sha256, data: data6 };
                 if (vErrors === null) {
                     vErrors = [err27];
                 }
@@ -2186,7 +2319,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err28 = { instancePath: instancePath + "/output_schema_sha256", schemaPath: "#/properties/output_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.output_schema_sha256.type, parentSchema: schema56.properties.output_schema_sha256, data: data6 };
+            const err28 = { instancePath: instancePath + "/output_schema_sha256", schemaPath: "#/properties/output_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.output_schema_sha256.type, parentSchema: schema57.properties.output_schema_sha256, data: data6 };
             if (vErrors === null) {
                 vErrors = [err28];
             }
@@ -2199,7 +2332,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.schema_bytes !== undefined) {
         let data7 = data.schema_bytes;
         if (!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) {
-            const err29 = { instancePath: instancePath + "/schema_bytes", schemaPath: "#/properties/schema_bytes/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema56.properties.schema_bytes.type, parentSchema: schema56.properties.schema_bytes, data: data7 };
+            const err29 = { instancePath: instancePath + "/schema_bytes", schemaPath: "#/properties/schema_bytes/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema57.properties.schema_bytes.type, parentSchema: schema57.properties.schema_bytes, data: data7 };
             if (vErrors === null) {
                 vErrors = [err29];
             }
@@ -2210,7 +2343,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if ((typeof data7 == "number") && (isFinite(data7))) {
             if (data7 > 16777216 || isNaN(data7)) {
-                const err30 = { instancePath: instancePath + "/schema_bytes", schemaPath: "#/properties/schema_bytes/maximum", keyword: "maximum", params: { comparison: "<=", limit: 16777216 }, message: "must be <= 16777216", schema: 16777216, parentSchema: schema56.properties.schema_bytes, data: data7 };
+                const err30 = { instancePath: instancePath + "/schema_bytes", schemaPath: "#/properties/schema_bytes/maximum", keyword: "maximum", params: { comparison: "<=", limit: 16777216 }, message: "must be <= 16777216", schema: 16777216, parentSchema: schema57.properties.schema_bytes, data: data7 };
                 if (vErrors === null) {
                     vErrors = [err30];
                 }
@@ -2220,7 +2353,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data7 < 1 || isNaN(data7)) {
-                const err31 = { instancePath: instancePath + "/schema_bytes", schemaPath: "#/properties/schema_bytes/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema56.properties.schema_bytes, data: data7 };
+                const err31 = { instancePath: instancePath + "/schema_bytes", schemaPath: "#/properties/schema_bytes/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema57.properties.schema_bytes, data: data7 };
                 if (vErrors === null) {
                     vErrors = [err31];
                 }
@@ -2234,7 +2367,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.fragment_count !== undefined) {
         let data8 = data.fragment_count;
         if (!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) {
-            const err32 = { instancePath: instancePath + "/fragment_count", schemaPath: "#/properties/fragment_count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema56.properties.fragment_count.type, parentSchema: schema56.properties.fragment_count, data: data8 };
+            const err32 = { instancePath: instancePath + "/fragment_count", schemaPath: "#/properties/fragment_count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema57.properties.fragment_count.type, parentSchema: schema57.properties.fragment_count, data: data8 };
             if (vErrors === null) {
                 vErrors = [err32];
             }
@@ -2245,7 +2378,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if ((typeof data8 == "number") && (isFinite(data8))) {
             if (data8 > 4100 || isNaN(data8)) {
-                const err33 = { instancePath: instancePath + "/fragment_count", schemaPath: "#/properties/fragment_count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 4100 }, message: "must be <= 4100", schema: 4100, parentSchema: schema56.properties.fragment_count, data: data8 };
+                const err33 = { instancePath: instancePath + "/fragment_count", schemaPath: "#/properties/fragment_count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 4100 }, message: "must be <= 4100", schema: 4100, parentSchema: schema57.properties.fragment_count, data: data8 };
                 if (vErrors === null) {
                     vErrors = [err33];
                 }
@@ -2255,7 +2388,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data8 < 1 || isNaN(data8)) {
-                const err34 = { instancePath: instancePath + "/fragment_count", schemaPath: "#/properties/fragment_count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema56.properties.fragment_count, data: data8 };
+                const err34 = { instancePath: instancePath + "/fragment_count", schemaPath: "#/properties/fragment_count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema57.properties.fragment_count, data: data8 };
                 if (vErrors === null) {
                     vErrors = [err34];
                 }
@@ -2269,7 +2402,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.manifest_uri !== undefined) {
         let data9 = data.manifest_uri;
         if (typeof data9 !== "string") {
-            const err35 = { instancePath: instancePath + "/manifest_uri", schemaPath: "#/properties/manifest_uri/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.manifest_uri.type, parentSchema: schema56.properties.manifest_uri, data: data9 };
+            const err35 = { instancePath: instancePath + "/manifest_uri", schemaPath: "#/properties/manifest_uri/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.manifest_uri.type, parentSchema: schema57.properties.manifest_uri, data: data9 };
             if (vErrors === null) {
                 vErrors = [err35];
             }
@@ -2282,7 +2415,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.fragment_uri_template !== undefined) {
         let data10 = data.fragment_uri_template;
         if (typeof data10 !== "string") {
-            const err36 = { instancePath: instancePath + "/fragment_uri_template", schemaPath: "#/properties/fragment_uri_template/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.fragment_uri_template.type, parentSchema: schema56.properties.fragment_uri_template, data: data10 };
+            const err36 = { instancePath: instancePath + "/fragment_uri_template", schemaPath: "#/properties/fragment_uri_template/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.fragment_uri_template.type, parentSchema: schema57.properties.fragment_uri_template, data: data10 };
             if (vErrors === null) {
                 vErrors = [err36];
             }
@@ -2294,7 +2427,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err37 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema56.type, parentSchema: schema56, data };
+    const err37 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema57.type, parentSchema: schema57, data };
     if (vErrors === null) {
         vErrors = [err37];
     }
@@ -2302,17 +2435,17 @@ else {
         vErrors.push(err37);
     }
     errors++;
-} validate39.errors = vErrors; return errors === 0; }
-validate39.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema58 = { "type": "object", "additionalProperties": false, "required": ["results"], "properties": { "results": { "type": "array", "maxItems": 100, "items": { "$ref": "#/$defs/SchemaSearchResult" } } } };
-const schema59 = { "description": "One catalogue hit.", "type": "object", "additionalProperties": false, "required": ["manifest", "score", "description"], "properties": { "manifest": { "$ref": "#/$defs/SchemaManifest" }, "score": { "description": "Relevance, higher is better; comparable only within one response.", "type": "number", "minimum": 0 }, "description": { "description": "The operation's summary and description, as indexed.", "type": "string" } } };
-function validate41(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate41.evaluated; if (evaluated0.dynamicProps) {
+} validate40.errors = vErrors; return errors === 0; }
+validate40.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+const schema59 = { "type": "object", "additionalProperties": false, "required": ["results"], "properties": { "results": { "type": "array", "maxItems": 100, "items": { "$ref": "#/$defs/SchemaSearchResult" } } } };
+const schema60 = { "description": "One catalogue hit.", "type": "object", "additionalProperties": false, "required": ["manifest", "score", "description"], "properties": { "manifest": { "$ref": "#/$defs/SchemaManifest" }, "score": { "description": "Relevance, higher is better; comparable only within one response.", "type": "number", "minimum": 0 }, "description": { "description": "The operation's summary and description, as indexed.", "type": "string" } } };
+function validate42(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate42.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.manifest === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "manifest" }, message: "must have required property '" + "manifest" + "'", schema: schema59.required, parentSchema: schema59, data };
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "manifest" }, message: "must have required property '" + "manifest" + "'", schema: schema60.required, parentSchema: schema60, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2322,7 +2455,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.score === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "score" }, message: "must have required property '" + "score" + "'", schema: schema59.required, parentSchema: schema59, data };
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "score" }, message: "must have required property '" + "score" + "'", schema: schema60.required, parentSchema: schema60, data };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -2332,7 +2465,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.description === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "description" }, message: "must have required property '" + "description" + "'", schema: schema59.required, parentSchema: schema59, data };
+        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "description" }, message: "must have required property '" + "description" + "'", schema: schema60.required, parentSchema: schema60, data };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -2343,7 +2476,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "manifest") || (key0 === "score")) || (key0 === "description"))) {
-            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema59, data };
+            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema60, data };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2357,7 +2490,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.manifest;
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             if (data0.version === undefined) {
-                const err4 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "version" }, message: "must have required property '" + "version" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err4 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "version" }, message: "must have required property '" + "version" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2367,7 +2500,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.operation === undefined) {
-                const err5 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "operation" }, message: "must have required property '" + "operation" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err5 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "operation" }, message: "must have required property '" + "operation" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2377,7 +2510,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.alias === undefined) {
-                const err6 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "alias" }, message: "must have required property '" + "alias" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err6 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "alias" }, message: "must have required property '" + "alias" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -2387,7 +2520,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.source_sha256 === undefined) {
-                const err7 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "source_sha256" }, message: "must have required property '" + "source_sha256" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err7 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "source_sha256" }, message: "must have required property '" + "source_sha256" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -2397,7 +2530,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.schema_sha256 === undefined) {
-                const err8 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "schema_sha256" }, message: "must have required property '" + "schema_sha256" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err8 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "schema_sha256" }, message: "must have required property '" + "schema_sha256" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -2407,7 +2540,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.input_schema_sha256 === undefined) {
-                const err9 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "input_schema_sha256" }, message: "must have required property '" + "input_schema_sha256" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err9 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "input_schema_sha256" }, message: "must have required property '" + "input_schema_sha256" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -2417,7 +2550,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.output_schema_sha256 === undefined) {
-                const err10 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "output_schema_sha256" }, message: "must have required property '" + "output_schema_sha256" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err10 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "output_schema_sha256" }, message: "must have required property '" + "output_schema_sha256" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err10];
                 }
@@ -2427,7 +2560,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.schema_bytes === undefined) {
-                const err11 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "schema_bytes" }, message: "must have required property '" + "schema_bytes" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err11 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "schema_bytes" }, message: "must have required property '" + "schema_bytes" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -2437,7 +2570,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.fragment_count === undefined) {
-                const err12 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "fragment_count" }, message: "must have required property '" + "fragment_count" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err12 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "fragment_count" }, message: "must have required property '" + "fragment_count" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err12];
                 }
@@ -2447,7 +2580,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.manifest_uri === undefined) {
-                const err13 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "manifest_uri" }, message: "must have required property '" + "manifest_uri" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err13 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "manifest_uri" }, message: "must have required property '" + "manifest_uri" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err13];
                 }
@@ -2457,7 +2590,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.fragment_uri_template === undefined) {
-                const err14 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "fragment_uri_template" }, message: "must have required property '" + "fragment_uri_template" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err14 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "fragment_uri_template" }, message: "must have required property '" + "fragment_uri_template" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err14];
                 }
@@ -2467,8 +2600,8 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             for (const key1 in data0) {
-                if (!(func5.call(schema56.properties, key1))) {
-                    const err15 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema56, data: data0 };
+                if (!(func5.call(schema57.properties, key1))) {
+                    const err15 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema57, data: data0 };
                     if (vErrors === null) {
                         vErrors = [err15];
                     }
@@ -2481,7 +2614,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.version !== undefined) {
                 let data1 = data0.version;
                 if (!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))) {
-                    const err16 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema56.properties.version.type, parentSchema: schema56.properties.version, data: data1 };
+                    const err16 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema57.properties.version.type, parentSchema: schema57.properties.version, data: data1 };
                     if (vErrors === null) {
                         vErrors = [err16];
                     }
@@ -2492,7 +2625,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 if ((typeof data1 == "number") && (isFinite(data1))) {
                     if (data1 > 1 || isNaN(data1)) {
-                        const err17 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema56.properties.version, data: data1 };
+                        const err17 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema57.properties.version, data: data1 };
                         if (vErrors === null) {
                             vErrors = [err17];
                         }
@@ -2502,7 +2635,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                     }
                     if (data1 < 1 || isNaN(data1)) {
-                        const err18 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema56.properties.version, data: data1 };
+                        const err18 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema57.properties.version, data: data1 };
                         if (vErrors === null) {
                             vErrors = [err18];
                         }
@@ -2517,7 +2650,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 let data2 = data0.operation;
                 if (typeof data2 === "string") {
                     if (func1(data2) > 512) {
-                        const err19 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/maxLength", keyword: "maxLength", params: { limit: 512 }, message: "must NOT have more than 512 characters", schema: 512, parentSchema: schema56.properties.operation, data: data2 };
+                        const err19 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/maxLength", keyword: "maxLength", params: { limit: 512 }, message: "must NOT have more than 512 characters", schema: 512, parentSchema: schema57.properties.operation, data: data2 };
                         if (vErrors === null) {
                             vErrors = [err19];
                         }
@@ -2527,7 +2660,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                     }
                     if (!pattern11.test(data2)) {
-                        const err20 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_]*$", parentSchema: schema56.properties.operation, data: data2 };
+                        const err20 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_]*$", parentSchema: schema57.properties.operation, data: data2 };
                         if (vErrors === null) {
                             vErrors = [err20];
                         }
@@ -2538,7 +2671,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err21 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.operation.type, parentSchema: schema56.properties.operation, data: data2 };
+                    const err21 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.operation.type, parentSchema: schema57.properties.operation, data: data2 };
                     if (vErrors === null) {
                         vErrors = [err21];
                     }
@@ -2552,7 +2685,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 let data3 = data0.alias;
                 if (typeof data3 === "string") {
                     if (func1(data3) > 128) {
-                        const err22 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/maxLength", keyword: "maxLength", params: { limit: 128 }, message: "must NOT have more than 128 characters", schema: 128, parentSchema: schema56.properties.alias, data: data3 };
+                        const err22 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/maxLength", keyword: "maxLength", params: { limit: 128 }, message: "must NOT have more than 128 characters", schema: 128, parentSchema: schema57.properties.alias, data: data3 };
                         if (vErrors === null) {
                             vErrors = [err22];
                         }
@@ -2562,7 +2695,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                     }
                     if (!pattern12.test(data3)) {
-                        const err23 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_-]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_-]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_-]*$", parentSchema: schema56.properties.alias, data: data3 };
+                        const err23 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_-]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_-]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_-]*$", parentSchema: schema57.properties.alias, data: data3 };
                         if (vErrors === null) {
                             vErrors = [err23];
                         }
@@ -2573,7 +2706,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err24 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.alias.type, parentSchema: schema56.properties.alias, data: data3 };
+                    const err24 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.alias.type, parentSchema: schema57.properties.alias, data: data3 };
                     if (vErrors === null) {
                         vErrors = [err24];
                     }
@@ -2587,7 +2720,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 let data4 = data0.source_sha256;
                 if (typeof data4 === "string") {
                     if (!pattern13.test(data4)) {
-                        const err25 = { instancePath: instancePath + "/manifest/source_sha256", schemaPath: "#/$defs/SchemaManifest/properties/source_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema56.properties.source_sha256, data: data4 };
+                        const err25 = { instancePath: instancePath + "/manifest/source_sha256", schemaPath: "#/$defs/SchemaManifest/properties/source_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema57.properties.source_sha256, data: data4 };
                         if (vErrors === null) {
                             vErrors = [err25];
                         }
@@ -2598,7 +2731,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err26 = { instancePath: instancePath + "/manifest/source_sha256", schemaPath: "#/$defs/SchemaManifest/properties/source_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.source_sha256.type, parentSchema: schema56.properties.source_sha256, data: data4 };
+                    const err26 = { instancePath: instancePath + "/manifest/source_sha256", schemaPath: "#/$defs/SchemaManifest/properties/source_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.source_sha256.type, parentSchema: schema57.properties.source_sha256, data: data4 };
                     if (vErrors === null) {
                         vErrors = [err26];
                     }
@@ -2612,7 +2745,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 let data5 = data0.schema_sha256;
                 if (typeof data5 === "string") {
                     if (!pattern13.test(data5)) {
-                        const err27 = { instancePath: instancePath + "/manifest/schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema56.properties.schema_sha256, data: data5 };
+                        const err27 = { instancePath: instancePath + "/manifest/schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema57.properties.schema_sha256, data: data5 };
                         if (vErrors === null) {
                             vErrors = [err27];
                         }
@@ -2623,7 +2756,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err28 = { instancePath: instancePath + "/manifest/schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.schema_sha256.type, parentSchema: schema56.properties.schema_sha256, data: data5 };
+                    const err28 = { instancePath: instancePath + "/manifest/schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.schema_sha256.type, parentSchema: schema57.properties.schema_sha256, data: data5 };
                     if (vErrors === null) {
                         vErrors = [err28];
                     }
@@ -2637,7 +2770,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 let data6 = data0.input_schema_sha256;
                 if (typeof data6 === "string") {
                     if (!pattern13.test(data6)) {
-                        const err29 = { instancePath: instancePath + "/manifest/input_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/input_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema56.properties.input_schema_sha256, data: data6 };
+                        const err29 = { instancePath: instancePath + "/manifest/input_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/input_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema57.properties.input_schema_sha256, data: data6 };
                         if (vErrors === null) {
                             vErrors = [err29];
                         }
@@ -2648,7 +2781,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err30 = { instancePath: instancePath + "/manifest/input_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/input_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.input_schema_sha256.type, parentSchema: schema56.properties.input_schema_sha256, data: data6 };
+                    const err30 = { instancePath: instancePath + "/manifest/input_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/input_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.input_schema_sha256.type, parentSchema: schema57.properties.input_schema_sha256, data: data6 };
                     if (vErrors === null) {
                         vErrors = [err30];
                     }
@@ -2662,7 +2795,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 let data7 = data0.output_schema_sha256;
                 if (typeof data7 === "string") {
                     if (!pattern13.test(data7)) {
-                        const err31 = { instancePath: instancePath + "/manifest/output_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/output_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema56.properties.output_schema_sha256, data: data7 };
+                        const err31 = { instancePath: instancePath + "/manifest/output_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/output_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema57.properties.output_schema_sha256, data: data7 };
                         if (vErrors === null) {
                             vErrors = [err31];
                         }
@@ -2673,7 +2806,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err32 = { instancePath: instancePath + "/manifest/output_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/output_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.output_schema_sha256.type, parentSchema: schema56.properties.output_schema_sha256, data: data7 };
+                    const err32 = { instancePath: instancePath + "/manifest/output_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/output_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.output_schema_sha256.type, parentSchema: schema57.properties.output_schema_sha256, data: data7 };
                     if (vErrors === null) {
                         vErrors = [err32];
                     }
@@ -2686,7 +2819,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.schema_bytes !== undefined) {
                 let data8 = data0.schema_bytes;
                 if (!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) {
-                    const err33 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema56.properties.schema_bytes.type, parentSchema: schema56.properties.schema_bytes, data: data8 };
+                    const err33 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema57.properties.schema_bytes.type, parentSchema: schema57.properties.schema_bytes, data: data8 };
                     if (vErrors === null) {
                         vErrors = [err33];
                     }
@@ -2697,7 +2830,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 if ((typeof data8 == "number") && (isFinite(data8))) {
                     if (data8 > 16777216 || isNaN(data8)) {
-                        const err34 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/maximum", keyword: "maximum", params: { comparison: "<=", limit: 16777216 }, message: "must be <= 16777216", schema: 16777216, parentSchema: schema56.properties.schema_bytes, data: data8 };
+                        const err34 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/maximum", keyword: "maximum", params: { comparison: "<=", limit: 16777216 }, message: "must be <= 16777216", schema: 16777216, parentSchema: schema57.properties.schema_bytes, data: data8 };
                         if (vErrors === null) {
                             vErrors = [err34];
                         }
@@ -2707,7 +2840,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                     }
                     if (data8 < 1 || isNaN(data8)) {
-                        const err35 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema56.properties.schema_bytes, data: data8 };
+                        const err35 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema57.properties.schema_bytes, data: data8 };
                         if (vErrors === null) {
                             vErrors = [err35];
                         }
@@ -2721,7 +2854,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.fragment_count !== undefined) {
                 let data9 = data0.fragment_count;
                 if (!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) {
-                    const err36 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema56.properties.fragment_count.type, parentSchema: schema56.properties.fragment_count, data: data9 };
+                    const err36 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema57.properties.fragment_count.type, parentSchema: schema57.properties.fragment_count, data: data9 };
                     if (vErrors === null) {
                         vErrors = [err36];
                     }
@@ -2732,7 +2865,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 if ((typeof data9 == "number") && (isFinite(data9))) {
                     if (data9 > 4100 || isNaN(data9)) {
-                        const err37 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 4100 }, message: "must be <= 4100", schema: 4100, parentSchema: schema56.properties.fragment_count, data: data9 };
+                        const err37 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 4100 }, message: "must be <= 4100", schema: 4100, parentSchema: schema57.properties.fragment_count, data: data9 };
                         if (vErrors === null) {
                             vErrors = [err37];
                         }
@@ -2742,7 +2875,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                     }
                     if (data9 < 1 || isNaN(data9)) {
-                        const err38 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema56.properties.fragment_count, data: data9 };
+                        const err38 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema57.properties.fragment_count, data: data9 };
                         if (vErrors === null) {
                             vErrors = [err38];
                         }
@@ -2756,7 +2889,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.manifest_uri !== undefined) {
                 let data10 = data0.manifest_uri;
                 if (typeof data10 !== "string") {
-                    const err39 = { instancePath: instancePath + "/manifest/manifest_uri", schemaPath: "#/$defs/SchemaManifest/properties/manifest_uri/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.manifest_uri.type, parentSchema: schema56.properties.manifest_uri, data: data10 };
+                    const err39 = { instancePath: instancePath + "/manifest/manifest_uri", schemaPath: "#/$defs/SchemaManifest/properties/manifest_uri/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.manifest_uri.type, parentSchema: schema57.properties.manifest_uri, data: data10 };
                     if (vErrors === null) {
                         vErrors = [err39];
                     }
@@ -2769,7 +2902,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.fragment_uri_template !== undefined) {
                 let data11 = data0.fragment_uri_template;
                 if (typeof data11 !== "string") {
-                    const err40 = { instancePath: instancePath + "/manifest/fragment_uri_template", schemaPath: "#/$defs/SchemaManifest/properties/fragment_uri_template/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.fragment_uri_template.type, parentSchema: schema56.properties.fragment_uri_template, data: data11 };
+                    const err40 = { instancePath: instancePath + "/manifest/fragment_uri_template", schemaPath: "#/$defs/SchemaManifest/properties/fragment_uri_template/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.fragment_uri_template.type, parentSchema: schema57.properties.fragment_uri_template, data: data11 };
                     if (vErrors === null) {
                         vErrors = [err40];
                     }
@@ -2781,7 +2914,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err41 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema56.type, parentSchema: schema56, data: data0 };
+            const err41 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema57.type, parentSchema: schema57, data: data0 };
             if (vErrors === null) {
                 vErrors = [err41];
             }
@@ -2795,7 +2928,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
         let data12 = data.score;
         if ((typeof data12 == "number") && (isFinite(data12))) {
             if (data12 < 0 || isNaN(data12)) {
-                const err42 = { instancePath: instancePath + "/score", schemaPath: "#/properties/score/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema59.properties.score, data: data12 };
+                const err42 = { instancePath: instancePath + "/score", schemaPath: "#/properties/score/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema60.properties.score, data: data12 };
                 if (vErrors === null) {
                     vErrors = [err42];
                 }
@@ -2806,7 +2939,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err43 = { instancePath: instancePath + "/score", schemaPath: "#/properties/score/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema59.properties.score.type, parentSchema: schema59.properties.score, data: data12 };
+            const err43 = { instancePath: instancePath + "/score", schemaPath: "#/properties/score/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema60.properties.score.type, parentSchema: schema60.properties.score, data: data12 };
             if (vErrors === null) {
                 vErrors = [err43];
             }
@@ -2819,7 +2952,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== undefined) {
         let data13 = data.description;
         if (typeof data13 !== "string") {
-            const err44 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema59.properties.description.type, parentSchema: schema59.properties.description, data: data13 };
+            const err44 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema60.properties.description.type, parentSchema: schema60.properties.description, data: data13 };
             if (vErrors === null) {
                 vErrors = [err44];
             }
@@ -2831,7 +2964,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err45 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema59.type, parentSchema: schema59, data };
+    const err45 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema60.type, parentSchema: schema60, data };
     if (vErrors === null) {
         vErrors = [err45];
     }
@@ -2839,15 +2972,15 @@ else {
         vErrors.push(err45);
     }
     errors++;
-} validate41.errors = vErrors; return errors === 0; }
-validate41.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-function validate40(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate40.evaluated; if (evaluated0.dynamicProps) {
+} validate42.errors = vErrors; return errors === 0; }
+validate42.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate41(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate41.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.results === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "results" }, message: "must have required property '" + "results" + "'", schema: schema58.required, parentSchema: schema58, data };
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "results" }, message: "must have required property '" + "results" + "'", schema: schema59.required, parentSchema: schema59, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2858,7 +2991,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "results")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema58, data };
+            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema59, data };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2872,7 +3005,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.results;
         if (Array.isArray(data0)) {
             if (data0.length > 100) {
-                const err2 = { instancePath: instancePath + "/results", schemaPath: "#/properties/results/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items", schema: 100, parentSchema: schema58.properties.results, data: data0 };
+                const err2 = { instancePath: instancePath + "/results", schemaPath: "#/properties/results/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items", schema: 100, parentSchema: schema59.properties.results, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2883,14 +3016,14 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
             }
             const len0 = data0.length;
             for (let i0 = 0; i0 < len0; i0++) {
-                if (!(validate41(data0[i0], { instancePath: instancePath + "/results/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
-                    vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+                if (!(validate42(data0[i0], { instancePath: instancePath + "/results/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+                    vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
                     errors = vErrors.length;
                 }
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/results", schemaPath: "#/properties/results/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema58.properties.results.type, parentSchema: schema58.properties.results, data: data0 };
+            const err3 = { instancePath: instancePath + "/results", schemaPath: "#/properties/results/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema59.properties.results.type, parentSchema: schema59.properties.results, data: data0 };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2902,7 +3035,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema58.type, parentSchema: schema58, data };
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema59.type, parentSchema: schema59, data };
     if (vErrors === null) {
         vErrors = [err4];
     }
@@ -2910,15 +3043,15 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate40.errors = vErrors; return errors === 0; }
-validate40.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-function validate43(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate43.evaluated; if (evaluated0.dynamicProps) {
+} validate41.errors = vErrors; return errors === 0; }
+validate41.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate44(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate44.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.manifest === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "manifest" }, message: "must have required property '" + "manifest" + "'", schema: schema59.required, parentSchema: schema59, data };
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "manifest" }, message: "must have required property '" + "manifest" + "'", schema: schema60.required, parentSchema: schema60, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2928,7 +3061,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.score === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "score" }, message: "must have required property '" + "score" + "'", schema: schema59.required, parentSchema: schema59, data };
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "score" }, message: "must have required property '" + "score" + "'", schema: schema60.required, parentSchema: schema60, data };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -2938,7 +3071,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.description === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "description" }, message: "must have required property '" + "description" + "'", schema: schema59.required, parentSchema: schema59, data };
+        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "description" }, message: "must have required property '" + "description" + "'", schema: schema60.required, parentSchema: schema60, data };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -2949,7 +3082,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "manifest") || (key0 === "score")) || (key0 === "description"))) {
-            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema59, data };
+            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema60, data };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2963,7 +3096,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.manifest;
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             if (data0.version === undefined) {
-                const err4 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "version" }, message: "must have required property '" + "version" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err4 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "version" }, message: "must have required property '" + "version" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2973,7 +3106,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.operation === undefined) {
-                const err5 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "operation" }, message: "must have required property '" + "operation" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err5 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "operation" }, message: "must have required property '" + "operation" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2983,7 +3116,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.alias === undefined) {
-                const err6 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "alias" }, message: "must have required property '" + "alias" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err6 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "alias" }, message: "must have required property '" + "alias" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -2993,7 +3126,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.source_sha256 === undefined) {
-                const err7 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "source_sha256" }, message: "must have required property '" + "source_sha256" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err7 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "source_sha256" }, message: "must have required property '" + "source_sha256" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -3003,7 +3136,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.schema_sha256 === undefined) {
-                const err8 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "schema_sha256" }, message: "must have required property '" + "schema_sha256" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err8 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "schema_sha256" }, message: "must have required property '" + "schema_sha256" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -3013,7 +3146,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.input_schema_sha256 === undefined) {
-                const err9 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "input_schema_sha256" }, message: "must have required property '" + "input_schema_sha256" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err9 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "input_schema_sha256" }, message: "must have required property '" + "input_schema_sha256" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -3023,7 +3156,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.output_schema_sha256 === undefined) {
-                const err10 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "output_schema_sha256" }, message: "must have required property '" + "output_schema_sha256" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err10 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "output_schema_sha256" }, message: "must have required property '" + "output_schema_sha256" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err10];
                 }
@@ -3033,7 +3166,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.schema_bytes === undefined) {
-                const err11 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "schema_bytes" }, message: "must have required property '" + "schema_bytes" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err11 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "schema_bytes" }, message: "must have required property '" + "schema_bytes" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -3043,7 +3176,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.fragment_count === undefined) {
-                const err12 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "fragment_count" }, message: "must have required property '" + "fragment_count" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err12 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "fragment_count" }, message: "must have required property '" + "fragment_count" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err12];
                 }
@@ -3053,7 +3186,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.manifest_uri === undefined) {
-                const err13 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "manifest_uri" }, message: "must have required property '" + "manifest_uri" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err13 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "manifest_uri" }, message: "must have required property '" + "manifest_uri" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err13];
                 }
@@ -3063,7 +3196,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.fragment_uri_template === undefined) {
-                const err14 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "fragment_uri_template" }, message: "must have required property '" + "fragment_uri_template" + "'", schema: schema56.required, parentSchema: schema56, data: data0 };
+                const err14 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "fragment_uri_template" }, message: "must have required property '" + "fragment_uri_template" + "'", schema: schema57.required, parentSchema: schema57, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err14];
                 }
@@ -3073,8 +3206,8 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             for (const key1 in data0) {
-                if (!(func5.call(schema56.properties, key1))) {
-                    const err15 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema56, data: data0 };
+                if (!(func5.call(schema57.properties, key1))) {
+                    const err15 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema57, data: data0 };
                     if (vErrors === null) {
                         vErrors = [err15];
                     }
@@ -3087,7 +3220,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.version !== undefined) {
                 let data1 = data0.version;
                 if (!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))) {
-                    const err16 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema56.properties.version.type, parentSchema: schema56.properties.version, data: data1 };
+                    const err16 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema57.properties.version.type, parentSchema: schema57.properties.version, data: data1 };
                     if (vErrors === null) {
                         vErrors = [err16];
                     }
@@ -3098,7 +3231,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 if ((typeof data1 == "number") && (isFinite(data1))) {
                     if (data1 > 1 || isNaN(data1)) {
-                        const err17 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema56.properties.version, data: data1 };
+                        const err17 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema57.properties.version, data: data1 };
                         if (vErrors === null) {
                             vErrors = [err17];
                         }
@@ -3108,7 +3241,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                     }
                     if (data1 < 1 || isNaN(data1)) {
-                        const err18 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema56.properties.version, data: data1 };
+                        const err18 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema57.properties.version, data: data1 };
                         if (vErrors === null) {
                             vErrors = [err18];
                         }
@@ -3123,7 +3256,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 let data2 = data0.operation;
                 if (typeof data2 === "string") {
                     if (func1(data2) > 512) {
-                        const err19 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/maxLength", keyword: "maxLength", params: { limit: 512 }, message: "must NOT have more than 512 characters", schema: 512, parentSchema: schema56.properties.operation, data: data2 };
+                        const err19 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/maxLength", keyword: "maxLength", params: { limit: 512 }, message: "must NOT have more than 512 characters", schema: 512, parentSchema: schema57.properties.operation, data: data2 };
                         if (vErrors === null) {
                             vErrors = [err19];
                         }
@@ -3133,7 +3266,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                     }
                     if (!pattern11.test(data2)) {
-                        const err20 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_]*$", parentSchema: schema56.properties.operation, data: data2 };
+                        const err20 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_]*$", parentSchema: schema57.properties.operation, data: data2 };
                         if (vErrors === null) {
                             vErrors = [err20];
                         }
@@ -3144,7 +3277,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err21 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.operation.type, parentSchema: schema56.properties.operation, data: data2 };
+                    const err21 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.operation.type, parentSchema: schema57.properties.operation, data: data2 };
                     if (vErrors === null) {
                         vErrors = [err21];
                     }
@@ -3158,7 +3291,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 let data3 = data0.alias;
                 if (typeof data3 === "string") {
                     if (func1(data3) > 128) {
-                        const err22 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/maxLength", keyword: "maxLength", params: { limit: 128 }, message: "must NOT have more than 128 characters", schema: 128, parentSchema: schema56.properties.alias, data: data3 };
+                        const err22 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/maxLength", keyword: "maxLength", params: { limit: 128 }, message: "must NOT have more than 128 characters", schema: 128, parentSchema: schema57.properties.alias, data: data3 };
                         if (vErrors === null) {
                             vErrors = [err22];
                         }
@@ -3168,7 +3301,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                     }
                     if (!pattern12.test(data3)) {
-                        const err23 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_-]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_-]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_-]*$", parentSchema: schema56.properties.alias, data: data3 };
+                        const err23 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_-]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_-]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_-]*$", parentSchema: schema57.properties.alias, data: data3 };
                         if (vErrors === null) {
                             vErrors = [err23];
                         }
@@ -3179,7 +3312,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err24 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.alias.type, parentSchema: schema56.properties.alias, data: data3 };
+                    const err24 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.alias.type, parentSchema: schema57.properties.alias, data: data3 };
                     if (vErrors === null) {
                         vErrors = [err24];
                     }
@@ -3193,7 +3326,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 let data4 = data0.source_sha256;
                 if (typeof data4 === "string") {
                     if (!pattern13.test(data4)) {
-                        const err25 = { instancePath: instancePath + "/manifest/source_sha256", schemaPath: "#/$defs/SchemaManifest/properties/source_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema56.properties.source_sha256, data: data4 };
+                        const err25 = { instancePath: instancePath + "/manifest/source_sha256", schemaPath: "#/$defs/SchemaManifest/properties/source_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema57.properties.source_sha256, data: data4 };
                         if (vErrors === null) {
                             vErrors = [err25];
                         }
@@ -3204,7 +3337,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err26 = { instancePath: instancePath + "/manifest/source_sha256", schemaPath: "#/$defs/SchemaManifest/properties/source_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.source_sha256.type, parentSchema: schema56.properties.source_sha256, data: data4 };
+                    const err26 = { instancePath: instancePath + "/manifest/source_sha256", schemaPath: "#/$defs/SchemaManifest/properties/source_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.source_sha256.type, parentSchema: schema57.properties.source_sha256, data: data4 };
                     if (vErrors === null) {
                         vErrors = [err26];
                     }
@@ -3218,7 +3351,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 let data5 = data0.schema_sha256;
                 if (typeof data5 === "string") {
                     if (!pattern13.test(data5)) {
-                        const err27 = { instancePath: instancePath + "/manifest/schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema56.properties.schema_sha256, data: data5 };
+                        const err27 = { instancePath: instancePath + "/manifest/schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema57.properties.schema_sha256, data: data5 };
                         if (vErrors === null) {
                             vErrors = [err27];
                         }
@@ -3229,7 +3362,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err28 = { instancePath: instancePath + "/manifest/schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.schema_sha256.type, parentSchema: schema56.properties.schema_sha256, data: data5 };
+                    const err28 = { instancePath: instancePath + "/manifest/schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.schema_sha256.type, parentSchema: schema57.properties.schema_sha256, data: data5 };
                     if (vErrors === null) {
                         vErrors = [err28];
                     }
@@ -3243,7 +3376,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 let data6 = data0.input_schema_sha256;
                 if (typeof data6 === "string") {
                     if (!pattern13.test(data6)) {
-                        const err29 = { instancePath: instancePath + "/manifest/input_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/input_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema56.properties.input_schema_sha256, data: data6 };
+                        const err29 = { instancePath: instancePath + "/manifest/input_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/input_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema57.properties.input_schema_sha256, data: data6 };
                         if (vErrors === null) {
                             vErrors = [err29];
                         }
@@ -3254,7 +3387,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err30 = { instancePath: instancePath + "/manifest/input_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/input_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.input_schema_sha256.type, parentSchema: schema56.properties.input_schema_sha256, data: data6 };
+                    const err30 = { instancePath: instancePath + "/manifest/input_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/input_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.input_schema_sha256.type, parentSchema: schema57.properties.input_schema_sha256, data: data6 };
                     if (vErrors === null) {
                         vErrors = [err30];
                     }
@@ -3268,7 +3401,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 let data7 = data0.output_schema_sha256;
                 if (typeof data7 === "string") {
                     if (!pattern13.test(data7)) {
-                        const err31 = { instancePath: instancePath + "/manifest/output_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/output_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema56.properties.output_schema_sha256, data: data7 };
+                        const err31 = { instancePath: instancePath + "/manifest/output_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/output_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema57.properties.output_schema_sha256, data: data7 };
                         if (vErrors === null) {
                             vErrors = [err31];
                         }
@@ -3279,7 +3412,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err32 = { instancePath: instancePath + "/manifest/output_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/output_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.output_schema_sha256.type, parentSchema: schema56.properties.output_schema_sha256, data: data7 };
+                    const err32 = { instancePath: instancePath + "/manifest/output_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/output_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.output_schema_sha256.type, parentSchema: schema57.properties.output_schema_sha256, data: data7 };
                     if (vErrors === null) {
                         vErrors = [err32];
                     }
@@ -3292,7 +3425,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.schema_bytes !== undefined) {
                 let data8 = data0.schema_bytes;
                 if (!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) {
-                    const err33 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema56.properties.schema_bytes.type, parentSchema: schema56.properties.schema_bytes, data: data8 };
+                    const err33 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema57.properties.schema_bytes.type, parentSchema: schema57.properties.schema_bytes, data: data8 };
                     if (vErrors === null) {
                         vErrors = [err33];
                     }
@@ -3303,7 +3436,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 if ((typeof data8 == "number") && (isFinite(data8))) {
                     if (data8 > 16777216 || isNaN(data8)) {
-                        const err34 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/maximum", keyword: "maximum", params: { comparison: "<=", limit: 16777216 }, message: "must be <= 16777216", schema: 16777216, parentSchema: schema56.properties.schema_bytes, data: data8 };
+                        const err34 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/maximum", keyword: "maximum", params: { comparison: "<=", limit: 16777216 }, message: "must be <= 16777216", schema: 16777216, parentSchema: schema57.properties.schema_bytes, data: data8 };
                         if (vErrors === null) {
                             vErrors = [err34];
                         }
@@ -3313,7 +3446,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                     }
                     if (data8 < 1 || isNaN(data8)) {
-                        const err35 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema56.properties.schema_bytes, data: data8 };
+                        const err35 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema57.properties.schema_bytes, data: data8 };
                         if (vErrors === null) {
                             vErrors = [err35];
                         }
@@ -3327,7 +3460,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.fragment_count !== undefined) {
                 let data9 = data0.fragment_count;
                 if (!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) {
-                    const err36 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema56.properties.fragment_count.type, parentSchema: schema56.properties.fragment_count, data: data9 };
+                    const err36 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema57.properties.fragment_count.type, parentSchema: schema57.properties.fragment_count, data: data9 };
                     if (vErrors === null) {
                         vErrors = [err36];
                     }
@@ -3338,7 +3471,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 if ((typeof data9 == "number") && (isFinite(data9))) {
                     if (data9 > 4100 || isNaN(data9)) {
-                        const err37 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 4100 }, message: "must be <= 4100", schema: 4100, parentSchema: schema56.properties.fragment_count, data: data9 };
+                        const err37 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 4100 }, message: "must be <= 4100", schema: 4100, parentSchema: schema57.properties.fragment_count, data: data9 };
                         if (vErrors === null) {
                             vErrors = [err37];
                         }
@@ -3348,7 +3481,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                     }
                     if (data9 < 1 || isNaN(data9)) {
-                        const err38 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema56.properties.fragment_count, data: data9 };
+                        const err38 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema57.properties.fragment_count, data: data9 };
                         if (vErrors === null) {
                             vErrors = [err38];
                         }
@@ -3362,7 +3495,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.manifest_uri !== undefined) {
                 let data10 = data0.manifest_uri;
                 if (typeof data10 !== "string") {
-                    const err39 = { instancePath: instancePath + "/manifest/manifest_uri", schemaPath: "#/$defs/SchemaManifest/properties/manifest_uri/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.manifest_uri.type, parentSchema: schema56.properties.manifest_uri, data: data10 };
+                    const err39 = { instancePath: instancePath + "/manifest/manifest_uri", schemaPath: "#/$defs/SchemaManifest/properties/manifest_uri/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.manifest_uri.type, parentSchema: schema57.properties.manifest_uri, data: data10 };
                     if (vErrors === null) {
                         vErrors = [err39];
                     }
@@ -3375,7 +3508,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.fragment_uri_template !== undefined) {
                 let data11 = data0.fragment_uri_template;
                 if (typeof data11 !== "string") {
-                    const err40 = { instancePath: instancePath + "/manifest/fragment_uri_template", schemaPath: "#/$defs/SchemaManifest/properties/fragment_uri_template/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.fragment_uri_template.type, parentSchema: schema56.properties.fragment_uri_template, data: data11 };
+                    const err40 = { instancePath: instancePath + "/manifest/fragment_uri_template", schemaPath: "#/$defs/SchemaManifest/properties/fragment_uri_template/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.fragment_uri_template.type, parentSchema: schema57.properties.fragment_uri_template, data: data11 };
                     if (vErrors === null) {
                         vErrors = [err40];
                     }
@@ -3387,7 +3520,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err41 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema56.type, parentSchema: schema56, data: data0 };
+            const err41 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema57.type, parentSchema: schema57, data: data0 };
             if (vErrors === null) {
                 vErrors = [err41];
             }
@@ -3401,7 +3534,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
         let data12 = data.score;
         if ((typeof data12 == "number") && (isFinite(data12))) {
             if (data12 < 0 || isNaN(data12)) {
-                const err42 = { instancePath: instancePath + "/score", schemaPath: "#/properties/score/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema59.properties.score, data: data12 };
+                const err42 = { instancePath: instancePath + "/score", schemaPath: "#/properties/score/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema60.properties.score, data: data12 };
                 if (vErrors === null) {
                     vErrors = [err42];
                 }
@@ -3412,7 +3545,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err43 = { instancePath: instancePath + "/score", schemaPath: "#/properties/score/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema59.properties.score.type, parentSchema: schema59.properties.score, data: data12 };
+            const err43 = { instancePath: instancePath + "/score", schemaPath: "#/properties/score/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema60.properties.score.type, parentSchema: schema60.properties.score, data: data12 };
             if (vErrors === null) {
                 vErrors = [err43];
             }
@@ -3425,7 +3558,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== undefined) {
         let data13 = data.description;
         if (typeof data13 !== "string") {
-            const err44 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema59.properties.description.type, parentSchema: schema59.properties.description, data: data13 };
+            const err44 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema60.properties.description.type, parentSchema: schema60.properties.description, data: data13 };
             if (vErrors === null) {
                 vErrors = [err44];
             }
@@ -3437,7 +3570,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err45 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema59.type, parentSchema: schema59, data };
+    const err45 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema60.type, parentSchema: schema60, data };
     if (vErrors === null) {
         vErrors = [err45];
     }
@@ -3445,9 +3578,9 @@ else {
         vErrors.push(err45);
     }
     errors++;
-} validate43.errors = vErrors; return errors === 0; }
-validate43.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-function validate44(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate44.evaluated; if (evaluated0.dynamicProps) {
+} validate44.errors = vErrors; return errors === 0; }
+validate44.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate45(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate45.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
@@ -3520,14 +3653,14 @@ else {
         vErrors.push(err5);
     }
     errors++;
-} validate44.errors = vErrors; return errors === 0; }
-validate44.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-function validate45(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate45.evaluated; if (evaluated0.dynamicProps) {
+} validate45.errors = vErrors; return errors === 0; }
+validate45.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate46(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate46.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } const _errs0 = errors; let valid0 = false; let passing0 = null; const _errs1 = errors; if (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))) {
-    const err0 = { instancePath, schemaPath: "#/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema44.oneOf[0].type, parentSchema: schema44.oneOf[0], data };
+    const err0 = { instancePath, schemaPath: "#/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema45.oneOf[0].type, parentSchema: schema45.oneOf[0], data };
     if (vErrors === null) {
         vErrors = [err0];
     }
@@ -3537,7 +3670,7 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
     errors++;
 } if ((typeof data == "number") && (isFinite(data))) {
     if (data > 18446744073709552000 || isNaN(data)) {
-        const err1 = { instancePath, schemaPath: "#/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema44.oneOf[0], data };
+        const err1 = { instancePath, schemaPath: "#/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema45.oneOf[0], data };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -3547,7 +3680,7 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data < 1 || isNaN(data)) {
-        const err2 = { instancePath, schemaPath: "#/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema44.oneOf[0], data };
+        const err2 = { instancePath, schemaPath: "#/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema45.oneOf[0], data };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -3561,7 +3694,7 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
     passing0 = 0;
 } const _errs3 = errors; if (typeof data === "string") {
     if (!pattern6.test(data)) {
-        const err3 = { instancePath, schemaPath: "#/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema44.oneOf[1], data };
+        const err3 = { instancePath, schemaPath: "#/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema45.oneOf[1], data };
         if (vErrors === null) {
             vErrors = [err3];
         }
@@ -3572,7 +3705,7 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err4 = { instancePath, schemaPath: "#/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema44.oneOf[1].type, parentSchema: schema44.oneOf[1], data };
+    const err4 = { instancePath, schemaPath: "#/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.oneOf[1].type, parentSchema: schema45.oneOf[1], data };
     if (vErrors === null) {
         vErrors = [err4];
     }
@@ -3590,7 +3723,7 @@ else {
         passing0 = 1;
     }
 } if (!valid0) {
-    const err5 = { instancePath, schemaPath: "#/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema44.oneOf, parentSchema: schema44, data };
+    const err5 = { instancePath, schemaPath: "#/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema45.oneOf, parentSchema: schema45, data };
     if (vErrors === null) {
         vErrors = [err5];
     }
@@ -3609,8 +3742,8 @@ else {
             vErrors = null;
         }
     }
-} validate45.errors = vErrors; return errors === 0; }
-validate45.evaluated = { "dynamicProps": false, "dynamicItems": false };
+} validate46.errors = vErrors; return errors === 0; }
+validate46.evaluated = { "dynamicProps": false, "dynamicItems": false };
 /** Validates a `CallToolArguments` (components.schemas). */
 export const validateCallToolArguments: Validator<components["schemas"]["CallToolArguments"]> = validate21;
 /** Validates a `CallToolRequest` (components.schemas). */
@@ -3627,35 +3760,39 @@ export const validateErrorDetail: Validator<components["schemas"]["ErrorDetail"]
 export const validateGraphQlMethod: Validator<components["schemas"]["GraphQlMethod"]> = validate27;
 /** Validates a `Health` (components.schemas). */
 export const validateHealth: Validator<components["schemas"]["Health"]> = validate28;
+/** Validates a `Liveness` (components.schemas). */
+export const validateLiveness: Validator<components["schemas"]["Liveness"]> = validate29;
 /** Validates a `NativeError` (components.schemas). */
-export const validateNativeError: Validator<components["schemas"]["NativeError"]> = validate29;
+export const validateNativeError: Validator<components["schemas"]["NativeError"]> = validate30;
 /** Validates a `NativeMethod` (components.schemas). */
-export const validateNativeMethod: Validator<components["schemas"]["NativeMethod"]> = validate30;
+export const validateNativeMethod: Validator<components["schemas"]["NativeMethod"]> = validate31;
 /** Validates a `NativeRequest` (components.schemas). */
-export const validateNativeRequest: Validator<components["schemas"]["NativeRequest"]> = validate31;
+export const validateNativeRequest: Validator<components["schemas"]["NativeRequest"]> = validate32;
 /** Validates a `NativeResponse` (components.schemas). */
-export const validateNativeResponse: Validator<components["schemas"]["NativeResponse"]> = validate33;
+export const validateNativeResponse: Validator<components["schemas"]["NativeResponse"]> = validate34;
 /** Validates a `NativeResult` (components.schemas). */
-export const validateNativeResult: Validator<components["schemas"]["NativeResult"]> = validate37;
+export const validateNativeResult: Validator<components["schemas"]["NativeResult"]> = validate38;
 /** Validates a `SchemaManifest` (components.schemas). */
-export const validateSchemaManifest: Validator<components["schemas"]["SchemaManifest"]> = validate39;
+export const validateSchemaManifest: Validator<components["schemas"]["SchemaManifest"]> = validate40;
 /** Validates a `SchemaSearchResponse` (components.schemas). */
-export const validateSchemaSearchResponse: Validator<components["schemas"]["SchemaSearchResponse"]> = validate40;
+export const validateSchemaSearchResponse: Validator<components["schemas"]["SchemaSearchResponse"]> = validate41;
 /** Validates a `SchemaSearchResult` (components.schemas). */
-export const validateSchemaSearchResult: Validator<components["schemas"]["SchemaSearchResult"]> = validate43;
+export const validateSchemaSearchResult: Validator<components["schemas"]["SchemaSearchResult"]> = validate44;
 /** Validates a `TextContent` (components.schemas). */
-export const validateTextContent: Validator<components["schemas"]["TextContent"]> = validate44;
+export const validateTextContent: Validator<components["schemas"]["TextContent"]> = validate45;
 /** Validates a `U64` (components.schemas). */
-export const validateU64: Validator<components["schemas"]["U64"]> = validate45;
+export const validateU64: Validator<components["schemas"]["U64"]> = validate46;
 /** Validates the request body of `Dispatch` (`NativeRequest`). */
-export const validateDispatchRequest: Validator<components["schemas"]["NativeRequest"]> = validate31;
+export const validateDispatchRequest: Validator<components["schemas"]["NativeRequest"]> = validate32;
 /** Validates the success response body of `Dispatch` (`NativeResponse`). */
-export const validateDispatchResponse: Validator<components["schemas"]["NativeResponse"]> = validate33;
+export const validateDispatchResponse: Validator<components["schemas"]["NativeResponse"]> = validate34;
 /** Validates the success response body of `Health` (`Health`). */
 export const validateHealthResponse: Validator<components["schemas"]["Health"]> = validate28;
+/** Validates the success response body of `Liveness` (`Liveness`). */
+export const validateLivenessResponse: Validator<components["schemas"]["Liveness"]> = validate29;
 /** Validates the success response body of `CallTool` (`CallToolResult`). */
 export const validateCallToolResponse: Validator<components["schemas"]["CallToolResult"]> = validate23;
 /** Validates the success response body of `SearchSchemas` (`SchemaSearchResponse`). */
-export const validateSearchSchemasResponse: Validator<components["schemas"]["SchemaSearchResponse"]> = validate40;
+export const validateSearchSchemasResponse: Validator<components["schemas"]["SchemaSearchResponse"]> = validate41;
 /** Validates the success response body of `GetSchemaManifest` (`SchemaManifest`). */
-export const validateGetSchemaManifestResponse: Validator<components["schemas"]["SchemaManifest"]> = validate39;
+export const validateGetSchemaManifestResponse: Validator<components["schemas"]["SchemaManifest"]> = validate40;

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { CommittedBatch } from '../../src/graph/engine/index.ts';
 import { encodeFrame, FilePersistence } from '../../src/graph/persist/file/index.ts';
-import type { LogRecord, PersistenceAdapter } from '../../src/graph/persist/index.ts';
+import type { LogRecord, PersistenceAdapter } from '../../src/graph/engine/index.ts';
 import { PostgresPersistence } from '../../src/graph/persist/postgres/index.ts';
 
 function arg(name: string): string | undefined {

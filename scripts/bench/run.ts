@@ -1,14 +1,32 @@
-// `npm run bench -- [suite ...] [--out DIR]`: runs benchmark suites one after another (never in parallel:
-// the machines are small and noisy). Each suite prints a table of ratios against a peer measured in the
-// same run; with --out DIR each also writes DIR/<script>.json.
+// `npm run bench -- <suite ...|all> [--out DIR]`: runs benchmark suites one after another (never in
+// parallel: the machines are small and noisy). Each suite prints a table of ratios against a peer
+// measured in the same run; with --out DIR each also writes DIR/<suite>.json. With no suite named it
+// lists the suites and runs nothing.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-const SUITES: Record<string, readonly string[]> = {
-  catalogue: ['catalogue.ts'],
-  engine: ['engine.ts', 'persist.ts'],
+/** One line per suite: its name, the script beside this file, what it measures. */
+const SUITES: Record<string, { readonly script: string; readonly about: string }> = {
+  catalogue: { script: 'catalogue.ts', about: 'manifest validation and schema fetch/verify against ajv and a plain GET + SHA-256' },
+  engine: { script: 'engine.ts', about: 'graph engine: scan + filter + 2 BFS steps and memory against direct references; insert/delete at scale' },
+  persist: { script: 'persist.ts', about: 'file and postgres persistence: batches per second against fs + fdatasync and plain pg INSERTs' },
+  import: { script: 'import.ts', about: 'JSON Lines import lines/s against JSON.parse of each line; commit latency with the catalogue watching' },
+  cypher: { script: 'cypher.ts', about: 'Cypher path queries per row against the engine by hand (scan + expandEach)' },
+  dispatch: { script: 'dispatch.ts', about: 'POST /dispatch (Cypher) req/s against a hand-written node:http server answering the same bytes' },
+  graphql: { script: 'graphql.ts', about: 'GraphQL over HTTP, three shapes, against Mercurius + graphql-jit; APQ; GraphQL vs Cypher in process' },
+  auth: { script: 'auth.ts', about: 'POST /dispatch with a verified JWT against AUTH_TYPE=none' },
+  carrier: { script: 'carrier.ts', about: 'SSE carrier: RSS/heap per subscription and fan-out at 10,000 subscriptions against graphql-yoga SSE' },
+  secrets: { script: 'secrets.ts', about: 'secret reads/s with a cached store token against plain fetch; logins under 1,000 concurrent reads' },
+  delegation: { script: 'delegation.ts', about: 'downstream calls with a cached delegated token against no delegation; exchanges under 1,000 calls' },
+  tools: { script: 'tools.ts', about: 'tool calls (REST and MCP) with no auth, jwt and cached delegation against POST /dispatch alone' },
 };
+
+function list(): string {
+  const width = Math.max(...Object.keys(SUITES).map((name) => name.length));
+  const rows = Object.entries(SUITES).map(([name, suite]) => `  ${name.padEnd(width)}  ${suite.about}`);
+  return `usage: npm run bench -- <suite ...|all> [--out DIR]\n\nsuites:\n${rows.join('\n')}\n`;
+}
 
 const args = process.argv.slice(2);
 const outIndex = args.indexOf('--out');
@@ -18,10 +36,14 @@ if (outIndex >= 0 && !outDir) {
   process.exit(2);
 }
 const names = args.filter((_arg, i) => outIndex < 0 || (i !== outIndex && i !== outIndex + 1));
-const chosen = names.length > 0 ? names : Object.keys(SUITES);
+if (names.length === 0) {
+  process.stdout.write(list());
+  process.exit(0);
+}
+const chosen = names.includes('all') ? Object.keys(SUITES) : names;
 for (const name of chosen) {
-  if (!SUITES[name]) {
-    process.stderr.write(`unknown bench suite ${JSON.stringify(name)}; known: ${Object.keys(SUITES).join(', ')}\n`);
+  if (!Object.hasOwn(SUITES, name)) {
+    process.stderr.write(`unknown bench suite ${JSON.stringify(name)}\n\n${list()}`);
     process.exit(2);
   }
 }
@@ -29,15 +51,14 @@ if (outDir) mkdirSync(outDir, { recursive: true });
 
 let failed = false;
 for (const name of chosen) {
-  for (const script of SUITES[name]!) {
-    process.stdout.write(`\n== ${name}: ${script} ==\n`);
-    const scriptArgs = [join(import.meta.dirname, script)];
-    if (outDir) scriptArgs.push('--out', join(outDir, script.replace(/\.ts$/, '.json')));
-    const result = spawnSync(process.execPath, scriptArgs, { stdio: 'inherit' });
-    if (result.status !== 0) {
-      failed = true;
-      process.stderr.write(`${script} exited with ${result.status ?? result.signal}\n`);
-    }
+  const { script } = SUITES[name]!;
+  process.stdout.write(`\n== ${name}: ${script} ==\n`);
+  const scriptArgs = [join(import.meta.dirname, script)];
+  if (outDir) scriptArgs.push('--out', join(outDir, `${name}.json`));
+  const result = spawnSync(process.execPath, scriptArgs, { stdio: 'inherit' });
+  if (result.status !== 0) {
+    failed = true;
+    process.stderr.write(`${script} exited with ${result.status ?? result.signal}\n`);
   }
 }
 process.exit(failed ? 1 : 0);

@@ -7,6 +7,7 @@ import { GENERATOR, headerFor } from './header.ts';
 import { manifestStep, MANIFEST_SCHEMA } from './manifest-step.ts';
 import { graphqlStep } from './graphql-step.ts';
 import { openapiStep, OPENAPI_DOCUMENT } from './openapi-step.ts';
+import { toolsStep, TOOL_SOURCES } from './tools-step.ts';
 import { validatorTypeFile } from './validator-type.ts';
 
 /** The repository this script lives in. */
@@ -24,10 +25,11 @@ export interface GenerateOptions {
 export async function generateAll(options: GenerateOptions = {}): Promise<GeneratedFile[]> {
   const root = options.root ?? REPO_ROOT;
   const files: GeneratedFile[] = [];
-  files.push(validatorTypeFile([MANIFEST_SCHEMA, OPENAPI_DOCUMENT]));
+  files.push(validatorTypeFile([MANIFEST_SCHEMA, OPENAPI_DOCUMENT, TOOL_SOURCES]));
   files.push(...(await manifestStep(root)));
   files.push(...(await openapiStep(root)));
   files.push(...(await graphqlStep(root)));
+  files.push(...(await toolsStep(root)));
   files.push(...(await catalogueStep(root)));
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const finished = files.map(finish);

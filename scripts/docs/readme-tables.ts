@@ -2,7 +2,8 @@
 // `node scripts/docs/readme-tables.ts --check` fails when README.md is out of date (a test runs it too).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { SETTINGS, type SettingDef } from '../../src/config/index.ts';
-import { ERROR_CODES } from '../../src/errors/index.ts';
+import { ERROR_CODES, type ErrorCodeInfo } from '../../src/errors/index.ts';
+import { missingFeatureOfSetting } from '../../src/serve/features-not-in-build.ts';
 
 const AREA = { general: 'general', A: 'A', B: 'B', C: 'C' } as const;
 
@@ -13,17 +14,23 @@ function code(text: string | undefined): string {
 function defaultText(def: SettingDef<unknown, unknown>): string {
   if (def.default === undefined) return 'unset';
   if (typeof def.default === 'function') return def.defaultLabel ?? 'computed at start-up';
+  if (def.defaultLabel !== undefined) return def.defaultLabel;
   return code(String(def.default));
 }
 
 export function configTable(): string {
-  const rows = Object.entries(SETTINGS as Record<string, SettingDef<unknown, unknown>>).map(([, def]) =>
-    `| ${AREA[def.area]} | ${code(def.env)} | ${code(def.flag)} | ${code(def.configKey)} | ${defaultText(def)} | ${def.parser.expected.replace(/\|/g, '\\|')} | ${def.description}${def.secret ? ' (secret: redacted)' : ''} |`);
+  const rows = Object.entries(SETTINGS as Record<string, SettingDef<unknown, unknown>>).map(([name, def]) => {
+    // `serve` refuses settings of features this build lacks (src/serve/features-not-in-build.ts).
+    const missing = missingFeatureOfSetting(name);
+    const note = missing === undefined ? '' : ` *(${missing.feature} is not in this build: \`serve\` refuses this setting${missing.offValue === undefined ? '' : ` unless it is ${String(missing.offValue)}`})*`;
+    return `| ${AREA[def.area]} | ${code(def.env ?? def.envLabel)} | ${code(def.flag)} | ${code(def.configKey)} | ${defaultText(def)} | ${def.parser.expected.replace(/\|/g, '\\|')} | ${def.description}${def.secret ? ' (secret: redacted)' : ''}${note} |`;
+  });
   return ['| area | env var | flag | config key | default | accepted values | meaning |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
 export function errorTable(): string {
-  const rows = Object.entries(ERROR_CODES).map(([name, { status, meaning }]) => `| \`${name}\` | ${status} | ${meaning} |`);
+  const rows = Object.entries(ERROR_CODES as Record<string, ErrorCodeInfo>).map(([name, { status, meaning, reservedFor }]) =>
+    `| \`${name}\` | ${status} | ${reservedFor === undefined ? '' : `*Reserved for ${reservedFor}, not in this build: nothing raises it yet.* `}${meaning} |`);
   return ['| code | HTTP status | meaning |', '|---|---|---|', ...rows].join('\n');
 }
 

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { ResolvedConfig } from '../config/index.ts';
 import type { GraphEngine } from '../graph/engine/index.ts';
 import { createLogger } from '../log/index.ts';
 import { openGraphEngine } from '../serve/index.ts';
@@ -7,15 +8,25 @@ import { addSettingOptions } from './setting-options.ts';
 /**
  * Graph commands work on the store directly, like `serve` would (same settings, same data dir). The
  * file store is locked by one process at a time, so they refuse while a server holds it; then go
- * through the server's POST /dispatch instead.
+ * through the server's POST /dispatch instead. They never seed the reference graph: only `serve`
+ * does, into a store that has never stored a record (so `graph list` on a new machine leaves it for
+ * `serve` to seed, while `graph create g` first means the store is yours).
  */
 export function withEngineOptions(command: Command): (opts: Record<string, unknown>) => Promise<GraphEngine> {
-  const resolveFrom = addSettingOptions(command);
-  return async (opts) => {
-    const config = resolveFrom(opts);
-    // Warnings (a dropped torn tail, say) matter to an operator; go to stderr so stdout stays data.
-    const logger = createLogger({ level: config.values.logLevel === 'info' ? 'warn' : config.values.logLevel, destination: process.stderr });
-    return openGraphEngine(config.values, logger);
+  const { resolve, open } = withEngineConfig(command);
+  return async (opts) => open(resolve(opts));
+}
+
+/** As `withEngineOptions`, for commands that also read other settings: resolve first, then open. */
+export function withEngineConfig(command: Command): { resolve: (opts: Record<string, unknown>) => ResolvedConfig; open: (config: ResolvedConfig) => Promise<GraphEngine> } {
+  const resolve = addSettingOptions(command);
+  return {
+    resolve,
+    open: async (config) => {
+      // Warnings (a dropped torn tail, say) matter to an operator; go to stderr so stdout stays data.
+      const logger = createLogger({ level: config.values.logLevel === 'info' ? 'warn' : config.values.logLevel, destination: process.stderr });
+      return openGraphEngine(config.values, logger, { seed: false });
+    },
   };
 }
 

@@ -1,12 +1,15 @@
 import { Command } from 'commander';
 import { processIo, type CliIo } from './cli-io.ts';
 import { runCli } from './run-cli.ts';
+import { registerAuthCommand } from './commands/auth-command.ts';
 import { registerConfigCommand } from './commands/config-command.ts';
 import { registerCypherCommand } from './commands/cypher-command.ts';
+import { registerEnvelopeCommand } from './commands/envelope-command.ts';
 import { registerGraphCommand } from './commands/graph-command.ts';
 import { registerIntrospectCommand } from './commands/introspect-command.ts';
 import { registerSchemaCommand } from './commands/schema-command.ts';
 import { registerServeCommand } from './commands/serve-command.ts';
+import { registerToolsCommand } from './commands/tools-command.ts';
 
 /** Builds the `toolgraph` program. Every command registered here works end to end. */
 export function createProgram(io: CliIo = processIo): Command {
@@ -22,6 +25,9 @@ export function createProgram(io: CliIo = processIo): Command {
   registerGraphCommand(program, io);
   registerCypherCommand(program, io);
   registerSchemaCommand(program, io);
+  registerToolsCommand(program, io);
+  registerAuthCommand(program, io);
+  registerEnvelopeCommand(program, io);
   return program;
 }
 

@@ -11,7 +11,10 @@ export function addSettingOptions(command: Command): (opts: Record<string, unkno
   for (const [name, def] of Object.entries(SETTINGS) as [SettingName, SettingDef<unknown, unknown>][]) {
     if (!def.flag) continue;
     const isBoolean = def.parser.expected.startsWith('a boolean');
-    const option = new Option(isBoolean ? `${def.flag} [value]` : `${def.flag} <value>`, `${def.description}${def.env ? ` (env ${def.env})` : ''}`);
+    const env = def.env ?? def.envLabel;
+    const option = new Option(isBoolean ? `${def.flag} [value]` : `${def.flag} <value>`, `${def.description}${env ? ` (env ${env})` : ''}`);
+    // A repeatable flag collects its values in command-line order.
+    if (def.repeatable) option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
     command.addOption(option);
     byAttribute.set(option.attributeName(), name);
   }

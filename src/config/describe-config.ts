@@ -35,7 +35,7 @@ export function describeConfig(config: ResolvedConfig): SettingRow[] {
     env: def.env,
     flag: def.flag,
     configKey: def.configKey,
-    value: show(config.values[name], def.secret),
+    value: def.display ? def.display(config.values[name]) : show(config.values[name], def.secret),
     source: config.sources[name],
   }));
 }

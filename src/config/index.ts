@@ -1,4 +1,4 @@
-export { SETTINGS, AUTH_TYPES, STORE_AUTH_METHODS, PERSISTENCE_KINDS, LOG_LEVELS, MCP_TRANSPORTS, SERVICE_NAMES } from './settings.ts';
+export { SETTINGS, AUTH_TYPES, STORE_AUTH_METHODS, PERSISTENCE_KINDS, LOG_LEVELS, MCP_TRANSPORTS } from './settings.ts';
 export type { SettingDef, SettingName, ResolvedValues } from './settings.ts';
 export { resolveConfig } from './resolve-config.ts';
 export type { ResolvedConfig, ResolveInputs, SettingSource } from './resolve-config.ts';
@@ -8,3 +8,5 @@ export { xdgPaths } from './xdg-paths.ts';
 export type { XdgPaths } from './xdg-paths.ts';
 export { DEFAULT_CARRIER_ADDRESS } from './value-parsers.ts';
 export type { ListenAddress } from './value-parsers.ts';
+export { resolveAgents, describeAgents, unconfiguredAgent, AGENT_FIELDS, AGENT_KINDS, AGENT_NAME_PATTERN, AGENT_ENV_PREFIX, RESERVED_AGENT_NAMES } from './agent-settings.ts';
+export type { AgentSettings, AgentsSettings, AgentKind, ApiKeyStyle } from './agent-settings.ts';

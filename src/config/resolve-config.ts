@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ToolgraphError } from '../errors/index.ts';
+import { rememberSecret } from '../log/index.ts';
 import { Invalid } from './value-parsers.ts';
 import { SETTINGS, type ResolvedValues, type SettingDef, type SettingName } from './settings.ts';
 import { xdgPaths } from './xdg-paths.ts';
@@ -70,6 +71,13 @@ export function resolveConfig(inputs: ResolveInputs = {}): ResolvedConfig {
   const values: Record<string, unknown> = {};
   const sources: Record<string, SettingSource> = {};
   for (const [name, def] of Object.entries(SETTINGS as Record<string, AnyDef>)) {
+    if (def.resolve) {
+      const resolved = def.resolve({ flag: flags[name as SettingName], env, config: def.configKey ? file?.[def.configKey] : undefined, configPath });
+      values[name] = resolved.value;
+      sources[name] = resolved.source;
+      for (const secret of resolved.secrets) rememberSecret(secret);
+      continue;
+    }
     let raw: unknown;
     let source: SettingSource = 'default';
     let label = name;
@@ -97,6 +105,7 @@ export function resolveConfig(inputs: ResolveInputs = {}): ResolvedConfig {
         throw invalid(`${label} from ${where}: expected ${def.parser.expected}, got ${shown}`, { setting: name, source });
       }
       values[name] = parsed;
+      rememberSecretSetting(def, parsed);
     }
     sources[name] = source;
   }
@@ -109,16 +118,39 @@ export function resolveConfig(inputs: ResolveInputs = {}): ResolvedConfig {
   return resolved;
 }
 
+/** Secret settings are remembered by the log scrubber, so no log line carries them, even in free text. */
+function rememberSecretSetting(def: AnyDef, value: unknown): void {
+  if (typeof value !== 'string' || def.secret === undefined) return;
+  if (def.secret === 'whole') {
+    rememberSecret(value);
+    return;
+  }
+  const password = URL.canParse(value) ? new URL(value).password : '';
+  if (password === '') return;
+  rememberSecret(password);
+  try {
+    rememberSecret(decodeURIComponent(password));
+  } catch {
+    // A malformed escape: the raw form is remembered already.
+  }
+}
+
 function require(condition: boolean, message: string, setting: SettingName): void {
   if (!condition) throw invalid(message, { setting });
 }
 
 /** Rules that join settings ("Required: for OIDC", "for delegation", …). */
 function checkCombinations(values: ResolvedValues): void {
-  const oidc = values.authType === 'oidc-proxy' || values.authType === 'oauth-proxy';
-  require(!oidc || values.oidcConfigUrl !== undefined, `OIDC_CONFIG_URL is required when AUTH_TYPE is ${values.authType} (set OIDC_CONFIG_URL, --oidc-config-url or config key oidc_config_url)`, 'oidcConfigUrl');
-  require(!oidc || values.oidcClientId !== undefined, `OIDC_CLIENT_ID is required when AUTH_TYPE is ${values.authType} (set OIDC_CLIENT_ID, --oidc-client-id or config key oidc_client_id)`, 'oidcClientId');
-  require(values.authType !== 'jwt' || values.oidcConfigUrl !== undefined, 'OIDC_CONFIG_URL is required when AUTH_TYPE is jwt: the signing keys are found through discovery', 'oidcConfigUrl');
+  const proxy = values.authType === 'oidc-proxy' || values.authType === 'oauth-proxy';
+  require(values.authType !== 'oidc-proxy' || values.oidcConfigUrl !== undefined, 'OIDC_CONFIG_URL is required when AUTH_TYPE is oidc-proxy: the IdP\'s endpoints and keys are found through discovery (set OIDC_CONFIG_URL, --oidc-config-url or config key oidc_config_url)', 'oidcConfigUrl');
+  require(!proxy || values.oidcClientId !== undefined, `OIDC_CLIENT_ID is required when AUTH_TYPE is ${values.authType}: it is the proxy's client at the IdP (set OIDC_CLIENT_ID, --oidc-client-id or config key oidc_client_id)`, 'oidcClientId');
+  // oauth-proxy: an IdP without OIDC discovery, given by its endpoints, issuer and key set.
+  const explicit = values.authType === 'oauth-proxy' && values.oidcConfigUrl === undefined;
+  for (const [name, env] of [['oauthAuthorizationEndpoint', 'OAUTH_AUTHORIZATION_ENDPOINT'], ['oauthTokenEndpoint', 'OAUTH_TOKEN_ENDPOINT'], ['oauthIssuer', 'OAUTH_ISSUER'], ['oauthJwksUri', 'OAUTH_JWKS_URI']] as const) {
+    require(!explicit || values[name] !== undefined, `${env} is required when AUTH_TYPE is oauth-proxy without OIDC_CONFIG_URL (give OIDC_CONFIG_URL, an OIDC or RFC 8414 discovery document, or all of OAUTH_AUTHORIZATION_ENDPOINT, OAUTH_TOKEN_ENDPOINT, OAUTH_ISSUER and OAUTH_JWKS_URI)`, name);
+  }
+  const verifies = values.authType === 'jwt' || values.authType === 'remote';
+  require(!verifies || values.oidcConfigUrl !== undefined, `OIDC_CONFIG_URL is required when AUTH_TYPE is ${values.authType}: the signing keys are found through discovery (set OIDC_CONFIG_URL, --oidc-config-url or config key oidc_config_url)`, 'oidcConfigUrl');
   require(!values.enableDelegation || values.audience !== undefined, 'AUDIENCE is required when ENABLE_DELEGATION is true (set AUDIENCE or config key delegation_audience)', 'audience');
   require(!values.enableDelegation || values.oidcConfigUrl !== undefined, 'OIDC_CONFIG_URL is required when ENABLE_DELEGATION is true: the token endpoint is found through discovery', 'oidcConfigUrl');
   require(values.persistence !== 'postgres' || values.databaseUrl !== undefined, 'DATABASE_URL is required when TOOLGRAPH_PERSISTENCE is postgres', 'databaseUrl');

@@ -1,6 +1,8 @@
+import { describeAgents, resolveAgents, type AgentsSettings } from './agent-settings.ts';
+import { join } from 'node:path';
 import { xdgPaths } from './xdg-paths.ts';
 import {
-  absolutePath, booleanValue, httpUrl, integerIn, listenHost, loopbackAddress, oneOf, postgresUrl, stringValue,
+  absolutePath, booleanValue, httpUrl, integerIn, jwksLocation, listenHost, loopbackAddress, oneOf, postgresUrl, stringValue,
   type ListenAddress, type ValueParser,
 } from './value-parsers.ts';
 
@@ -21,6 +23,18 @@ export interface SettingDef<T, V extends T | undefined> {
   parser: ValueParser<T>;
   /** `whole`: never printed; `url-password`: only the password part of a URL is hidden. */
   secret?: 'whole' | 'url-password';
+  /**
+   * A setting with its own resolution rule instead of one env var, flag and key (the agents: one
+   * value per agent and field, each from flag, env or config.json). Returns secret values for the
+   * log scrubber.
+   */
+  resolve?: (inputs: { flag: unknown; env: NodeJS.ProcessEnv; config: unknown; configPath: string }) => { value: T; source: 'flag' | 'env' | 'config' | 'default'; secrets: readonly string[] };
+  /** How `toolgraph config` shows the value, secrets redacted (settings whose value is not a scalar). */
+  display?: (value: T) => string;
+  /** The flag may be given more than once; its values arrive as a list. */
+  repeatable?: boolean;
+  /** How docs name the env vars of a setting with its own resolution rule. */
+  envLabel?: string;
 }
 
 type Def<T> = Omit<SettingDef<T, T>, 'default'>;
@@ -39,28 +53,50 @@ export const STORE_AUTH_METHODS = ['auto', 'oidc', 'approle', 'token', 'orchestr
 export const PERSISTENCE_KINDS = ['file', 'postgres', 'memory'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const MCP_TRANSPORTS = ['streamable-http', 'stdio'] as const;
-export const SERVICE_NAMES = ['graph', 'catalogue', 'tools'] as const;
 
 export const SETTINGS = {
   // General (our design: the spec leaves these "not shown")
   host: withDefault({ area: 'general', description: 'Address the HTTP services bind to', env: 'HOST', flag: '--host', configKey: 'host', default: '127.0.0.1', parser: listenHost() }),
   port: withDefault({ area: 'general', description: 'Port shared by every HTTP service of the process (0 picks a free one)', env: 'PORT', flag: '--port', configKey: 'port', default: 4000, parser: integerIn(0, 65535) }),
   logLevel: withDefault({ area: 'general', description: 'pino log level', env: 'LOG_LEVEL', flag: '--log-level', configKey: 'log_level', default: 'info', parser: oneOf(LOG_LEVELS) }),
+  shutdownGraceSecs: withDefault({ area: 'general', description: 'On SIGTERM/SIGINT, seconds in-flight requests get to finish before their connections are cut', env: 'TOOLGRAPH_SHUTDOWN_GRACE_SECS', flag: '--shutdown-grace-secs', configKey: 'shutdown_grace_secs', default: 10, parser: integerIn(0, 3600) }),
   dataDir: withDefault({ area: 'general', description: 'Where the file persistence keeps graphs', env: 'TOOLGRAPH_DATA_DIR', flag: '--data-dir', configKey: 'data_dir', default: (env) => xdgPaths(env).dataDir, defaultLabel: '$XDG_DATA_HOME/toolgraph', parser: absolutePath() }),
   cacheDir: withDefault({ area: 'A', description: 'Content-addressed cache of fetched schemas', env: 'TOOLGRAPH_CACHE_DIR', flag: '--cache-dir', configKey: 'cache_dir', default: (env) => xdgPaths(env).cacheDir, defaultLabel: '$XDG_CACHE_HOME/toolgraph', parser: absolutePath() }),
   persistence: withDefault({ area: 'C', description: 'Graph persistence adapter', env: 'TOOLGRAPH_PERSISTENCE', flag: '--persistence', configKey: 'persistence', default: 'file', parser: oneOf(PERSISTENCE_KINDS) }),
   databaseUrl: optional({ area: 'C', description: 'PostgreSQL URL, for persistence=postgres', env: 'DATABASE_URL', flag: '--database-url', configKey: 'database_url', parser: postgresUrl(), secret: 'url-password' }),
   publicUrl: optional({ area: 'A', description: 'Public base URL in manifest_uri and fragment_uri_template (default: the bound origin)', env: 'TOOLGRAPH_PUBLIC_URL', flag: '--public-url', configKey: 'public_url', parser: httpUrl() }),
 
+  // Area C: the execution budget of every query (our design: the spec says only that limits exist and are configurable)
+  queryMaxRows: withDefault({ area: 'C', description: 'Most rows one query may produce across all its steps (every scan hit and expansion, nested patterns included)', env: 'TOOLGRAPH_QUERY_MAX_ROWS', flag: '--query-max-rows', configKey: 'query_max_rows', default: 1_000_000, parser: integerIn(1, 1_000_000_000) }),
+  queryMaxResultBytes: withDefault({ area: 'C', description: 'Most bytes of one query result (its JSON text, UTF-8)', env: 'TOOLGRAPH_QUERY_MAX_RESULT_BYTES', flag: '--query-max-result-bytes', configKey: 'query_max_result_bytes', default: 16 * 1024 * 1024, parser: integerIn(1024, 256 * 1024 * 1024) }),
+  queryTimeoutMs: withDefault({ area: 'C', description: 'Most milliseconds one query may run (a long read delays writes to its graph by at most this)', env: 'TOOLGRAPH_QUERY_TIMEOUT_MS', flag: '--query-timeout-ms', configKey: 'query_timeout_ms', default: 5_000, parser: integerIn(1, 600_000) }),
+
   // Area B: transport layer and delegation (names, defaults and keys exactly as the spec gives them)
-  authType: withDefault({ area: 'B', description: 'Auth type of the tool-server transport', env: 'AUTH_TYPE', flag: '--auth-type', default: 'none', parser: oneOf(AUTH_TYPES) }),
+  authType: withDefault({ area: 'B', description: 'Auth type of every HTTP service of the process (the spec names it for the tool-server transport)', env: 'AUTH_TYPE', flag: '--auth-type', default: 'none', parser: oneOf(AUTH_TYPES) }),
   transport: withDefault({ area: 'B', description: 'MCP transport', env: 'MCP_TRANSPORT', flag: '--transport', configKey: 'transport', default: 'streamable-http', parser: oneOf(MCP_TRANSPORTS) }),
   oidcConfigUrl: optional({ area: 'B', description: 'OIDC discovery URL (the well-known configuration document)', env: 'OIDC_CONFIG_URL', flag: '--oidc-config-url', configKey: 'oidc_config_url', parser: httpUrl() }),
+  tokenAudience: optional({ area: 'B', description: 'Audience (aud) a bearer token must carry, RFC 8707 (default: TOOLGRAPH_PUBLIC_URL, else the bound origin)', env: 'TOKEN_AUDIENCE', flag: '--token-audience', configKey: 'token_audience', parser: stringValue('a non-empty string, compared exactly with aud') }),
+  oauthAuthorizationEndpoint: optional({ area: 'B', description: 'Authorization endpoint of the IdP behind the oidc-proxy or oauth-proxy (default: from OIDC_CONFIG_URL discovery)', env: 'OAUTH_AUTHORIZATION_ENDPOINT', flag: '--oauth-authorization-endpoint', configKey: 'oauth_authorization_endpoint', parser: httpUrl() }),
+  oauthTokenEndpoint: optional({ area: 'B', description: 'Token endpoint of the IdP behind the oidc-proxy or oauth-proxy (default: from OIDC_CONFIG_URL discovery)', env: 'OAUTH_TOKEN_ENDPOINT', flag: '--oauth-token-endpoint', configKey: 'oauth_token_endpoint', parser: httpUrl() }),
+  oauthIssuer: optional({ area: 'B', description: 'Issuer (iss) of the IdP\'s tokens, for oauth-proxy without OIDC_CONFIG_URL (with OAUTH_JWKS_URI)', env: 'OAUTH_ISSUER', flag: '--oauth-issuer', configKey: 'oauth_issuer', parser: stringValue() }),
+  oauthJwksUri: optional({ area: 'B', description: 'Key set (JWKS) URL of the IdP, for oauth-proxy without OIDC_CONFIG_URL (with OAUTH_ISSUER)', env: 'OAUTH_JWKS_URI', flag: '--oauth-jwks-uri', configKey: 'oauth_jwks_uri', parser: httpUrl() }),
   oidcClientId: optional({ area: 'B', description: 'OAuth 2.0 client id', env: 'OIDC_CLIENT_ID', flag: '--oidc-client-id', configKey: 'oidc_client_id', parser: stringValue() }),
   oidcClientSecret: optional({ area: 'B', description: 'OAuth 2.0 client secret', env: 'OIDC_CLIENT_SECRET', flag: '--oidc-client-secret', configKey: 'oidc_client_secret', parser: stringValue(), secret: 'whole' }),
   enableDelegation: withDefault({ area: 'B', description: 'Enables RFC 8693 token exchange for downstream APIs', env: 'ENABLE_DELEGATION', flag: '--enable-delegation', configKey: 'enable_delegation', default: false, parser: booleanValue() }),
   audience: optional({ area: 'B', description: 'Target audience of the delegated token', env: 'AUDIENCE', configKey: 'delegation_audience', parser: stringValue() }),
+  agents: withDefault<AgentsSettings>({
+    area: 'B', description: 'Downstream agents of the tool server and their credentials: base URL, token or username/password, SSL verify, or a public/secret key pair (docs/tools.md#agents-and-their-credentials; secret fields redacted, never taken as flags)',
+    envLabel: 'TOOLGRAPH_AGENT_<NAME>_<FIELD>', flag: '--agent', configKey: 'agents', default: Object.freeze({}), defaultLabel: 'none', repeatable: true,
+    parser: { expected: 'per agent: kind, url or host, token, username and password, public_key and secret_key, ssl_verify, audience (docs/tools.md#agents-and-their-credentials)', parse: () => Object.freeze({}) },
+    resolve: ({ flag, env, config, configPath }) => {
+      const resolved = resolveAgents({ flags: Array.isArray(flag) ? flag.map(String) : flag === undefined ? [] : [String(flag)], env, config, configPath });
+      return { value: resolved.agents, source: resolved.source, secrets: resolved.secrets };
+    },
+    display: describeAgents,
+  }),
   delegatedScopes: withDefault({ area: 'B', description: 'Space-separated scopes of the delegated token', env: 'DELEGATED_SCOPES', configKey: 'delegated_scopes', default: 'api', parser: stringValue('a space-separated list of scopes') }),
+  stateDir: withDefault({ area: 'B', description: 'Where signed-in token sets (three-legged and device flows) are kept, one file per agent, mode 0600', env: 'TOOLGRAPH_STATE_DIR', flag: '--state-dir', configKey: 'state_dir', default: (env) => xdgPaths(env).stateDir, defaultLabel: '$XDG_STATE_HOME/toolgraph', parser: absolutePath() }),
+  auditLog: withDefault({ area: 'B', description: 'JSON-lines audit log of identity-passthrough calls (who called which API-key agent), written when delegation is enabled', env: 'TOOLGRAPH_AUDIT_LOG', flag: '--audit-log', configKey: 'audit_log', default: (env) => join(xdgPaths(env).stateDir, 'audit.jsonl'), defaultLabel: '$XDG_STATE_HOME/toolgraph/audit.jsonl', parser: absolutePath() }),
 
   // Area B: secrets store
   secretsBackend: withDefault({ area: 'B', description: 'Secrets backend', env: 'SECRETS_BACKEND', flag: '--backend', default: 'inmemory', parser: oneOf(['inmemory', 'store'] as const) }),
@@ -75,10 +111,24 @@ export const SETTINGS = {
   storeSecretId: optional({ area: 'B', description: 'AppRole secret_id', env: 'STORE_SECRET_ID', parser: stringValue(), secret: 'whole' }),
   storeOrchSaTokenPath: withDefault({ area: 'B', description: 'Orchestrator service-account token path', env: 'STORE_ORCH_SA_TOKEN_PATH', default: '/var/run/secrets/kubernetes.io/serviceaccount/token', parser: absolutePath() }),
 
+  // Area C: the GraphQL endpoint /graphql/{graph} and the GraphQl method of /dispatch (our names; the spec leaves the numbers open)
+  graphqlIntrospection: withDefault({ area: 'C', description: 'GraphQL introspection (__schema, __type) and GraphiQL; _service { sdl } stays reachable for routers when off', env: 'TOOLGRAPH_GRAPHQL_INTROSPECTION', flag: '--graphql-introspection', configKey: 'graphql_introspection', default: true, parser: booleanValue() }),
+  graphqlPersistedOnly: withDefault({ area: 'C', description: 'Run only trusted documents (by id, or their exact text); refuse any other GraphQL document', env: 'TOOLGRAPH_GRAPHQL_PERSISTED_ONLY', flag: '--graphql-persisted-only', configKey: 'graphql_persisted_only', default: false, parser: booleanValue() }),
+  graphqlPersistedDocuments: optional({ area: 'C', description: 'Trusted documents, a JSON object of sha256 → document text (default: generated/graphql/client/persisted-documents.json)', env: 'TOOLGRAPH_GRAPHQL_PERSISTED_DOCUMENTS', flag: '--graphql-persisted-documents', configKey: 'graphql_persisted_documents', parser: absolutePath() }),
+  graphqlApqMaxEntries: withDefault({ area: 'C', description: 'Automatic persisted queries kept (least recently used dropped first)', env: 'TOOLGRAPH_GRAPHQL_APQ_MAX_ENTRIES', flag: '--graphql-apq-max-entries', configKey: 'graphql_apq_max_entries', default: 1000, parser: integerIn(1, 1000000) }),
+  graphqlMaxQueryBytes: withDefault({ area: 'C', description: 'Largest GraphQL document text, in UTF-8 bytes', env: 'TOOLGRAPH_GRAPHQL_MAX_QUERY_BYTES', flag: '--graphql-max-query-bytes', configKey: 'graphql_max_query_bytes', default: 32768, parser: integerIn(16, 1048576) }),
+  graphqlMaxDepth: withDefault({ area: 'C', description: 'Deepest field nesting of a GraphQL operation (fragments flattened)', env: 'TOOLGRAPH_GRAPHQL_MAX_DEPTH', flag: '--graphql-max-depth', configKey: 'graphql_max_depth', default: 10, parser: integerIn(1, 1000) }),
+  graphqlMaxCost: withDefault({ area: 'C', description: 'Highest GraphQL operation cost (graphql-armor: object 2, scalar 1, depth factor 1.5, times literal first/last)', env: 'TOOLGRAPH_GRAPHQL_MAX_COST', flag: '--graphql-max-cost', configKey: 'graphql_max_cost', default: 10000, parser: integerIn(1, 100000000) }),
+  graphqlMaxAliases: withDefault({ area: 'C', description: 'Most aliases in one GraphQL operation', env: 'TOOLGRAPH_GRAPHQL_MAX_ALIASES', flag: '--graphql-max-aliases', configKey: 'graphql_max_aliases', default: 15, parser: integerIn(0, 100000) }),
+  graphqlMaxDirectives: withDefault({ area: 'C', description: 'Most directives in one GraphQL operation', env: 'TOOLGRAPH_GRAPHQL_MAX_DIRECTIVES', flag: '--graphql-max-directives', configKey: 'graphql_max_directives', default: 50, parser: integerIn(0, 100000) }),
+  graphqlMaxTokens: withDefault({ area: 'C', description: 'Most lexical tokens in one GraphQL document', env: 'TOOLGRAPH_GRAPHQL_MAX_TOKENS', flag: '--graphql-max-tokens', configKey: 'graphql_max_tokens', default: 1000, parser: integerIn(1, 10000000) }),
+  graphqlMaxFields: withDefault({ area: 'C', description: 'Most fields one GraphQL operation selects, with every fragment spread expanded where it is used', env: 'TOOLGRAPH_GRAPHQL_MAX_FIELDS', flag: '--graphql-max-fields', configKey: 'graphql_max_fields', default: 1000, parser: integerIn(1, 10000000) }),
+
   // Area C: subscription carrier
   graphqlAddr: optional<ListenAddress>({ area: 'C', description: 'SSE subscription carrier address (loopback only; disabled unless set)', env: 'SERVICE_GRAPHQL_ADDR', flag: '--graphql-addr', parser: loopbackAddress() }),
   graphqlMaxConnections: withDefault({ area: 'C', description: 'Carrier connections, process-wide across handshakes and SSE sessions', env: 'SERVICE_GRAPHQL_MAX_CONNECTIONS', flag: '--graphql-max-connections', default: 128, parser: integerIn(1, 10000) }),
   graphqlMaxSessionSecs: withDefault({ area: 'C', description: 'Maximum carrier session lifetime in seconds', env: 'SERVICE_GRAPHQL_MAX_SESSION_SECS', flag: '--graphql-max-session-secs', default: 300, parser: integerIn(1, 3600) }),
+  graphqlSignerJwks: optional({ area: 'C', description: 'Trusted signer keys of carrier envelopes: a JWKS file or URL (required when the carrier is enabled)', env: 'SERVICE_GRAPHQL_SIGNER_JWKS', flag: '--graphql-signer-jwks', configKey: 'graphql_signer_jwks', parser: jwksLocation() }),
 };
 
 export type Settings = typeof SETTINGS;

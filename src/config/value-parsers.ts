@@ -73,6 +73,18 @@ export function postgresUrl(): ValueParser<string> {
   };
 }
 
+/** Where trusted signer keys come from: a JWKS file (absolute path) or a JWKS URL. */
+export function jwksLocation(): ValueParser<string> {
+  return {
+    expected: 'an absolute path to a JWKS file or an absolute http(s) URL serving one',
+    parse(raw) {
+      if (typeof raw !== 'string') return Invalid;
+      if (raw.startsWith('/')) return raw;
+      return httpUrl().parse(raw);
+    },
+  };
+}
+
 export function absolutePath(): ValueParser<string> {
   return { expected: 'an absolute path', parse: (raw) => (typeof raw === 'string' && raw.startsWith('/') ? raw : Invalid) };
 }

@@ -7,6 +7,8 @@ export interface XdgPaths {
   configFile: string;
   dataDir: string;
   cacheDir: string;
+  /** `$XDG_STATE_HOME/toolgraph`: state that should survive restarts but is not data (token sets, the audit log). */
+  stateDir: string;
 }
 
 function base(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
@@ -22,5 +24,6 @@ export function xdgPaths(env: NodeJS.ProcessEnv = process.env): XdgPaths {
     configFile: join(configDir, 'config.json'),
     dataDir: join(base(env, 'XDG_DATA_HOME', '.local/share'), 'toolgraph'),
     cacheDir: join(base(env, 'XDG_CACHE_HOME', '.cache'), 'toolgraph'),
+    stateDir: join(base(env, 'XDG_STATE_HOME', '.local/state'), 'toolgraph'),
   };
 }

@@ -2,7 +2,15 @@
  * Every error code toolgraph returns, with its HTTP status and a one-line meaning.
  * The README's "Error codes" table lists each of them; `test/errors/codes.test.ts` fails when one is missing.
  * Codes are stable: never rename one, add a new one instead.
+ * `reservedFor` names the feature (a row of src/serve/features-not-in-build.ts) that will raise a code
+ * this build never raises; the test checks both ways, so building the feature means deleting the mark.
  */
+export interface ErrorCodeInfo {
+  readonly status: number;
+  readonly meaning: string;
+  readonly reservedFor?: string;
+}
+
 export const ERROR_CODES = {
   // General
   TG_BAD_REQUEST: { status: 400, meaning: 'The request is malformed: a parameter or body field is missing or has the wrong shape.' },
@@ -12,7 +20,9 @@ export const ERROR_CODES = {
   TG_PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The request body is larger than the route accepts.' },
   TG_RATE_LIMITED: { status: 429, meaning: 'Too many requests or connections; retry later.' },
   TG_INTERNAL: { status: 500, meaning: 'An unexpected server fault; the log has the details.' },
+  TG_NOT_READY: { status: 503, meaning: 'The process is still starting (recovering its graphs) or is shutting down; retry after the Retry-After seconds.' },
   TG_CONFIG_INVALID: { status: 500, meaning: 'A setting has an invalid value; start-up stops and names the setting, its source, what was expected and what came.' },
+  TG_FILE_UNREADABLE: { status: 400, meaning: 'A file named on the command line (e.g. a JSON Lines import) is missing, unreadable, not a regular file, or changed while being read; the message names it.' },
 
   // Area A: schema manifest and catalogue
   TG_MANIFEST_INVALID: { status: 422, meaning: 'A SchemaManifest breaks its JSON Schema; the message names the JSON pointer, what was expected and what came.' },
@@ -33,6 +43,8 @@ export const ERROR_CODES = {
   TG_NO_USER_TOKEN: { status: 401, meaning: 'No user token available for delegation (start with --auth-type oidc-proxy, send Authorization: Bearer <token>, pass --enable-delegation).' },
   TG_NO_TOKEN_ENDPOINT: { status: 500, meaning: 'No token_endpoint configured: OIDC discovery was not resolved at start-up (set OIDC_CONFIG_URL).' },
   TG_TOKEN_EXCHANGE_FAILED: { status: 502, meaning: 'Token exchange failed (HTTP 400/401): check client id and secret, the token-exchange grant, audience and scopes.' },
+  TG_NO_DOWNSTREAM_CREDENTIAL: { status: 401, meaning: 'No credential could be obtained for a downstream API: every step of the agent\'s pattern was unavailable or refused; the message lists each with its fix.' },
+  TG_AUTHORIZATION_FAILED: { status: 401, meaning: 'A three-legged or device-flow sign-in, or the refresh of its token set, did not complete (denied, state mismatch, code or refresh token refused); sign in again.' },
   TG_OIDC_DISCOVERY_FAILED: { status: 502, meaning: 'The OIDC discovery document could not be fetched or is invalid.' },
   TG_TOOL_NOT_FOUND: { status: 404, meaning: 'No tool (or no action of that tool) has this name.' },
   TG_TOOL_ARGUMENTS_INVALID: { status: 400, meaning: 'The tool arguments do not match the tool action\'s input schema.' },
@@ -60,13 +72,18 @@ export const ERROR_CODES = {
   TG_GRAPHQL_INVALID: { status: 400, meaning: 'The GraphQL document does not parse or validate.' },
   TG_GRAPHQL_NO_NODE_TYPE: { status: 400, meaning: 'GraphQL: no node type with this name; root fields must be node labels.' },
   TG_QUERY_TOO_COMPLEX: { status: 400, meaning: 'The query is over the depth, complexity, token or field budget; rejected before execution.' },
+  TG_QUERY_BUDGET_EXCEEDED: { status: 400, meaning: 'The query was stopped while running: it went over its row, result-size or time budget (details name the limit and its setting).' },
   TG_PERSISTED_QUERY_NOT_FOUND: { status: 400, meaning: 'APQ: no query is registered under this sha256 hash; resend with the query text.' },
   TG_PERSISTED_QUERY_MISMATCH: { status: 400, meaning: 'APQ: the query text does not hash to the sha256 hash sent with it.' },
+  TG_PERSISTED_ONLY: { status: 400, meaning: 'Persisted-only mode: the endpoint runs only trusted documents; send a document id, not query text.' },
+  TG_CURSOR_INVALID: { status: 400, meaning: 'A pagination cursor is malformed or was issued by another connection.' },
+  TG_SUBSCRIPTION_NOT_SERVED: { status: 400, meaning: 'Subscriptions are served by the SSE carrier (SERVICE_GRAPHQL_ADDR), not by /graphql or /dispatch.' },
   TG_ENVELOPE_INVALID: { status: 401, meaning: 'The signed envelope is missing, malformed, badly signed, expired, or does not match the request byte for byte.' },
   TG_NONCE_REPLAYED: { status: 401, meaning: 'The envelope\'s nonce was already used; every request and reconnect needs a fresh one.' },
   TG_ACCESS_DENIED: { status: 403, meaning: 'The graph ACL or row-level security denies the request.' },
   TG_TOO_MANY_CONNECTIONS: { status: 503, meaning: 'The subscription carrier is at its connection limit.' },
-} as const satisfies Record<string, { status: number; meaning: string }>;
+  TG_FRAME_TOO_LARGE: { status: 413, meaning: 'A subscription result serialises to more than 8 MiB; the stream ends with this error (select less or lower first/limit).' },
+} as const satisfies Record<string, ErrorCodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 

@@ -2,24 +2,49 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { ToolgraphError } from '../errors/index.ts';
 import type { Logger } from '../log/index.ts';
+import { AllowedHosts } from './allowed-hosts.ts';
 import type { HttpService } from './http-service.ts';
 import { pathOf, sendError, sendJson } from './respond.ts';
+
+/** How long in-flight requests get to finish on close before their connections are cut. */
+export const DEFAULT_GRACE_MS = 10_000;
+/** Seconds a client is asked to wait (Retry-After) while the process starts or stops. */
+const RETRY_AFTER_SECONDS = '1';
 
 export interface HostOptions {
   services: readonly HttpService[];
   logger: Logger;
+  /**
+   * Names of services that will be mounted later (while the engine recovers, say). Until every one
+   * is mounted, /healthz answers 503 `starting` and requests no mounted service owns answer 503
+   * TG_NOT_READY with Retry-After, never 404.
+   */
+  pending?: readonly string[];
+}
+
+export interface CloseOptions {
+  /** In-flight requests get this long to finish; then their connections are cut. */
+  graceMs?: number;
 }
 
 export interface RunningHost {
   readonly server: Server;
   /** `http://host:port` as bound (port 0 resolved). */
   readonly origin: string;
-  /**
-   * Adds services once the origin is known (a service may need it, e.g. for the public URLs it
-   * publishes). Until then their paths answer 404.
-   */
+  /** Adds services once they can serve (their names leave the pending list). */
   mount(services: readonly HttpService[]): void;
-  close(): Promise<void>;
+  /**
+   * From now on, serve only requests whose Host (and Origin, when sent) is one of these `host[:port]`
+   * values (DNS rebinding protection); /healthz and /livez stay open to probes that use an IP.
+   */
+  restrictHosts(hosts: readonly string[]): void;
+  /** Requests being handled right now. */
+  readonly inFlight: number;
+  /**
+   * Stops accepting connections, lets in-flight requests finish within the grace period (their
+   * commits may already be durable), cuts what is left, then closes the services.
+   */
+  close(options?: CloseOptions): Promise<void>;
 }
 
 /** Finds the service owning `path`: the longest prefix that equals the path or is followed by `/`. */
@@ -38,20 +63,71 @@ export function routeOf(services: readonly HttpService[], path: string): HttpSer
   return best;
 }
 
-export function createHostHandler(options: HostOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const { services, logger } = options;
+/** What the handler reads on every request; mount() and close() change it in place. */
+interface HostState {
+  readonly services: HttpService[];
+  readonly pending: Set<string>;
+  allowedHosts: AllowedHosts | undefined;
+  stopping: boolean;
+  inFlight: number;
+}
+
+function newState(options: HostOptions): HostState {
+  return { services: [...options.services], pending: new Set(options.pending ?? []), allowedHosts: undefined, stopping: false, inFlight: 0 };
+}
+
+function probe(req: IncomingMessage, res: ServerResponse, path: string): boolean {
+  if (req.method === 'GET' || req.method === 'HEAD') return true;
+  sendError(res, new ToolgraphError('TG_METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; use GET.`), { allow: 'GET, HEAD' });
+  return false;
+}
+
+/**
+ * `/livez` answers 200 while the process runs (liveness); `/healthz` answers 200 `ok` only when
+ * every requested service is mounted and the process is not stopping (readiness), else 503.
+ */
+function answerProbe(state: HostState, req: IncomingMessage, res: ServerResponse, path: string): void {
+  if (!probe(req, res, path)) return;
+  if (path === '/livez') {
+    sendJson(res, 200, { status: 'alive' });
+    return;
+  }
+  const services = state.services.map((s) => s.name);
+  if (state.stopping) sendJson(res, 503, { status: 'stopping', services }, { 'retry-after': RETRY_AFTER_SECONDS });
+  else if (state.pending.size > 0) sendJson(res, 503, { status: 'starting', services, starting: [...state.pending] }, { 'retry-after': RETRY_AFTER_SECONDS });
+  else sendJson(res, 200, { status: 'ok', services });
+}
+
+function createHandler(state: HostState, logger: Logger): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
+    state.inFlight++;
+    res.once('close', () => state.inFlight--);
     const path = pathOf(req);
-    if (path === '/healthz') {
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        sendError(res, new ToolgraphError('TG_METHOD_NOT_ALLOWED', `${req.method} is not allowed on /healthz; use GET.`), { allow: 'GET, HEAD' });
-        return;
-      }
-      sendJson(res, 200, { status: 'ok', services: services.map((s) => s.name) });
+    if (path === '/healthz' || path === '/livez') {
+      answerProbe(state, req, res, path);
       return;
     }
-    const service = routeOf(services, path);
+    const foreign = state.allowedHosts?.refusal(req);
+    if (foreign !== undefined) {
+      sendError(res, foreign);
+      return;
+    }
+    if (state.stopping) {
+      // A request that came on a kept-alive connection after shutdown began: send the client elsewhere.
+      sendError(res, new ToolgraphError('TG_NOT_READY', 'toolgraph is shutting down; retry the request (on another instance, or once this one restarts).', {
+        details: { status: 'stopping' },
+      }), { 'retry-after': RETRY_AFTER_SECONDS, connection: 'close' });
+      return;
+    }
+    const service = routeOf(state.services, path);
     if (!service) {
+      if (state.pending.size > 0) {
+        const starting = [...state.pending];
+        sendError(res, new ToolgraphError('TG_NOT_READY', `toolgraph is still starting (${starting.join(', ')} not ready yet: recovering stored graphs); retry in a moment.`, {
+          details: { status: 'starting', starting },
+        }), { 'retry-after': RETRY_AFTER_SECONDS });
+        return;
+      }
       sendError(res, new ToolgraphError('TG_NOT_FOUND', `No route for ${req.method ?? 'GET'} ${path}.`));
       return;
     }
@@ -64,10 +140,14 @@ export function createHostHandler(options: HostOptions): (req: IncomingMessage, 
   };
 }
 
+/** The request handler alone (no socket), for in-process use; every service is mounted. */
+export function createHostHandler(options: HostOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  return createHandler(newState(options), options.logger);
+}
+
 export async function startHost(options: HostOptions & { host: string; port: number }): Promise<RunningHost> {
-  // The handler reads this array on every request, so mount() takes effect at once.
-  const services: HttpService[] = [...options.services];
-  const server = createServer(createHostHandler({ services, logger: options.logger }));
+  const state = newState(options);
+  const server = createServer(createHandler(state, options.logger));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -77,16 +157,50 @@ export async function startHost(options: HostOptions & { host: string; port: num
   });
   const address = server.address() as AddressInfo;
   const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+
+  // Responses still being written when close() starts: their connections close once they finish.
+  const open = new Set<ServerResponse>();
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    open.add(res);
+    res.once('close', () => open.delete(res));
+  });
+
+  async function drain(graceMs: number): Promise<void> {
+    state.stopping = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // A connection whose last response went out is idle: close it rather than wait for its keep-alive timeout.
+    const closeIdle = () => setImmediate(() => server.closeIdleConnections());
+    for (const res of open) res.once('finish', closeIdle);
+    server.closeIdleConnections();
+    const timer = setTimeout(() => {
+      if (state.inFlight > 0) options.logger.warn({ inFlight: state.inFlight, graceMs }, 'shutdown grace period over; cutting the requests still running');
+      server.closeAllConnections();
+    }, graceMs);
+    try {
+      await closed;
+    } finally {
+      clearTimeout(timer);
+    }
+    await Promise.all(state.services.map((s) => s.close?.()));
+  }
+
   return {
     server,
     origin: `http://${hostPart}:${address.port}`,
     mount(added) {
-      services.push(...added);
+      state.services.push(...added);
+      for (const service of added) state.pending.delete(service.name);
     },
-    async close() {
-      await Promise.all(services.map((s) => s.close?.()));
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+    restrictHosts(hosts) {
+      state.allowedHosts = new AllowedHosts(hosts);
+    },
+    get inFlight() {
+      return state.inFlight;
+    },
+    close(closeOptions = {}) {
+      closing ??= drain(closeOptions.graceMs ?? DEFAULT_GRACE_MS);
+      return closing;
     },
   };
 }

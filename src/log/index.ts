@@ -1,3 +1,4 @@
-export { createLogger, silentLogger, REDACT_PATHS } from './logger.ts';
+export { createLogger, silentLogger } from './logger.ts';
 export type { Logger, CreateLoggerOptions } from './logger.ts';
-export { scrubString, scrubValue, REDACTED } from './scrub.ts';
+export { scrubString, scrubValue, REDACTED, REDACT_KEYS } from './scrub.ts';
+export { rememberSecret, forgetSecrets, MIN_SECRET_LENGTH } from './known-secrets.ts';

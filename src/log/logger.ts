@@ -1,19 +1,7 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
-import { REDACTED, scrubString, scrubValue } from './scrub.ts';
+import { scrubString, scrubValue } from './scrub.ts';
 
 export type { Logger } from 'pino';
-
-/**
- * Paths pino removes before serialising. Headers are never logged whole; these catch the places a
- * credential could still travel (error details, token-exchange responses, store logins).
- */
-export const REDACT_PATHS: readonly string[] = [
-  'authorization', '*.authorization', '*.*.authorization', 'req.headers.authorization', 'headers.authorization',
-  'token', '*.token', 'access_token', '*.access_token', 'refresh_token', '*.refresh_token', 'id_token', '*.id_token',
-  'subject_token', '*.subject_token', 'client_secret', '*.client_secret', 'clientSecret', '*.clientSecret',
-  'jwt', '*.jwt', 'password', '*.password', 'secret', '*.secret', 'secret_id', '*.secret_id', 'client_token', '*.client_token',
-  'envelope', '*.envelope', 'query', '*.query', 'graph', '*.graph',
-];
 
 export interface CreateLoggerOptions {
   level?: string;
@@ -25,13 +13,16 @@ export interface CreateLoggerOptions {
 export function createLogger(options: CreateLoggerOptions = {}): Logger {
   const config: LoggerOptions = {
     level: options.level ?? 'info',
-    redact: { paths: [...REDACT_PATHS], censor: REDACTED },
     base: { service: options.name ?? 'toolgraph' },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: {
       level: (label) => ({ level: label }),
+      // One pass does the redaction (REDACT_KEYS at any depth, known secrets, bearer values, JWTs).
       log: (object) => scrubValue(object) as Record<string, unknown>,
+      bindings: (bindings) => scrubValue(bindings) as Record<string, unknown>,
     },
+    // Errors are already serialised by scrubValue (type kept); pino's serializer would rename them "Object".
+    serializers: { err: (value: unknown) => value },
     hooks: {
       logMethod(args, method) {
         const scrubbed = args.map((arg) => (typeof arg === 'string' ? scrubString(arg) : arg)) as Parameters<typeof method>;

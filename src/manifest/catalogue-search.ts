@@ -16,6 +16,12 @@ interface SearchDocument {
   fields: string;
 }
 
+/** What an update did to the index: documents added and removed (an unchanged document is neither). */
+export interface SearchUpdate {
+  readonly added: number;
+  readonly removed: number;
+}
+
 /** Splits on non-alphanumerics and also at camelCase humps, so `getSchemaManifest` matches "schema manifest". */
 export function tokenizeForSearch(text: string): string[] {
   const tokens: string[] = [];
@@ -28,16 +34,28 @@ export function tokenizeForSearch(text: string): string[] {
   return tokens;
 }
 
+function documentOf(entry: CatalogueEntry): SearchDocument {
+  const id = entry.manifest.alias;
+  return { id, operation: entry.manifest.operation, alias: id, description: entry.description, fields: entry.fields.join(' ') };
+}
+
+function sameDocument(a: SearchDocument, b: SearchDocument): boolean {
+  return a.operation === b.operation && a.alias === b.alias && a.description === b.description && a.fields === b.fields;
+}
+
 /**
  * Full-text search over operation, alias, description and field names (MiniSearch: BM25 with prefix
- * and fuzzy matching). The index is rebuilt whenever the catalogue changes: catalogues hold hundreds
- * of operations, and a rebuild is cheaper than tracking discards.
+ * and fuzzy matching). Updated per source: a changed source's documents are removed and added one by
+ * one (MiniSearch `remove`, which drops their terms at once, so scores equal a fresh build's), and a
+ * document whose text did not change (most of a graph's operations when one label is added) stays.
  */
 export class CatalogueSearch {
   readonly #index: MiniSearch<SearchDocument>;
   readonly #byId = new Map<string, CatalogueEntry>();
+  /** The documents as added: `remove` needs the original text to find its terms. */
+  readonly #documents = new Map<string, SearchDocument>();
 
-  constructor(entries: Iterable<CatalogueEntry>) {
+  constructor(entries: Iterable<CatalogueEntry> = []) {
     this.#index = new MiniSearch<SearchDocument>({
       fields: ['operation', 'alias', 'description', 'fields'],
       idField: 'id',
@@ -50,13 +68,50 @@ export class CatalogueSearch {
         combineWith: 'OR',
       },
     });
-    const documents: SearchDocument[] = [];
-    for (const entry of entries) {
+    this.update([], entries);
+  }
+
+  /** Number of indexed documents. */
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  /**
+   * Replaces `removed` entries (those of one source as they were) by `added` (as they are now).
+   * Synchronous, so a reader never sees a half-updated index.
+   */
+  update(removed: Iterable<CatalogueEntry>, added: Iterable<CatalogueEntry>): SearchUpdate {
+    const incoming = new Map<string, CatalogueEntry>();
+    for (const entry of added) incoming.set(entry.manifest.alias, entry);
+    let removedCount = 0;
+    let addedCount = 0;
+    const kept = new Set<string>();
+    for (const entry of removed) {
       const id = entry.manifest.alias;
+      const current = this.#documents.get(id);
+      if (current === undefined || this.#byId.get(id) !== entry) continue;
+      const next = incoming.get(id);
+      if (next !== undefined && sameDocument(current, documentOf(next))) {
+        this.#byId.set(id, next);
+        kept.add(id);
+        continue;
+      }
+      this.#index.remove(current);
+      this.#documents.delete(id);
+      this.#byId.delete(id);
+      removedCount++;
+    }
+    const documents: SearchDocument[] = [];
+    for (const [id, entry] of incoming) {
+      if (kept.has(id)) continue;
+      const document = documentOf(entry);
+      documents.push(document);
+      this.#documents.set(id, document);
       this.#byId.set(id, entry);
-      documents.push({ id, operation: entry.manifest.operation, alias: id, description: entry.description, fields: entry.fields.join(' ') });
+      addedCount++;
     }
     this.#index.addAll(documents);
+    return { added: addedCount, removed: removedCount };
   }
 
   /** Ranked hits: exact (case-insensitive) operation or alias matches first, then by score, operation, alias. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ToolgraphError } from '../errors/index.ts';
+import { ToolgraphError, describeValue } from '../errors/index.ts';
 import { pathOf, sendError, sendJson, type HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { Catalogue } from './catalogue.ts';
@@ -63,7 +63,7 @@ function search(catalogue: Catalogue, req: IncomingMessage, res: ServerResponse)
 
 function checkedDigest(raw: string): string {
   if (!isDigest(raw)) {
-    throw new ToolgraphError('TG_DIGEST_MALFORMED', `schema_sha256: expected 64 lowercase hex characters, got ${describe(raw)}.`);
+    throw new ToolgraphError('TG_DIGEST_MALFORMED', `schema_sha256: expected 64 lowercase hex characters, got ${describeValue(raw)}.`);
   }
   return raw;
 }
@@ -80,7 +80,7 @@ function manifest(catalogue: Catalogue, req: IncomingMessage, res: ServerRespons
 function fragment(catalogue: Catalogue, req: IncomingMessage, res: ServerResponse, rawDigest: string, rawIndex: string): void {
   const digest = checkedDigest(rawDigest);
   if (!INDEX_PATTERN.test(rawIndex)) {
-    throw new ToolgraphError('TG_FRAGMENT_INDEX_INVALID', `index: expected a non-negative decimal integer without leading zeros (at most 4 digits), got ${describe(rawIndex)}.`);
+    throw new ToolgraphError('TG_FRAGMENT_INDEX_INVALID', `index: expected a non-negative decimal integer without leading zeros (at most 4 digits), got ${describeValue(rawIndex)}.`);
   }
   const entry = catalogue.entryByDigest(digest);
   if (!entry) throw new ToolgraphError('TG_SCHEMA_NOT_FOUND', `No manifest has schema_sha256 ${digest}.`);
@@ -111,6 +111,3 @@ function notModified(req: IncomingMessage, res: ServerResponse, etag: string): b
   return true;
 }
 
-function describe(raw: string): string {
-  return raw.length <= 80 ? JSON.stringify(raw) : `a segment of ${raw.length} characters`;
-}

@@ -25,11 +25,17 @@ export interface CatalogueSearchResult {
 export class Catalogue {
   #base: string;
   readonly #sources = new Map<string, readonly CatalogueEntry[]>();
-  #byDigest = new Map<string, CatalogueEntry>();
-  #byAlias = new Map<string, CatalogueEntry>();
-  #byOperation = new Map<string, CatalogueEntry[]>();
+  /** A source's place in the catalogue's order (sources in the order they were added). */
+  readonly #ordinals = new Map<string, number>();
+  #nextOrdinal = 0;
+  /** The ordinal of the source each indexed entry was put under. */
+  readonly #entryOrdinals = new WeakMap<CatalogueEntry, number>();
+  /** Every entry under a digest or operation, in catalogue order (the first is served by digest). */
+  readonly #byDigest = new Map<string, CatalogueEntry[]>();
+  readonly #byAlias = new Map<string, CatalogueEntry>();
+  readonly #byOperation = new Map<string, CatalogueEntry[]>();
   #manifests = new WeakMap<CatalogueEntry, SchemaManifest>();
-  #search = new CatalogueSearch([]);
+  readonly #search = new CatalogueSearch();
   #generation = 0;
 
   constructor(options: CatalogueOptions) {
@@ -55,10 +61,14 @@ export class Catalogue {
     this.#generation++;
   }
 
-  /** Adds a source's entries or replaces the entries it had. Aliases must stay unique across sources. */
+  /**
+   * Adds a source's entries or replaces the entries it had. Aliases must stay unique across sources.
+   * Only this source's index entries change, and all at once: a reader sees the old entries or the
+   * new ones, never a mix.
+   */
   putSource(name: string, entries: readonly CatalogueEntry[]): void {
-    const clash = [...this.#sources].find(([other]) => other !== name && other.toLowerCase() === name.toLowerCase());
-    if (clash) throw new ToolgraphError('TG_BAD_REQUEST', `Catalogue source ${JSON.stringify(name)} clashes with source ${JSON.stringify(clash[0])}: source names must differ in more than case.`);
+    const clash = [...this.#sources.keys()].find((other) => other !== name && other.toLowerCase() === name.toLowerCase());
+    if (clash) throw new ToolgraphError('TG_BAD_REQUEST', `Catalogue source ${JSON.stringify(name)} clashes with source ${JSON.stringify(clash)}: source names must differ in more than case.`);
     const aliases = new Set<string>();
     for (const entry of entries) {
       const alias = entry.manifest.alias.toLowerCase();
@@ -68,16 +78,27 @@ export class Catalogue {
       }
       aliases.add(alias);
     }
+    // Everything that can fail (the generated validator on each manifest) runs before anything changes.
     const built = entries.map((entry) => [entry, materialize(this.#base, entry)] as const);
     for (const [entry, manifest] of built) this.#manifests.set(entry, manifest);
+    const previous = this.#sources.get(name) ?? [];
+    this.#unindex(previous);
     this.#sources.set(name, [...entries]);
-    this.#reindex();
+    if (!this.#ordinals.has(name)) this.#ordinals.set(name, this.#nextOrdinal++);
+    this.#index(name, entries);
+    this.#search.update(previous, entries);
+    this.#generation++;
   }
 
   removeSource(name: string): boolean {
-    const removed = this.#sources.delete(name);
-    if (removed) this.#reindex();
-    return removed;
+    const previous = this.#sources.get(name);
+    if (previous === undefined) return false;
+    this.#unindex(previous);
+    this.#search.update(previous, []);
+    this.#sources.delete(name);
+    this.#ordinals.delete(name);
+    this.#generation++;
+    return true;
   }
 
   sourceNames(): string[] {
@@ -97,11 +118,11 @@ export class Catalogue {
 
   /** The entry served under a digest: the first added when two sources yield the same canonical document. */
   entryByDigest(schemaSha256: string): CatalogueEntry | undefined {
-    return this.#byDigest.get(schemaSha256);
+    return this.#byDigest.get(schemaSha256)?.[0];
   }
 
   manifestByDigest(schemaSha256: string): SchemaManifest | undefined {
-    const entry = this.#byDigest.get(schemaSha256);
+    const entry = this.entryByDigest(schemaSha256);
     return entry && this.manifestOf(entry);
   }
 
@@ -124,7 +145,7 @@ export class Catalogue {
 
   /** Fragment `index` of the schema with this digest; undefined for an unknown digest or an index past the end. */
   fragment(schemaSha256: string, index: number): Uint8Array | undefined {
-    const entry = this.#byDigest.get(schemaSha256);
+    const entry = this.entryByDigest(schemaSha256);
     return entry && fragmentOf(entry.document, index);
   }
 
@@ -137,24 +158,48 @@ export class Catalogue {
     }));
   }
 
-  #reindex(): void {
-    const byDigest = new Map<string, CatalogueEntry>();
-    const byAlias = new Map<string, CatalogueEntry>();
-    const byOperation = new Map<string, CatalogueEntry[]>();
-    const all = this.entries();
-    for (const entry of all) {
-      if (!byDigest.has(entry.manifest.schema_sha256)) byDigest.set(entry.manifest.schema_sha256, entry);
-      byAlias.set(entry.manifest.alias.toLowerCase(), entry);
-      const list = byOperation.get(entry.manifest.operation);
-      if (list) list.push(entry);
-      else byOperation.set(entry.manifest.operation, [entry]);
+  #unindex(entries: readonly CatalogueEntry[]): void {
+    for (const entry of entries) {
+      this.#byAlias.delete(entry.manifest.alias.toLowerCase());
+      withoutEntry(this.#byDigest, entry.manifest.schema_sha256, entry);
+      withoutEntry(this.#byOperation, entry.manifest.operation, entry);
     }
-    this.#byDigest = byDigest;
-    this.#byAlias = byAlias;
-    this.#byOperation = byOperation;
-    this.#search = new CatalogueSearch(all);
-    this.#generation++;
   }
+
+  #index(name: string, entries: readonly CatalogueEntry[]): void {
+    const ordinal = this.#ordinals.get(name)!;
+    const rank = (entry: CatalogueEntry): number => this.#entryOrdinals.get(entry)!;
+    for (const entry of entries) {
+      this.#entryOrdinals.set(entry, ordinal);
+      this.#byAlias.set(entry.manifest.alias.toLowerCase(), entry);
+      withEntry(this.#byDigest, entry.manifest.schema_sha256, entry, ordinal, rank);
+      withEntry(this.#byOperation, entry.manifest.operation, entry, ordinal, rank);
+    }
+  }
+}
+
+/** Removes an entry from the list under `key` (dropping the key with its last entry). */
+function withoutEntry(map: Map<string, CatalogueEntry[]>, key: string, entry: CatalogueEntry): void {
+  const list = map.get(key);
+  if (!list) return;
+  const rest = list.filter((e) => e !== entry);
+  if (rest.length === 0) map.delete(key);
+  else map.set(key, rest);
+}
+
+/**
+ * Adds an entry to the list under `key` in catalogue order: after the entries of sources added
+ * before its own, and after its own source's earlier entries (a source's entries are indexed in order).
+ */
+function withEntry(map: Map<string, CatalogueEntry[]>, key: string, entry: CatalogueEntry, ordinal: number, rank: (entry: CatalogueEntry) => number): void {
+  const list = map.get(key);
+  if (!list) {
+    map.set(key, [entry]);
+    return;
+  }
+  let at = list.length;
+  while (at > 0 && rank(list[at - 1]!) > ordinal) at--;
+  map.set(key, [...list.slice(0, at), entry, ...list.slice(at)]);
 }
 
 export function createCatalogue(options: CatalogueOptions): Catalogue {

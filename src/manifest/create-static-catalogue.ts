@@ -6,11 +6,16 @@ export interface StaticCatalogueOptions {
   publicBaseUrl: string;
   /** `generated/catalogue/catalogue.json` by default. */
   file?: string;
+  /** Operations left out: their routes are not served by this build, so they are not published. */
+  withoutOperations?: ReadonlySet<string>;
 }
 
 /** A catalogue holding the static sources built at codegen time (tool-server OpenAPI, graph SDL). */
 export function createStaticCatalogue(options: StaticCatalogueOptions): Catalogue {
   const catalogue = new Catalogue({ publicBaseUrl: options.publicBaseUrl });
-  for (const source of loadStaticCatalogue(options.file)) catalogue.putSource(source.record.name, source.entries);
+  const without = options.withoutOperations ?? new Set<string>();
+  for (const source of loadStaticCatalogue(options.file)) {
+    catalogue.putSource(source.record.name, source.entries.filter((entry) => !without.has(entry.manifest.operation)));
+  }
   return catalogue;
 }

@@ -26,13 +26,16 @@ export { buildCatalogueEntries, buildCatalogueEntriesStrict, throwOnProblems } f
 export type { CatalogueEntry, ManifestCore, OperationProblem, BuiltEntries } from './catalogue-entry.ts';
 export { Catalogue, createCatalogue } from './catalogue.ts';
 export type { CatalogueOptions, CatalogueSearchResult } from './catalogue.ts';
-export { tokenizeForSearch } from './catalogue-search.ts';
+export { CatalogueSearch, tokenizeForSearch } from './catalogue-search.ts';
+export type { SearchHit, SearchUpdate } from './catalogue-search.ts';
 export { staticCatalogueText, loadStaticCatalogue, defaultStaticCatalogueFile, STATIC_CATALOGUE_COMMENT, STATIC_CATALOGUE_FILE } from './static-catalogue.ts';
 export type { StaticSource, StaticSourceRecord } from './static-catalogue.ts';
 export { createStaticCatalogue } from './create-static-catalogue.ts';
 export type { StaticCatalogueOptions } from './create-static-catalogue.ts';
-export { watchGraphCatalogue } from './watch-graph-catalogue.ts';
-export type { CatalogueChangeEvent, GraphCatalogueFeed, GraphCatalogueWatch, WatchGraphCatalogueOptions } from './watch-graph-catalogue.ts';
+export { watchGraphCatalogue, watchGraphCatalogues, DEFAULT_COALESCE_MS } from './watch-graph-catalogue.ts';
+export type {
+  CatalogueChangeEvent, GraphCatalogueFeed, GraphsCatalogueFeed, GraphCatalogueWatch, WatchGraphCatalogueOptions, WatchGraphCataloguesOptions,
+} from './watch-graph-catalogue.ts';
 
 // HTTP
 export { createCatalogueService, IMMUTABLE_CACHE_CONTROL } from './catalogue-service.ts';

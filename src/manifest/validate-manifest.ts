@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import type { SchemaManifest } from '../../generated/types/schema-manifest.ts';
 import { validateSchemaManifest } from '../../generated/validators/schema-manifest.ts';
-import { ToolgraphError } from '../errors/index.ts';
+import { ToolgraphError, describeValue } from '../errors/index.ts';
 
 /** One broken rule of a SchemaManifest: where (JSON pointer), what the schema wants, and what came. */
 export interface ManifestViolation {
@@ -110,16 +110,3 @@ function describeNumber(type: 'integer' | 'number', schema: SubSchema): string {
   return `${article} ${noun}`;
 }
 
-/** A short rendering of the value that came: the value itself when short, its kind and size otherwise. */
-function describeValue(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (typeof value === 'string') {
-    const length = [...value].length;
-    return length <= 80 ? JSON.stringify(value) : `a string of ${length} characters`;
-  }
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
-  if (typeof value === 'bigint') return `${value}n`;
-  if (Array.isArray(value)) return `an array of ${value.length} items`;
-  if (typeof value === 'object') return 'an object';
-  return `a ${typeof value}`;
-}

@@ -45,7 +45,8 @@ export class StoreHttp {
       });
     } catch (error) {
       const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${this.#timeoutMs} ms` : describeFetchFailure(error);
-      throw new ToolgraphError('TG_SECRETS_STORE_UNAVAILABLE', `secrets store at ${this.#base} could not be reached: ${reason}`, { cause: error, details: { url: this.#base } });
+      // The URL alone does not say where it came from; the setting does, and is what to fix.
+      throw new ToolgraphError('TG_SECRETS_STORE_UNAVAILABLE', `secrets store at ${this.#base} (SECRETS_STORE_URL) could not be reached: ${reason}`, { cause: error, details: { url: this.#base, setting: 'SECRETS_STORE_URL' } });
     }
     const text = await response.text().catch(() => '');
     let body: unknown;

@@ -1,5 +1,5 @@
 import { ToolgraphError, isToolgraphError } from '../errors/index.ts';
-import { silentLogger, type Logger } from '../log/index.ts';
+import { rememberSecret, silentLogger, type Logger } from '../log/index.ts';
 import { appRoleStoreAuth } from './approle-store-auth.ts';
 import { oidcStoreAuth } from './oidc-store-auth.ts';
 import { orchestratorStoreAuth } from './orchestrator-store-auth.ts';
@@ -82,6 +82,7 @@ export class StoreSecretsBackend implements SecretsBackend {
     this.#methods = options.authMethod === 'auto' ? AUTO_AUTH_ORDER.map((name) => all[name]) : [all[options.authMethod]];
     this.#cache = new StoreTokenCache({ now: options.now, maxEntries: options.maxCachedTokens });
     this.#logger = (options.logger ?? silentLogger()).child({ component: 'secrets' });
+    for (const secret of [options.token, options.secretId]) rememberSecret(secret);
   }
 
   /** Cached store tokens (tests and diagnostics); never the tokens themselves. */
@@ -90,6 +91,7 @@ export class StoreSecretsBackend implements SecretsBackend {
   }
 
   async get(key: string, context: SecretsContext = {}): Promise<SecretValue> {
+    rememberSecret(context.userToken);
     const path = kvDataPath(this.#mount, this.#prefix, secretKeySegments(key));
     let session = await this.#authenticate(context);
     let answer = await this.#http.request('GET', path, { token: session.token });
@@ -154,6 +156,8 @@ export class StoreSecretsBackend implements SecretsBackend {
       this.#inflight.set(key, pending);
     }
     const login = await pending;
+    // A store token is a credential like any other: no log line may carry it, whatever its shape.
+    rememberSecret(login.token);
     this.#cache.set(key, login.token, login.leaseSeconds, method.notAfter(context));
     this.#logger.info({ method: method.name, who: method.who(context), leaseSeconds: login.leaseSeconds }, 'secrets store login');
     return { method, key, token: login.token, fresh: true };

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResolvedValues } from '../config/index.ts';
 import { GraphEngine } from '../graph/engine/index.ts';
@@ -11,23 +11,42 @@ export const DEMO_GRAPH = 'demo';
 
 export type EngineSettings = Pick<ResolvedValues, 'persistence' | 'dataDir' | 'databaseUrl'>;
 
+export interface OpenGraphEngineOptions {
+  /** Seed the reference graph as `demo` into a fresh store. Only `serve` does; CLI commands never seed. */
+  readonly seed?: boolean;
+}
+
 /**
- * Opens the engine on the configured persistence. A fresh store gets the reference graph as `demo`:
- * for `file`, an empty or missing data dir (so dropping `demo` is final); for `memory`, every start;
- * for `postgres`, a database with no graph.
+ * Whether the configured store is fresh, i.e. has never stored a record. For `file`: the data dir is
+ * missing or none of its files holds a byte, the lock aside (an empty log segment is what opening
+ * leaves behind, e.g. `graph list` on a new machine; a dropped graph leaves its drop record, so dropping
+ * `demo` is final). For `memory`: always. For `postgres` it is known only once open (a database with no
+ * graph), so this answers false.
  */
-export async function openGraphEngine(values: EngineSettings, logger: Logger): Promise<GraphEngine> {
+export function isFreshStore(values: EngineSettings): boolean {
+  if (values.persistence === 'memory') return true;
+  if (values.persistence !== 'file') return false;
   const dataDir = join(values.dataDir, 'graphs');
-  const fresh = values.persistence !== 'file' || !existsSync(dataDir) || readdirSync(dataDir).length === 0;
+  if (!existsSync(dataDir)) return true;
+  return readdirSync(dataDir).every((name) => name === 'LOCK' || (statSync(join(dataDir, name), { throwIfNoEntry: false })?.size ?? 0) === 0);
+}
+
+/**
+ * Opens the engine on the configured persistence. With `seed`, a fresh store (see isFreshStore; for
+ * `postgres`, a database with no graph) gets the reference graph as `demo`.
+ */
+export async function openGraphEngine(values: EngineSettings, logger: Logger, options: OpenGraphEngineOptions = {}): Promise<GraphEngine> {
+  const fresh = isFreshStore(values);
   const persistence = await openPersistence({
     kind: values.persistence,
-    dataDir,
+    dataDir: join(values.dataDir, 'graphs'),
     ...(values.databaseUrl ? { databaseUrl: values.databaseUrl } : {}),
     logger,
   });
   const engine = await GraphEngine.open({ persistence, logger });
+  if (!options.seed) return engine;
   try {
-    if (fresh && engine.listGraphs().length === 0) {
+    if ((fresh || values.persistence === 'postgres') && engine.listGraphs().length === 0) {
       await loadReferenceGraph(engine, DEMO_GRAPH);
       logger.info({ graphs: 1 }, 'seeded the reference graph on a fresh store');
     }

@@ -1,7 +1,7 @@
 import { ToolgraphError } from '../errors/index.ts';
 
 /** The HTTP services one process can run; `toolgraph serve --only` picks among them. */
-export const SERVICE_NAMES = ['graph', 'catalogue'] as const;
+export const SERVICE_NAMES = ['graph', 'catalogue', 'tools'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 export function parseServiceNames(raw: string): ServiceName[] {

@@ -1,20 +1,41 @@
 import { ToolgraphError } from '../errors/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { GraphEngine } from '../graph/engine/index.ts';
+import { createGraphqlSurface } from '../graph/graphql/index.ts';
 import { sdlFromCatalogue } from '../graph/schema/index.ts';
 import { createGraphService } from '../graph/service/index.ts';
 import { startHost, type HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
-import { createCatalogueService, createStaticCatalogue, watchGraphCatalogue, type Catalogue, type GraphCatalogueWatch } from '../manifest/index.ts';
+import { createCatalogueService, createStaticCatalogue, watchGraphCatalogues, type GraphCatalogueWatch } from '../manifest/index.ts';
+import { openServeBearerAuth } from './bearer-auth.ts';
+import { allowedHostsOf, publicBaseUrl, refuseUnsafeExposure } from './exposure.ts';
+import { productCarrierPorts, type CarrierPorts } from './carrier-ports.ts';
+import { CARRIER_FEATURE, refuseSettingsOfMissingFeatures, UNSERVED_OPERATIONS } from './features-not-in-build.ts';
+import { budgetLimitsOf } from './budget-limits.ts';
 import { principalResolverFor } from './local-principal.ts';
+import { startSubscriptionCarrier } from './start-carrier.ts';
 import { DEMO_GRAPH, openGraphEngine } from './open-graph-engine.ts';
 import { SERVICE_NAMES, type ServiceName } from './service-names.ts';
+import { openToolService } from './tool-service.ts';
+import type { SecretValue } from '../secrets/index.ts';
 
 export interface StartOptions {
   config: ResolvedConfig;
   logger: Logger;
   /** Run only these services (all when omitted). */
   only?: readonly ServiceName[];
+  /**
+   * Called once the port is bound, before the engine recovers (the services are not mounted yet:
+   * /healthz says `starting`). Start-up waits for it.
+   */
+  onListening?: (origin: string) => void | Promise<void>;
+  /** Initial contents of the in-memory secrets backend the `secrets` tool reads (TOOLGRAPH_SECRETS_FILE). */
+  secretsSeed?: Readonly<Record<string, SecretValue>>;
+  /**
+   * The subscription carrier's executor and access ports, for a caller that has them (tests); the
+   * product's own (`productCarrierPorts`) when omitted. Given, the carrier counts as part of the build.
+   */
+  carrierPorts?: CarrierPorts;
 }
 
 export interface RunningToolgraph {
@@ -23,36 +44,13 @@ export interface RunningToolgraph {
   services: { name: string; url: string }[];
   /** The engine, when this process runs the graph service. */
   engine: GraphEngine | undefined;
-  close(): Promise<void>;
-}
-
-/**
- * Keeps the catalogue's graph sources current: one watch per graph, added when a graph is created
- * and dropped with it. The demo graph replaces the static `graph` source (built from the same
- * fixtures), so the catalogue never lists the same operations twice.
- */
-function watchAllGraphs(catalogue: Catalogue, engine: GraphEngine, logger: Logger): () => void {
-  const watches = new Map<string, GraphCatalogueWatch>();
-  const watch = (graph: string) => {
-    if (watches.has(graph)) return;
-    watches.set(graph, watchGraphCatalogue(catalogue, engine, graph, {
-      sdlOf: sdlFromCatalogue,
-      logger,
-      ...(graph === DEMO_GRAPH ? { sourceName: 'graph' } : {}),
-    }));
-  };
-  for (const { name } of engine.listGraphs()) watch(name);
-  const unsubscribe = engine.subscribe((event) => {
-    if (event.kind === 'createGraph') watch(event.graph);
-    if (event.kind === 'dropGraph') {
-      watches.get(event.graph)?.close();
-      watches.delete(event.graph);
-    }
-  });
-  return () => {
-    unsubscribe();
-    for (const w of watches.values()) w.close();
-  };
+  /** Resolves once the schema catalogue shows every graph change committed so far (it rebuilds off the commit path). */
+  settled(): Promise<void>;
+  /**
+   * Stops accepting requests, lets in-flight ones finish (within `graceMs`, by default
+   * TOOLGRAPH_SHUTDOWN_GRACE_SECS), then closes the engine.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 /** Starts the requested services on one host:port, each under its own paths. */
@@ -60,37 +58,75 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
   const { config, logger } = options;
   const wanted = new Set<ServiceName>(options.only ?? SERVICE_NAMES);
   const resolvePrincipal = principalResolverFor(config.values);
-  const host = await startHost({ services: [], logger, host: config.values.host, port: config.values.port }).catch((error: unknown) => {
+  if (config.values.transport === 'stdio') {
+    throw new ToolgraphError('TG_CONFIG_INVALID', 'MCP_TRANSPORT stdio: serve runs every service over HTTP (the tool server over Streamable HTTP at /mcp); run the tool server alone on stdio with toolgraph tools serve --transport stdio.', { details: { setting: 'transport' } });
+  }
+  refuseSettingsOfMissingFeatures(config, options.carrierPorts ? new Set([CARRIER_FEATURE]) : undefined);
+  await refuseUnsafeExposure(config.values);
+  // Bound before the engine recovers, so manifests know their origin; readiness waits for the mounts.
+  const host = await startHost({ services: [], pending: [...wanted], logger, host: config.values.host, port: config.values.port }).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
     throw new ToolgraphError('TG_CONFIG_INVALID', `${config.values.host}:${config.values.port} is already in use; choose another --port / PORT.`, { cause: error });
   });
   const cleanups: (() => Promise<void> | void)[] = [];
   let engine: GraphEngine | undefined;
+  let watch: GraphCatalogueWatch | undefined;
   try {
+    const publicBase = publicBaseUrl(host.origin, config.values.publicUrl);
+    host.restrictHosts(allowedHostsOf(host.origin, publicBase));
+    await options.onListening?.(host.origin);
     const services: HttpService[] = [];
+    // AUTH_TYPE jwt/remote: discovery and the IdP's keys load before anything is served or opened.
+    const auth = await openServeBearerAuth(config.values, logger);
+    if (auth) cleanups.push(() => auth.close());
     if (wanted.has('graph')) {
-      engine = await openGraphEngine(config.values, logger);
+      engine = await openGraphEngine(config.values, logger, { seed: true });
       const opened = engine;
       cleanups.push(() => opened.close());
-      services.push(createGraphService({ engine, logger, resolvePrincipal }));
+      // /graphql/{graph} and the GraphQl method of /dispatch share one GraphQL pipeline.
+      const graphql = createGraphqlSurface({ engine, logger, values: config.values, resolvePrincipal });
+      services.push(createGraphService({ engine, logger, resolvePrincipal, graphql: graphql.dispatch, cypher: { limits: budgetLimitsOf(config.values) } }), graphql.service);
     }
-    if (wanted.has('catalogue')) {
-      const catalogue = createStaticCatalogue({ publicBaseUrl: config.values.publicUrl ?? host.origin });
-      if (engine) cleanups.push(watchAllGraphs(catalogue, engine, logger));
-      services.push(createCatalogueService({ catalogue, logger }));
+    // The tool server's `schemas` tool reads the same catalogue its routes serve.
+    const catalogue = wanted.has('catalogue') || wanted.has('tools') ? createStaticCatalogue({ publicBaseUrl: publicBase, withoutOperations: UNSERVED_OPERATIONS }) : undefined;
+    if (catalogue && engine) {
+      // The demo graph replaces the static `graph` source (built from the same fixtures), so the
+      // catalogue never lists the same operations twice.
+      const watching = watchGraphCatalogues(catalogue, engine, { sdlOf: sdlFromCatalogue, logger, sourceNameOf: (graph) => (graph === DEMO_GRAPH ? 'graph' : undefined) });
+      watch = watching;
+      cleanups.push(() => watching.close());
     }
-    host.mount(services);
+    if (catalogue && wanted.has('catalogue')) services.push(createCatalogueService({ catalogue, logger }));
+    if (catalogue && wanted.has('tools')) {
+      const tools = await openToolService({ values: config.values, logger, catalogue, origin: host.origin, publicBase, localGraph: wanted.has('graph'), ...(options.secretsSeed ? { secretsSeed: options.secretsSeed } : {}) });
+      cleanups.push(() => tools.close());
+      services.push(tools.service);
+    }
+    const mounted = auth ? auth.protect(services, publicBase) : services;
+    host.mount(mounted);
+    const listed = mounted.map((s) => ({ name: s.name, url: `${host.origin}${s.entryPath}` }));
+    if (config.values.graphqlAddr !== undefined) {
+      const ports = options.carrierPorts ?? (engine ? productCarrierPorts(engine, logger) : undefined);
+      const carrier = await startSubscriptionCarrier(config.values, engine, ports, logger);
+      if (carrier) {
+        cleanups.push(() => carrier.close());
+        listed.push({ name: 'carrier', url: `${carrier.origin}/graphql/subscribe` });
+      }
+    }
+    const defaultGraceMs = config.values.shutdownGraceSecs * 1000;
     return {
       origin: host.origin,
-      services: services.map((s) => ({ name: s.name, url: `${host.origin}${s.entryPath}` })),
+      services: listed,
       engine,
-      async close() {
-        await host.close();
+      settled: () => watch?.settled() ?? Promise.resolve(),
+      async close(closeOptions = {}) {
+        // In-flight requests finish (their commits may be durable already) before the engine closes.
+        await host.close({ graceMs: closeOptions.graceMs ?? defaultGraceMs });
         for (const cleanup of cleanups.reverse()) await cleanup();
       },
     };
   } catch (error) {
-    await host.close();
+    await host.close({ graceMs: 0 });
     for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
     throw error;
   }

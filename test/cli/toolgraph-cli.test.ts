@@ -66,6 +66,13 @@ describe('toolgraph serve (the real entry point in a child process)', () => {
     const health = await fetch(`${origin}/healthz`);
     expect(health.status).toBe(200);
     expect(((await health.json()) as { status: string }).status).toBe('ok');
+    expect(stdout).toContain(`  graphql    ${origin}/graphql/{graph}`);
+    // The README's first GraphQL request.
+    const answer = await fetch(`${origin}/graphql/demo`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ Person(first: 2) { name WORKS_AT { name } } }' }),
+    });
+    expect(await answer.json()).toMatchObject({ data: { Person: [{ name: 'Ada Lovelace', WORKS_AT: [{ name: 'Acme Analytics' }, { name: 'Lumen Foundation' }] }, { name: 'Grace Hopper' }] } });
     child.kill('SIGTERM');
     const [code] = (await once(child, 'exit')) as [number | null];
     expect(code).toBe(0);

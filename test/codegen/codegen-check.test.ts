@@ -88,7 +88,7 @@ describe('GraphQL outputs', () => {
   });
 });
 
-describe('codegen:check', () => {
+describe('codegen:check', { timeout: 120_000 }, () => {
   let dir: string;
   beforeAll(async () => {
     dir = await copyOfRepo();
@@ -133,7 +133,8 @@ describe('codegen:check', () => {
   });
 });
 
-describe('changing a pattern in the manifest schema', () => {
+// Runs codegen three times on a copy of the repository: give it room on a loaded 2-core machine.
+describe('changing a pattern in the manifest schema', { timeout: 120_000 }, () => {
   it('changes the generated validator and types; check then passes, and fails once the change is reverted by hand', async () => {
     const dir = await copyOfRepo();
     scratchDirs.push(dir);

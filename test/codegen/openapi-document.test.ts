@@ -37,7 +37,9 @@ describe('specs/tool-server.openapi.yaml', () => {
 
   it('documents every route the brief names, with the agreed operationIds', () => {
     expect(operations.map(({ method, route, op }) => `${method.toUpperCase()} ${route} ${op.operationId}`).sort()).toEqual([
+      'GET /graphql/subscribe subscribeGraph',
       'GET /healthz health',
+      'GET /livez liveness',
       'GET /schemas/search searchSchemas',
       'GET /schemas/{schema_sha256} getSchemaManifest',
       'GET /schemas/{schema_sha256}/fragments/{index} getSchemaFragment',

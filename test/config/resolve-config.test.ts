@@ -147,12 +147,25 @@ describe('resolveConfig combinations', () => {
   it.each([
     [{ AUTH_TYPE: 'oidc-proxy' }, 'OIDC_CONFIG_URL is required when AUTH_TYPE is oidc-proxy'],
     [{ AUTH_TYPE: 'oidc-proxy', OIDC_CONFIG_URL: 'http://127.0.0.1:1/.well-known/openid-configuration' }, 'OIDC_CLIENT_ID is required'],
+    [{ AUTH_TYPE: 'oauth-proxy', OIDC_CLIENT_ID: 'c' }, 'OAUTH_AUTHORIZATION_ENDPOINT is required when AUTH_TYPE is oauth-proxy without OIDC_CONFIG_URL'],
+    [{ AUTH_TYPE: 'oauth-proxy', OIDC_CLIENT_ID: 'c', OAUTH_AUTHORIZATION_ENDPOINT: 'https://idp.test/authorize', OAUTH_TOKEN_ENDPOINT: 'https://idp.test/token', OAUTH_ISSUER: 'https://idp.test' }, 'OAUTH_JWKS_URI is required when AUTH_TYPE is oauth-proxy without OIDC_CONFIG_URL'],
+    [{ AUTH_TYPE: 'oauth-proxy', OIDC_CONFIG_URL: 'https://idp.test/.well-known/oauth-authorization-server' }, 'OIDC_CLIENT_ID is required when AUTH_TYPE is oauth-proxy'],
+    [{ AUTH_TYPE: 'jwt' }, 'OIDC_CONFIG_URL is required when AUTH_TYPE is jwt: the signing keys are found through discovery'],
+    [{ AUTH_TYPE: 'remote' }, 'OIDC_CONFIG_URL is required when AUTH_TYPE is remote: the signing keys are found through discovery'],
     [{ ENABLE_DELEGATION: 'true', OIDC_CONFIG_URL: 'http://127.0.0.1:1/x' }, 'AUDIENCE is required when ENABLE_DELEGATION is true'],
     [{ TOOLGRAPH_PERSISTENCE: 'postgres' }, 'DATABASE_URL is required'],
     [{ SECRETS_BACKEND: 'store', STORE_AUTH_METHOD: 'token' }, 'STORE_TOKEN is required'],
     [{ SECRETS_BACKEND: 'store', STORE_AUTH_METHOD: 'approle', STORE_ROLE_ID: 'r' }, 'STORE_ROLE_ID and STORE_SECRET_ID are required'],
   ])('%j', (env, message) => {
     expect(failure(() => resolveConfig({ env: { ...emptyEnv, ...env } })).message).toContain(message);
+  });
+
+  it('reads TOKEN_AUDIENCE from the flag, the env and config key token_audience; unset by default', () => {
+    expect(resolveConfig({ env: emptyEnv }).values.tokenAudience).toBeUndefined();
+    expect(resolveConfig({ env: { ...emptyEnv, TOKEN_AUDIENCE: 'https://tools.example.test' } }).values.tokenAudience).toBe('https://tools.example.test');
+    expect(resolveConfig({ env: emptyEnv, configFile: configFile({ token_audience: 'api://toolgraph' }) }).values.tokenAudience).toBe('api://toolgraph');
+    const both = resolveConfig({ env: { ...emptyEnv, TOKEN_AUDIENCE: 'from-env' }, flags: { tokenAudience: 'from-flag' } });
+    expect([both.values.tokenAudience, both.sources.tokenAudience]).toEqual(['from-flag', 'flag']);
   });
 
   it('accepts a complete OIDC delegation setup and the carrier default address', () => {

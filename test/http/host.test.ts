@@ -1,7 +1,9 @@
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { routeOf, startHost, type HttpService, type RunningHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import { sendJson } from '../../src/http/index.ts';
+import { validateHealth, validateLiveness } from '../../generated/validators/openapi.ts';
 
 function service(name: string, prefixes: string[], fail?: Error): HttpService {
   return {
@@ -61,5 +63,162 @@ describe('startHost', () => {
     expect(boom.status).toBe(500);
     const body = (await boom.json()) as { error: { code: string; message: string } };
     expect(body.error).toEqual({ code: 'TG_INTERNAL', message: 'Internal server error.' });
+  });
+});
+
+/** A service whose requests wait until the test releases them, so a request can be in flight on demand. */
+function gatedService(name: string, prefix: string): HttpService & { started: Promise<void>; release(): void } {
+  let release!: () => void;
+  let started!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const startedPromise = new Promise<void>((resolve) => (started = resolve));
+  return {
+    name,
+    prefixes: [prefix],
+    entryPath: prefix,
+    started: startedPromise,
+    release,
+    async handle(_req, res) {
+      started();
+      await gate;
+      sendJson(res, 200, { committed: true });
+    },
+  };
+}
+
+describe('readiness', () => {
+  it('answers 503 starting on /healthz and on every route until each pending service is mounted, then ok', async () => {
+    host = await startHost({ services: [], pending: ['graph', 'catalogue'], logger: silentLogger(), host: '127.0.0.1', port: 0 });
+    const health = await fetch(`${host.origin}/healthz`);
+    expect(health.status).toBe(503);
+    expect(health.headers.get('retry-after')).toBe('1');
+    const startingBody = await health.json();
+    expect(startingBody).toEqual({ status: 'starting', services: [], starting: ['graph', 'catalogue'] });
+
+    const early = await fetch(`${host.origin}/dispatch`, { method: 'POST', body: '{}' });
+    expect(early.status).toBe(503);
+    expect(early.headers.get('retry-after')).toBe('1');
+    expect(await early.json()).toMatchObject({ error: { code: 'TG_NOT_READY', details: { status: 'starting', starting: ['graph', 'catalogue'] } } });
+
+    // Liveness does not wait for the services.
+    const live = await fetch(`${host.origin}/livez`);
+    expect(live.status).toBe(200);
+    const liveBody = await live.json();
+    expect(liveBody).toEqual({ status: 'alive' });
+
+    host.mount([service('graph', ['/dispatch'])]);
+    expect((await fetch(`${host.origin}/dispatch`)).status).toBe(200);
+    expect((await fetch(`${host.origin}/schemas/search`)).status).toBe(503);
+    expect((await fetch(`${host.origin}/healthz`)).status).toBe(503);
+
+    host.mount([service('catalogue', ['/schemas'])]);
+    const ready = await fetch(`${host.origin}/healthz`);
+    expect(ready.status).toBe(200);
+    const readyBody = await ready.json();
+    expect(readyBody).toEqual({ status: 'ok', services: ['graph', 'catalogue'] });
+    // Every probe answer is what the OpenAPI document says.
+    expect(validateHealth(readyBody)).toBe(true);
+    expect(validateHealth(startingBody)).toBe(true);
+    expect(validateLiveness(liveBody)).toBe(true);
+    expect((await fetch(`${host.origin}/nope`)).status).toBe(404);
+  });
+});
+
+describe('graceful close', () => {
+  it('stops accepting, lets an in-flight request finish and answer, then closes', async () => {
+    const slow = gatedService('slow', '/slow');
+    const running = await startHost({ services: [slow], logger: silentLogger(), host: '127.0.0.1', port: 0 });
+    host = running;
+    const inFlight = fetch(`${running.origin}/slow`);
+    await slow.started;
+    expect(running.inFlight).toBe(1);
+
+    let closed = false;
+    const closing = running.close({ graceMs: 10_000 }).then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(closed).toBe(false);
+    // New connections are refused while the in-flight request drains.
+    await expect(fetch(`${running.origin}/healthz`)).rejects.toThrow();
+
+    slow.release();
+    const answer = await inFlight;
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ committed: true });
+    await closing;
+    expect(closed).toBe(true);
+    expect(running.inFlight).toBe(0);
+  });
+
+  it('a request that arrives on a kept-alive connection after close began is sent elsewhere (503, Connection: close)', async () => {
+    const slow = gatedService('slow', '/slow');
+    const running = await startHost({ services: [slow, service('one', ['/one'])], logger: silentLogger(), host: '127.0.0.1', port: 0 });
+    host = running;
+    const { port } = new URL(running.origin);
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+    socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    await slow.started;
+    const closing = running.close({ graceMs: 10_000 });
+    // The connection is still open (its request is in flight), so a client may send the next one on it.
+    socket.write('GET /one HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    slow.release();
+    await closing;
+    await new Promise((resolve) => socket.once('close', resolve));
+    const answers = received.split('HTTP/1.1 ').slice(1);
+    expect(answers).toHaveLength(2);
+    expect(answers[0]).toMatch(/^200 OK/);
+    expect(answers[1]).toMatch(/^503 Service Unavailable/);
+    expect(answers[1]!.toLowerCase()).toContain('connection: close');
+    expect(answers[1]).toContain('"code":"TG_NOT_READY"');
+  });
+
+  it('cuts requests still running when the grace period ends', async () => {
+    const stuck = gatedService('stuck', '/stuck');
+    const running = await startHost({ services: [stuck], logger: silentLogger(), host: '127.0.0.1', port: 0 });
+    host = running;
+    const inFlight = fetch(`${running.origin}/stuck`);
+    await stuck.started;
+    const started = performance.now();
+    await running.close({ graceMs: 100 });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(90);
+    await expect(inFlight).rejects.toThrow();
+    stuck.release();
+  });
+});
+
+describe('restrictHosts (DNS rebinding protection)', () => {
+  /** Raw requests: fetch will not send a Host of our choosing. */
+  async function raw(origin: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+    const { request } = await import('node:http');
+    const url = new URL(origin);
+    return new Promise((resolve, reject) => {
+      const req = request({ host: url.hostname, port: url.port, path, headers }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  it('serves every service only to requests whose Host and Origin name this server; probes stay open', async () => {
+    host = await startHost({ services: [service('graph', ['/dispatch']), service('catalogue', ['/schemas'])], logger: silentLogger(), host: '127.0.0.1', port: 0 });
+    const port = new URL(host.origin).port;
+    expect((await raw(host.origin, '/dispatch', { host: `attacker.example:${port}` })).status).toBe(200);
+    host.restrictHosts([`127.0.0.1:${port}`, `localhost:${port}`]);
+    for (const path of ['/dispatch', '/schemas/search']) {
+      const rebound = await raw(host.origin, path, { host: `attacker.example:${port}` });
+      expect(rebound.status).toBe(403);
+      expect(JSON.parse(rebound.body).error).toMatchObject({ code: 'TG_FORBIDDEN', message: expect.stringContaining(`Host "attacker.example:${port}" is not an address of this server`) });
+      expect((await raw(host.origin, path, { host: `127.0.0.1:${port}`, origin: 'http://attacker.example' })).status).toBe(403);
+      expect((await raw(host.origin, path, { host: `127.0.0.1:${port}`, origin: 'null' })).status).toBe(403);
+      expect((await raw(host.origin, path, { host: `LOCALHOST:${port}` })).status).toBe(200);
+      expect((await raw(host.origin, path, { host: `127.0.0.1:${port}`, origin: `http://localhost:${port}` })).status).toBe(200);
+    }
+    expect((await raw(host.origin, '/healthz', { host: '10.0.0.7' })).status).toBe(200);
+    expect((await raw(host.origin, '/livez', { host: '10.0.0.7' })).status).toBe(200);
   });
 });

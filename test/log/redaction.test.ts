@@ -1,7 +1,14 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SETTINGS, resolveConfig } from '../../src/config/index.ts';
 import { startHost, type HttpService, type RunningHost } from '../../src/http/index.ts';
-import { scrubString } from '../../src/log/index.ts';
+import { REDACTED, REDACT_KEYS, forgetSecrets, scrubString } from '../../src/log/index.ts';
+import { StoreSecretsBackend } from '../../src/secrets/index.ts';
 import { captureLogger } from '../support/capture-logger.ts';
+import { startVaultDouble } from '../support/vault-double.ts';
 import { ToolgraphError } from '../../src/errors/index.ts';
 
 
@@ -46,5 +53,123 @@ describe('logs never contain bearer tokens', () => {
     expect(output).not.toContain(token.split('.')[1]!);
     expect(output).toContain('[REDACTED]');
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+  });
+});
+
+/** An opaque credential as Vault and most APIs issue them: nothing about its shape says "secret". */
+function opaque(prefix = 'hvs.'): string {
+  return `${prefix}${randomBytes(18).toString('base64url')}`;
+}
+
+function logged(write: (logger: ReturnType<typeof captureLogger>['logger']) => void): string {
+  const { lines, logger } = captureLogger();
+  write(logger);
+  for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+  return lines.join('\n');
+}
+
+afterEach(() => forgetSecrets());
+
+describe('redaction by key, at any depth, whatever the value looks like', () => {
+  const shapes: [string, (key: string, secret: string) => Record<string, unknown>][] = [
+    ['top level', (key, secret) => ({ [key]: secret })],
+    ['one level down', (key, secret) => ({ headers: { [key]: secret } })],
+    ['two levels down', (key, secret) => ({ response: { auth: { [key]: secret } } })],
+    ['three levels down', (key, secret) => ({ data: { data: { nested: { [key]: secret } } } })],
+    ['in a list', (key, secret) => ({ items: [{ [key]: secret }] })],
+    ['upper case', (key, secret) => ({ headers: { [key.toUpperCase()]: secret } })],
+  ];
+  const cases = REDACT_KEYS.flatMap((key) => shapes.map(([where, build]) => [key, where, build] as const));
+
+  it.each(cases)('%s, %s', (key, _where, build) => {
+    const secret = opaque();
+    const output = logged((logger) => logger.info(build(key, secret), 'event'));
+    expect(output).not.toContain(secret);
+    expect(output).toContain(REDACTED);
+  });
+
+  it('the leaks the issue found: x-vault-token, response.auth.client_token, data.data.password', () => {
+    const token = opaque();
+    const password = opaque('pw-');
+    const output = logged((logger) => {
+      logger.info({ headers: { 'x-vault-token': token } }, 'store request');
+      logger.info({ response: { auth: { client_token: token, lease_duration: 60 } } }, 'store login');
+      logger.info({ data: { data: { password, user: 'app' } } }, 'secret read');
+    });
+    expect(output).not.toContain(token);
+    expect(output).not.toContain(password);
+    expect(output).toContain('"lease_duration":60');
+    expect(output).toContain('"user":"app"');
+  });
+
+  it('past the depth it checks, nothing is shown at all', () => {
+    let deep: Record<string, unknown> = { note: opaque() };
+    for (let i = 0; i < 30; i++) deep = { next: deep };
+    const secret = (function find(value: Record<string, unknown>): string { return typeof value['note'] === 'string' ? value['note'] : find(value['next'] as Record<string, unknown>); })(deep);
+    expect(logged((logger) => logger.info(deep, 'deep'))).not.toContain(secret);
+  });
+});
+
+describe('redaction of known secret values, in free text and error messages', () => {
+  const secretSettings = Object.entries(SETTINGS as Record<string, { env?: string; secret?: string }>).filter(([, def]) => def.secret !== undefined);
+
+  it.each(secretSettings.map(([name, def]) => [name, def.env!, def.secret!]))('%s (%s, %s)', (_name, env, kind) => {
+    const secret = opaque('s3cr3t-');
+    const value = kind === 'url-password' ? `postgresql://app:${secret}@db.internal:5432/toolgraph` : secret;
+    resolveConfig({ env: { HOME: mkdtempSync(join(tmpdir(), 'tg-home-')), [env]: value, ...(env === 'DATABASE_URL' ? { TOOLGRAPH_PERSISTENCE: 'postgres' } : {}) } });
+    const output = logged((logger) => {
+      logger.error({ err: new Error(`store answered 403 for ${secret}`) }, 'failed');
+      logger.warn(`retrying with ${secret}`);
+      logger.info({ note: `value=${secret};`, nested: { text: [secret] } }, 'free text');
+    });
+    expect(output).not.toContain(secret);
+    expect(output.split(REDACTED).length - 1).toBeGreaterThanOrEqual(4);
+  });
+
+  it('a store token obtained at run time (AppRole login) is redacted from later error messages', async () => {
+    const vault = await startVaultDouble();
+    try {
+      vault.setPolicy('read', ['secret/data/*']);
+      const secretId = opaque('sid-');
+      vault.setAppRole('toolgraph', { roleId: 'role-1', secretId, policies: ['read'] });
+      vault.putSecret('secret', 'team/db', { user: 'app' });
+      const issued: string[] = [];
+      // The real peer answers; the wrapper only watches which token it hands out.
+      const watching: typeof fetch = async (input, init) => {
+        const response = await fetch(input, init);
+        if (String(input).endsWith('/auth/approle/login')) issued.push(((await response.clone().json()) as { auth: { client_token: string } }).auth.client_token);
+        return response;
+      };
+      const backend = new StoreSecretsBackend({
+        url: vault.url, mount: 'secret', authMethod: 'approle', authMount: 'jwt', role: 'default', roleId: 'role-1',
+        secretId, saTokenPath: '/nonexistent', fetch: watching,
+      });
+      expect(await backend.get('team/db')).toEqual({ user: 'app' });
+      expect(issued).toHaveLength(1);
+      const output = logged((logger) => logger.error({ err: new Error(`downstream echoed token ${issued[0]} back`) }, 'failed'));
+      expect(output).not.toContain(issued[0]!);
+    } finally {
+      await vault.close();
+    }
+  });
+});
+
+describe('logged errors keep their type', () => {
+  it.each([
+    ['TypeError', () => new TypeError('boom')],
+    ['RangeError', () => new RangeError('boom')],
+    ['ToolgraphError', () => new ToolgraphError('TG_FORBIDDEN', 'no', { details: { key: 'team/db' } })],
+    ['AggregateError', () => new AggregateError([new Error('a')], 'many')],
+  ])('%s', (type, make) => {
+    const output = logged((logger) => {
+      logger.error({ err: make() }, 'under err');
+      logger.error(make());
+      logger.error({ error: make() }, 'under another key');
+    });
+    const lines = output.split('\n').map((line) => JSON.parse(line) as Record<string, { type?: string }>);
+    expect(lines[0]!['err']!.type).toBe(type);
+    expect(lines[1]!['err']!.type).toBe(type);
+    expect(lines[2]!['error']!.type).toBe(type);
+    if (type === 'ToolgraphError') expect(lines[0]!['err']).toMatchObject({ code: 'TG_FORBIDDEN', details: { key: 'team/db' } });
   });
 });

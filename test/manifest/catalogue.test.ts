@@ -225,7 +225,7 @@ describe('watchGraphCatalogue', () => {
   }
   const sdlOf = (c: { labels: string[] }) => `type Query { ${c.labels.map((l) => `${l}(first: Int): [${l}!]!`).join(' ')} }\n${c.labels.map((l) => `type ${l} { id: ID! }`).join('\n')}`;
 
-  it('builds the graph source now and rebuilds it when the catalogue changes', () => {
+  it('builds the graph source now and rebuilds it when the catalogue changes', async () => {
     const engine = fakeEngine();
     engine.graphs.set('main', { epoch: 'e1', labels: ['Person'] });
     const catalogue = new Catalogue({ publicBaseUrl: 'http://127.0.0.1:1' });
@@ -236,11 +236,13 @@ describe('watchGraphCatalogue', () => {
     engine.publish({ graph: 'other', catalogueChanged: true, epoch: 'x' });
     expect(catalogue.size).toBe(1);
     engine.publish({ graph: 'main', catalogueChanged: true, epoch: 'e2' });
+    await watch.settled();
     expect(catalogue.entries().map((e) => e.manifest.alias)).toEqual(['graph-main-person', 'graph-main-topic']);
     expect(catalogue.search('Topic')[0]!.manifest.operation).toBe('Topic');
 
     engine.graphs.delete('main');
     engine.publish({ graph: 'main', catalogueChanged: true, epoch: '', kind: 'dropGraph' });
+    await watch.settled();
     expect(catalogue.size).toBe(0);
     watch.close();
     expect(engine.listenerCount()).toBe(0);

@@ -33,7 +33,7 @@ function failure(run: () => unknown): ToolgraphError {
 function servingFetch(manifest: SchemaManifest, bytes: Buffer) {
   return async (url: string) => {
     const fragment = /\/fragments\/(\d+)$/.exec(url);
-    if (fragment) return new Response(bytes.subarray(Number(fragment[1]) * 4096, (Number(fragment[1]) + 1) * 4096), { status: 200 });
+    if (fragment) return new Response(new Uint8Array(bytes.subarray(Number(fragment[1]) * 4096, (Number(fragment[1]) + 1) * 4096)), { status: 200 });
     return new Response(JSON.stringify(manifest), { status: 200, headers: { 'content-type': 'application/json' } });
   };
 }

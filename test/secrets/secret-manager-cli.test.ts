@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSecretManager } from '../../src/cli/commands/secret-manager-program.ts';
 import type { CliIo } from '../../src/cli/cli-io.ts';
-import { captureLogger, startStoreFixture, type Fixture } from './store-fixture.ts';
+import { Browser } from '../support/browser.ts';
+import { closedPort } from '../support/closed-port.ts';
+import { AUDIENCE, captureLogger, startStoreFixture, type Fixture } from './store-fixture.ts';
 
 function memoryIo(): CliIo & { lines: string[]; errors: string[] } {
   const lines: string[] = [];
@@ -23,7 +25,7 @@ beforeAll(async () => {
   aliceFile = join(f.dir, 'alice.jwt');
   writeFileSync(aliceFile, `${alice}\n`);
   // No config.json is read: XDG_CONFIG_HOME points at an empty directory.
-  env = { XDG_CONFIG_HOME: f.dir, SECRETS_STORE_URL: f.vault.url, STORE_ORCH_SA_TOKEN_PATH: join(f.dir, 'absent') };
+  env = { XDG_CONFIG_HOME: f.dir, XDG_STATE_HOME: join(f.dir, 'state'), SECRETS_STORE_URL: f.vault.url, STORE_ORCH_SA_TOKEN_PATH: join(f.dir, 'absent') };
 });
 afterAll(async () => {
   await f?.close();
@@ -60,7 +62,7 @@ describe('secret-manager get (in-process)', () => {
     expect(result.code).toBe(1);
     expect(result.err).toBe([
       'secret-manager: TG_NO_USER_TOKEN: No user token available for delegation',
-      'secret-manager: OIDC/JWT store auth needs the caller\'s IdP token: give --id-token-file FILE, TOOLGRAPH_ID_TOKEN_FILE or TOOLGRAPH_ID_TOKEN',
+      'secret-manager: OIDC/JWT store auth needs the caller\'s IdP token: give --id-token-file FILE, TOOLGRAPH_ID_TOKEN_FILE or TOOLGRAPH_ID_TOKEN, or sign in with `secret-manager login`',
     ].join('\n'));
   });
 
@@ -95,6 +97,53 @@ describe('secret-manager get (in-process)', () => {
       expect(help.out).toContain(text);
     }
     expect(help.out).not.toContain('--graphql-addr');
+  });
+});
+
+describe('secret-manager login: device-flow sign-in for OIDC/JWT store auth', () => {
+  it('prints where to confirm the code, stores the session (0600), and later gets log in to the store with it', async () => {
+    f.idp.setInteractiveUser({ sub: 'alice', email: 'alice@example.test' });
+    const stateHome = join(f.dir, 'login-state');
+    const lines: string[] = [];
+    const errors: string[] = [];
+    let confirmed: Promise<unknown> | undefined;
+    const io: CliIo = {
+      out: (line) => {
+        lines.push(line);
+        const complete = /^\(or open (\S+), which has the code filled in\)$/.exec(line);
+        if (complete) confirmed = new Browser().visit(complete[1]!);
+      },
+      err: (line) => errors.push(line),
+    };
+    const oidc = { OIDC_CONFIG_URL: f.idp.discoveryUrl, OIDC_CLIENT_ID: f.idp.clientId, OIDC_CLIENT_SECRET: f.idp.clientSecret, XDG_STATE_HOME: stateHome };
+    const code = await runSecretManager(['login', '--audience', AUDIENCE, '--scope', 'openid offline_access'], { io, env: { ...env, ...oidc }, logger: captureLogger().logger });
+    await confirmed;
+    const path = join(stateHome, 'toolgraph', 'tokens', 'secret-manager.json');
+    expect({ code, errors }).toEqual({ code: 0, errors: [] });
+    expect(lines[0]).toMatch(/^To sign secret-manager in, open http:\/\/127\.0\.0\.1:\d+\/device in any browser and enter the code [A-Z]{4}-[A-Z]{4}$/);
+    expect(lines.at(-1)).toBe(`signed in secret-manager: token set stored in ${path} (mode 0600; access token valid 600 s, refreshable)`);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+
+    const loginsBefore = f.vault.logins().length;
+    const result = await run(['--backend', 'store', '--store-auth', 'oidc', 'get', 'users/alice/api', '--field', 'key'], oidc);
+    expect(result).toMatchObject({ code: 0, out: f.values.alice, err: '' });
+    expect(f.vault.logins().slice(loginsBefore).map((c) => [c.path, c.status])).toEqual([['/v1/auth/jwt/login', 200]]);
+    const session = JSON.parse(readFileSync(path, 'utf8')) as { access_token: string; refresh_token: string };
+    expect(`${result.out}${result.err}${result.logs}${lines.join('\n')}`).not.toContain(session.access_token);
+    expect(result.logs).not.toContain(session.refresh_token);
+  });
+
+  it('without the IdP settings it exits 78 naming them', async () => {
+    const result = await run(['login']);
+    expect(result).toMatchObject({ code: 78, err: 'secret-manager: TG_CONFIG_INVALID: signing in by the device flow needs the IdP and the client: set OIDC_CONFIG_URL (--oidc-config-url) and OIDC_CLIENT_ID (--oidc-client-id), and OIDC_CLIENT_SECRET for a confidential client' });
+  });
+});
+
+describe('an unreachable store', () => {
+  it('names SECRETS_STORE_URL in its error', async () => {
+    const port = await closedPort();
+    const result = await run(['get', 'team/db'], { SECRETS_BACKEND: 'store', SECRETS_STORE_URL: `http://127.0.0.1:${port}`, STORE_AUTH_METHOD: 'token', STORE_TOKEN: f.staticToken });
+    expect(result).toMatchObject({ code: 1, err: `secret-manager: TG_SECRETS_STORE_UNAVAILABLE: secrets store at http://127.0.0.1:${port} (SECRETS_STORE_URL) could not be reached: ECONNREFUSED` });
   });
 });
 

@@ -1,17 +1,35 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair } from 'jose';
+import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify, type JWTPayload } from 'jose';
 import Provider, { errors, type OidcContext } from 'oidc-provider';
 
 /**
  * A real OpenID provider (oidc-provider 9) on 127.0.0.1, for integration tests. One confidential
  * client gets JWT access tokens for any resource indicator (the audience):
- * - `client_credentials` with `resource` (sub = the client id), and
+ * - `client_credentials` with `resource` (sub = the client id; `groups` from `clientGroups`), and
  * - a test-only grant, MINT_GRANT, that issues a JWT access token for a named user (sub, groups),
  *   signed with the provider's keys exactly like its other access tokens. It stands in for an
  *   interactive login, which tests cannot drive.
+ * `signToken` signs arbitrary claims with the provider's own key, for refusal tests that need a
+ * correctly signed token with one thing wrong (another issuer, a future nbf, no exp).
+ *
+ * For delegation, device and three-legged tests the same client also has:
+ * - RFC 8693 token exchange (`TOKEN_EXCHANGE_GRANT`), which oidc-provider does not ship: the subject
+ *   token is verified with jose against the provider's own keys and issuer, the `audience` must be a
+ *   registered service (`registeredAudiences`), and the answer is a JWT access token for that
+ *   audience carrying the subject's `sub` and `email` and `act: {sub: <client id>}`;
+ * - the device flow (RFC 8628) and authorization code + refresh token. A user's browser steps
+ *   (the device page, login, consent) are answered by `browser.ts`'s fake browser; login and consent
+ *   happen at `/interaction/:uid`, served here, which signs in `interactiveUser` and grants what the
+ *   client asked for (consent automated). `denyNextInteraction()` makes the next one refuse.
+ * A second client, `threeLeggedClient`, is a native app with a loopback redirect URI (any port, RFC
+ * 8252 §7.3): the "vendor" a three-legged agent signs in to.
  */
 export const MINT_GRANT = 'urn:toolgraph:test:mint-user-token';
+export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+const JWT_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
 
 export interface MintTokenOptions {
   /** The user; omitted: a client-credentials token whose sub is the client id. */
@@ -22,6 +40,14 @@ export interface MintTokenOptions {
   audience?: string;
   /** A `groups` claim (user tokens only). */
   groups?: readonly string[];
+  /** An `email` claim (user tokens only). */
+  email?: string;
+}
+
+/** The account the automated login signs in (interactive flows: device, authorization code). */
+export interface InteractiveUser {
+  sub: string;
+  email?: string;
 }
 
 export interface StartIdpOptions {
@@ -33,6 +59,17 @@ export interface StartIdpOptions {
   scopes?: readonly string[];
   /** Hook to register more grants (e.g. token exchange) before the provider serves. */
   configure?: (provider: Provider) => void;
+  /** A `groups` claim on the client's client-credentials tokens (a service account in IdP groups). */
+  clientGroups?: readonly string[];
+  /** Audiences (services registered at the IdP) a token exchange may target; default: any. */
+  registeredAudiences?: readonly string[];
+  /** Refresh-token lifetime in seconds. Default 86400. */
+  refreshTokenTtl?: number;
+}
+
+export interface IdpRequest {
+  method: string;
+  path: string;
 }
 
 export interface TestIdp {
@@ -42,12 +79,37 @@ export interface TestIdp {
   tokenEndpoint: string;
   clientId: string;
   clientSecret: string;
+  /** A native client with a loopback redirect URI for the authorization code flow (any port). */
+  threeLeggedClient: { clientId: string; clientSecret: string; redirectPath: string };
   provider: Provider;
+  /** The key id of the provider's signing key. */
+  kid: string;
+  /** Every request the provider received, in order (method and path only). */
+  requests: IdpRequest[];
+  /** How many times the JWKS was fetched. */
+  jwksFetches(): number;
+  /** The grant_type of every token request that reached a grant handler, with its outcome. */
+  grants: { grantType: string; ok: boolean }[];
+  /** Token exchanges the IdP answered (successful ones). */
+  tokenExchanges(): number;
+  /** Who the automated login signs in from now on. Default `{sub: 'interactive-user', email: 'interactive-user@example.test'}`. */
+  setInteractiveUser(user: InteractiveUser): void;
+  /** The next interaction answers access_denied (the user clicked "deny"). */
+  denyNextInteraction(): void;
   mintToken(options?: MintTokenOptions): Promise<string>;
+  /** Signs `claims` as given (no defaults added) with the provider's RS256 key; header defaults to {alg: RS256, typ: at+jwt, kid}. */
+  signToken(claims: JWTPayload, header?: Record<string, unknown>): Promise<string>;
   close(): Promise<void>;
 }
 
-const DEFAULT_SCOPES = ['openid', 'api', 'secrets:read', 'kg:read', 'kg:write', 'kg:admin', 'query:graphql'];
+const DEFAULT_SCOPES = ['openid', 'email', 'offline_access', 'api', 'secrets:read', 'kg:read', 'kg:write', 'kg:admin', 'query:graphql'];
+/** The three-legged client's registered redirect path (on 127.0.0.1, any port). */
+export const THREE_LEGGED_REDIRECT_PATH = '/callback';
+
+function grantTypeOf(ctx: unknown): string {
+  const value = (ctx as OidcContext).oidc?.params?.['grant_type'];
+  return typeof value === 'string' ? value : '';
+}
 
 export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> {
   const defaultAudience = options.defaultAudience ?? 'https://secrets.toolgraph.test';
@@ -55,15 +117,36 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
   const scopes = [...new Set([...DEFAULT_SCOPES, ...(options.scopes ?? [])])];
   const clientId = 'toolgraph-test-client';
   const clientSecret = `test-secret-${crypto.randomUUID()}`;
+  const threeLeggedClientId = 'toolgraph-test-vendor-app';
+  const threeLeggedClientSecret = `test-vendor-secret-${crypto.randomUUID()}`;
+  let interactiveUser: InteractiveUser = { sub: 'interactive-user', email: 'interactive-user@example.test' };
+  let denyNext = false;
+  const emails = new Map<string, string>();
+  const grants: { grantType: string; ok: boolean }[] = [];
+  /** Claims of the verified subject token of the exchange being answered, for extraTokenClaims. */
+  const exchangeSubjects = new WeakMap<object, JWTPayload>();
 
   let handler: Parameters<typeof createServer>[1] = (_req, res) => res.writeHead(503).end();
-  const server: Server = createServer((req, res) => handler?.(req, res));
+  const requests: IdpRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    requests.push({ method: req.method ?? '', path });
+    if (path.startsWith('/interaction/')) {
+      interact(req, res).catch((error: unknown) => {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end(String(error));
+      });
+      return;
+    }
+    handler?.(req, res);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const issuer = `http://127.0.0.1:${port}`;
 
-  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
   const signingKey = { ...(await exportJWK(privateKey)), kid: 'test-rs256', alg: 'RS256', use: 'sig' };
+  const ownKeys = createLocalJWKSet({ keys: [{ ...(await exportJWK(publicKey)), kid: signingKey.kid, alg: 'RS256', use: 'sig' }] });
 
   const resourceServerInfo = (resource: string) => ({ audience: resource, scope: scopes.join(' '), accessTokenFormat: 'jwt', accessTokenTTL: ttl });
 
@@ -71,9 +154,17 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
     clients: [{
       client_id: clientId,
       client_secret: clientSecret,
-      grant_types: ['client_credentials', MINT_GRANT],
+      grant_types: ['client_credentials', MINT_GRANT, TOKEN_EXCHANGE_GRANT, DEVICE_CODE_GRANT, 'refresh_token'],
       response_types: [],
       redirect_uris: [],
+      scope: scopes.join(' '),
+    }, {
+      client_id: threeLeggedClientId,
+      client_secret: threeLeggedClientSecret,
+      application_type: 'native',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      redirect_uris: [`http://127.0.0.1${THREE_LEGGED_REDIRECT_PATH}`],
       scope: scopes.join(' '),
     }],
     jwks: { keys: [signingKey] },
@@ -82,6 +173,13 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
+      // Plain pages (the defaults print a notice on every use): the device code form, its confirmation, success.
+      deviceFlow: {
+        enabled: true,
+        userCodeInputSource: async (ctx: { body: unknown }, form: string) => void (ctx.body = `<!DOCTYPE html><html><body>${form}</body></html>`),
+        userCodeConfirmSource: async (ctx: { body: unknown }, form: string) => void (ctx.body = `<!DOCTYPE html><html><body>${form}</body></html>`),
+        successSource: async (ctx: { body: unknown }) => void (ctx.body = '<!DOCTYPE html><html><body><p>Signed in. You can close this page.</p></body></html>'),
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => defaultAudience,
@@ -89,12 +187,30 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
         getResourceServerInfo: async (_ctx: unknown, resource: string) => resourceServerInfo(resource),
       },
     },
-    ttl: { AccessToken: ttl, ClientCredentials: ttl },
+    ttl: { AccessToken: ttl, ClientCredentials: ttl, IdToken: 3600, RefreshToken: options.refreshTokenTtl ?? 86400, DeviceCode: 600, Interaction: 600, Session: 3600, Grant: 86400 },
+    // Every client allowed the refresh_token grant gets one (oidc-provider's default also wants offline_access).
+    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token'),
+    // The interactive user's claims, for ID tokens of the interactive flows.
+    findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub, ...(emails.has(sub) ? { email: emails.get(sub) } : {}) }) }),
+    claims: { openid: ['sub'], email: ['email'] },
     // The provider computes extra claims as it saves a token; the mint grant's `groups` travel in its params.
-    extraTokenClaims: async (ctx: OidcContext | undefined, token: { gty?: string }) => {
+    extraTokenClaims: async (ctx: OidcContext | undefined, token: { gty?: string; kind?: string; accountId?: string }) => {
+      if (token.kind === 'ClientCredentials') return options.clientGroups ? { groups: [...options.clientGroups] } : undefined;
+      if (token.gty === TOKEN_EXCHANGE_GRANT) {
+        // RFC 8693 §4.1: the acting party is the client that asked; the subject stays the user.
+        const subject = ctx ? exchangeSubjects.get(ctx) : undefined;
+        return { act: { sub: clientId }, ...(typeof subject?.['email'] === 'string' ? { email: subject['email'] } : {}) };
+      }
+      if (token.gty !== MINT_GRANT) {
+        const email = token.accountId === undefined ? undefined : emails.get(token.accountId);
+        return email === undefined ? undefined : { email };
+      }
       const groups = ctx?.oidc.params['groups'];
-      if (token.gty !== MINT_GRANT || typeof groups !== 'string') return undefined;
-      return { groups: groups.split(' ').filter(Boolean) };
+      const email = ctx?.oidc.params['email'];
+      const extra: Record<string, unknown> = {};
+      if (typeof groups === 'string') extra['groups'] = groups.split(' ').filter(Boolean);
+      if (typeof email === 'string') extra['email'] = email;
+      return Object.keys(extra).length > 0 ? extra : undefined;
     },
   });
 
@@ -106,7 +222,65 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
     at.resourceServer = new ctx.oidc.provider.ResourceServer(audience, resourceServerInfo(audience));
     const value = await at.save();
     ctx.body = { access_token: value, token_type: 'Bearer', expires_in: at.expiration, scope: scope ?? 'openid' };
-  }, ['sub', 'scope', 'resource', 'groups']);
+  }, ['sub', 'scope', 'resource', 'groups', 'email']);
+
+  provider.registerGrantType(TOKEN_EXCHANGE_GRANT, async (ctx: OidcContext) => {
+    const params = ctx.oidc.params as Record<string, string | undefined>;
+    const subjectToken = params['subject_token'];
+    const subjectTokenType = params['subject_token_type'];
+    const audience = params['audience'] ?? params['resource'];
+    if (!subjectToken) throw new errors.InvalidRequest('subject_token is required');
+    if (subjectTokenType !== ACCESS_TOKEN_TYPE && subjectTokenType !== JWT_TOKEN_TYPE) throw new errors.InvalidRequest('unsupported subject_token_type');
+    if (!audience) throw new errors.InvalidTarget('audience is required');
+    if (options.registeredAudiences && !options.registeredAudiences.includes(audience)) throw new errors.InvalidTarget('audience is not a service registered at this IdP');
+    let subject: JWTPayload;
+    try {
+      ({ payload: subject } = await jwtVerify(subjectToken, ownKeys, { issuer, algorithms: ['RS256'] }));
+    } catch {
+      throw new errors.InvalidGrant('subject_token is invalid or expired');
+    }
+    if (typeof subject.sub !== 'string') throw new errors.InvalidGrant('subject_token has no sub');
+    const requested = (params['scope'] ?? '').split(' ').filter(Boolean);
+    const refused = requested.filter((scope) => !scopes.includes(scope));
+    if (refused.length > 0) throw new errors.InvalidScope('requested scope is not allowed', refused.join(' '));
+    exchangeSubjects.set(ctx, subject);
+    const scope = requested.join(' ');
+    const at = new ctx.oidc.provider.AccessToken({ accountId: subject.sub, client: ctx.oidc.client, gty: TOKEN_EXCHANGE_GRANT, scope });
+    at.resourceServer = new ctx.oidc.provider.ResourceServer(audience, resourceServerInfo(audience));
+    const value = await at.save();
+    ctx.body = { access_token: value, issued_token_type: ACCESS_TOKEN_TYPE, token_type: 'Bearer', expires_in: at.expiration, ...(scope ? { scope } : {}) };
+  }, ['subject_token', 'subject_token_type', 'audience', 'resource', 'scope', 'requested_token_type', 'actor_token', 'actor_token_type']);
+
+  provider.on('grant.success', (ctx: unknown) => grants.push({ grantType: grantTypeOf(ctx), ok: true }));
+  provider.on('grant.error', (ctx: unknown) => grants.push({ grantType: grantTypeOf(ctx), ok: false }));
+
+  /** The browser's login and consent pages, answered at once for `interactiveUser` (consent automated). */
+  async function interact(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const details = await provider.interactionDetails(req, res);
+    if (denyNext) {
+      denyNext = false;
+      await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'the user denied the request' }, { mergeWithLastSubmission: false });
+      return;
+    }
+    if (details.prompt.name === 'login') {
+      if (interactiveUser.email !== undefined) emails.set(interactiveUser.sub, interactiveUser.email);
+      await provider.interactionFinished(req, res, { login: { accountId: interactiveUser.sub } }, { mergeWithLastSubmission: false });
+      return;
+    }
+    const accountId = details.session?.accountId ?? interactiveUser.sub;
+    const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId, clientId: String(details.params['client_id']) });
+    if (!grant) throw new Error('the interaction names a grant the IdP does not have');
+    const missing = details.prompt.details;
+    if (Array.isArray(missing['missingOIDCScope'])) grant.addOIDCScope((missing['missingOIDCScope'] as string[]).join(' '));
+    if (Array.isArray(missing['missingOIDCClaims'])) grant.addOIDCClaims(missing['missingOIDCClaims'] as string[]);
+    const resourceScopes = missing['missingResourceScopes'];
+    if (resourceScopes && typeof resourceScopes === 'object') {
+      for (const [indicator, scope] of Object.entries(resourceScopes as Record<string, string[]>)) grant.addResourceScope(indicator, scope.join(' '));
+    }
+    const grantId = await grant.save();
+    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+  }
+
   options.configure?.(provider);
   handler = provider.callback();
 
@@ -118,7 +292,16 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
     tokenEndpoint,
     clientId,
     clientSecret,
+    threeLeggedClient: { clientId: threeLeggedClientId, clientSecret: threeLeggedClientSecret, redirectPath: THREE_LEGGED_REDIRECT_PATH },
     provider,
+    kid: signingKey.kid,
+    requests,
+    jwksFetches: () => requests.filter((r) => r.path === '/jwks').length,
+    grants,
+    tokenExchanges: () => grants.filter((g) => g.grantType === TOKEN_EXCHANGE_GRANT && g.ok).length,
+    setInteractiveUser: (user) => void (interactiveUser = user),
+    denyNextInteraction: () => void (denyNext = true),
+    signToken: (claims, header = {}) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: signingKey.kid, ...header } as { alg: string }).sign(privateKey),
     async mintToken(mint = {}) {
       const form = new URLSearchParams({ scope: mint.scope ?? 'openid', resource: mint.audience ?? defaultAudience });
       if (mint.sub === undefined) form.set('grant_type', 'client_credentials');
@@ -126,6 +309,7 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
         form.set('grant_type', MINT_GRANT);
         form.set('sub', mint.sub);
         if (mint.groups) form.set('groups', mint.groups.join(' '));
+        if (mint.email) form.set('email', mint.email);
       }
       const response = await fetch(tokenEndpoint, {
         method: 'POST',

@@ -1,19 +1,21 @@
 import type { Command } from 'commander';
-import { ToolgraphError } from '../../errors/index.ts';
-import { dispatch, serializeNativeResponse } from '../../graph/dispatch/index.ts';
+import { ToolgraphError, describeValue } from '../../errors/index.ts';
+import { answerNativeRequest, parseRequestJson } from '../../graph/dispatch/index.ts';
 import { CommandExit, type CliIo } from '../cli-io.ts';
-import { usingEngine, withEngineOptions } from '../open-cli-engine.ts';
+import { budgetLimitsOf } from '../../serve/index.ts';
+import { usingEngine, withEngineConfig } from '../open-cli-engine.ts';
 
+/** Parsed like a request body: depth-checked, and integers beyond 2^53 kept exact (the run refuses them). */
 function parseParams(raw: unknown): Record<string, unknown> | null {
   if (raw === undefined) return null;
   let value: unknown;
   try {
-    value = JSON.parse(String(raw));
+    value = parseRequestJson(String(raw), '--params').value;
   } catch (error) {
-    throw new ToolgraphError('TG_BAD_REQUEST', `--params: expected a JSON object, got invalid JSON (${(error as Error).message})`);
+    throw new ToolgraphError('TG_BAD_REQUEST', (error as Error).message, { cause: error });
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ToolgraphError('TG_BAD_REQUEST', `--params: expected a JSON object, got ${JSON.stringify(value)}`);
+    throw new ToolgraphError('TG_BAD_REQUEST', `--params: expected a JSON object, got ${describeValue(value)}`);
   }
   return value as Record<string, unknown>;
 }
@@ -29,17 +31,18 @@ export function registerCypherCommand(program: Command, io: CliIo): void {
     .argument('<query>', 'one Cypher statement of the documented subset (docs/cypher.md)')
     .option('--params <json>', 'parameters as a JSON object, referenced as $name')
     .description('Run a Cypher statement against a graph and print the native response as JSON');
-  const open = withEngineOptions(command);
-  command.action((graph: string, query: string, opts: Record<string, unknown>) => {
+  const { resolve, open } = withEngineConfig(command);
+  command.action(async (graph: string, query: string, opts: Record<string, unknown>) => {
     const params = parseParams(opts['params']);
-    return usingEngine(open(opts), async (engine) => {
-      const response = await dispatch(
+    const config = resolve(opts);
+    return usingEngine(open(config), async (engine) => {
+      const answer = await answerNativeRequest(
         { id: 1n, idForm: 'integer', graph, agentId: null, method: { Cypher: { query, params } } },
         { subject: 'local', scopes: ['*'] },
-        { engine },
+        { engine, cypher: { limits: budgetLimitsOf(config.values) } },
       );
-      io.out(serializeNativeResponse(response));
-      if ('error' in response) throw new CommandExit(1);
+      io.out(answer.text);
+      if (answer.outcome !== 'ok') throw new CommandExit(1);
     });
   });
 }

@@ -1,26 +1,12 @@
 import { createWriteStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { finished } from 'node:stream/promises';
 import type { Command } from 'commander';
-import type { GraphEngine } from '../../graph/engine/index.ts';
-import { IMPORT_BATCH_SIZE, importJsonlFile } from '../../graph/fixtures/index.ts';
+import { IMPORT_BATCH_SIZE, exportJsonl, importJsonlFile, type ImportProgress } from '../../graph/jsonl/index.ts';
 import type { CliIo } from '../cli-io.ts';
 import { usingEngine, withEngineOptions } from '../open-cli-engine.ts';
-import { createProgressBar, formatBytes } from '../progress-bar.ts';
+import { createProgressBar, formatBytes, type ProgressBar } from '../progress-bar.ts';
 
-/** Writes a graph as JSON Lines: every node (`{label, id, props}`) in id order, then every edge. */
-export async function exportJsonl(engine: GraphEngine, graph: string, out: NodeJS.WritableStream, onProgress: (items: number) => void = () => undefined): Promise<number> {
-  const view = engine.view(graph);
-  let written = 0;
-  const write = async (value: unknown) => {
-    if (!out.write(`${JSON.stringify(value)}\n`)) await new Promise((resolve) => out.once('drain', resolve));
-    if (++written % 1000 === 0) onProgress(written);
-  };
-  for (const node of view.allNodes()) await write({ label: node.label, id: node.id, props: node.props });
-  for (const edge of view.allEdges()) await write({ src: edge.src, tgt: edge.tgt, type: edge.type });
-  onProgress(written);
-  return written;
-}
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : word.endsWith('h') ? 'es' : 's'}`;
 
 export function registerGraphCommand(program: Command, io: CliIo): void {
   const graph = program.command('graph').description('Create, list, drop, import and export graphs in the configured store');
@@ -44,6 +30,9 @@ export function registerGraphCommand(program: Command, io: CliIo): void {
       }
       io.out(`${'graph'.padEnd(24)} ${'version'.padStart(8)} ${'nodes'.padStart(10)} ${'edges'.padStart(10)}`);
       for (const g of graphs) io.out(`${g.name.padEnd(24)} ${String(g.version).padStart(8)} ${String(g.nodes).padStart(10)} ${String(g.edges).padStart(10)}`);
+      if (graphs.length === 0) {
+        io.err('no graphs in this store: `toolgraph serve` seeds the reference graph as demo into a fresh store; `toolgraph graph create NAME` or `toolgraph graph import NAME FILE --create` makes one here');
+      }
     }));
 
   const drop = graph.command('drop').argument('<name>').description('Drop a graph and everything in it');
@@ -58,17 +47,27 @@ export function registerGraphCommand(program: Command, io: CliIo): void {
     .command('import')
     .argument('<graph>')
     .argument('<file>', 'JSON Lines: {"label","id","props"} nodes and {"src","tgt","type"} edges')
-    .option('--create', 'Create the graph first')
-    .description(`Import a JSON Lines file, ${IMPORT_BATCH_SIZE} lines per atomic batch`);
+    .option('--create', 'Create the graph first (and drop it again if the import fails)')
+    .option('--resume', 'Skip nodes the graph already holds unchanged: finishes an import that stopped part-way')
+    .description(`Import a JSON Lines file: check every line first (a bad file changes nothing), then commit ${IMPORT_BATCH_SIZE} records per atomic batch, nodes before edges`);
   const openForImport = withEngineOptions(importCommand);
   importCommand.action((name: string, file: string, opts: Record<string, unknown>) =>
     usingEngine(openForImport(opts), async (engine) => {
-      const size = (await stat(file)).size;
-      if (opts['create']) await engine.createGraph(name);
-      const bar = createProgressBar({ label: `import ${name}`, total: size, format: formatBytes });
-      const outcome = await importJsonlFile(engine, name, file, (bytes) => bar.update(bytes));
-      bar.finish();
-      io.out(`imported ${outcome.lines} lines into ${name} in ${outcome.batches} batches; now at version ${outcome.version}`);
+      // One bar per pass, drawn on stderr and only on a terminal.
+      let bar: ProgressBar | undefined;
+      let phase: ImportProgress['phase'] | undefined;
+      const onProgress = (p: ImportProgress) => {
+        if (p.phase !== phase) {
+          bar?.finish();
+          phase = p.phase;
+          bar = createProgressBar({ label: `${p.phase === 'check' ? 'check' : 'import'} ${name}`, total: p.totalBytes, format: formatBytes });
+        }
+        bar?.update(p.bytes);
+      };
+      const outcome = await importJsonlFile(engine, name, file, { create: opts['create'] === true, resume: opts['resume'] === true, onProgress });
+      bar?.finish();
+      const skipped = outcome.skipped > 0 ? `, skipped ${plural(outcome.skipped, 'node')} already in the graph` : '';
+      io.out(`imported ${plural(outcome.records, 'record')} (${plural(outcome.nodes, 'node')}, ${plural(outcome.edges, 'edge')}) into ${name} in ${plural(outcome.batches, 'batch')}${skipped}; now at version ${outcome.version}`);
     }));
 
   const exportCommand = graph.command('export').argument('<graph>').option('--out <file>', 'Write here instead of stdout').description('Export a graph as JSON Lines');
@@ -83,7 +82,7 @@ export function registerGraphCommand(program: Command, io: CliIo): void {
       if (target !== process.stdout) {
         target.end();
         await finished(target);
-        io.err(`exported ${count} lines from ${name} at version ${view.version}`);
+        io.err(`exported ${plural(count.records, 'record')} (${plural(count.nodes, 'node')}, ${plural(count.edges, 'edge')}) from ${name} at version ${view.version}`);
       }
     }));
 }

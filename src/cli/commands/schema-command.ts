@@ -1,9 +1,11 @@
+import { isIP } from 'node:net';
 import type { Command } from 'commander';
-import { resolveConfig } from '../../config/index.ts';
+import type { ResolvedConfig } from '../../config/index.ts';
 import { ToolgraphError } from '../../errors/index.ts';
-import { createSchemaClient, DEFAULT_CATALOGUE_URL, DEFAULT_CONCURRENCY, DEFAULT_RETRIES, writeFileAtomic } from '../../manifest/index.ts';
+import { createSchemaClient, DEFAULT_CONCURRENCY, DEFAULT_RETRIES, writeFileAtomic } from '../../manifest/index.ts';
 import type { CliIo } from '../cli-io.ts';
 import { createProgressBar, formatBytes, type ProgressBar } from '../progress-bar.ts';
+import { addSettingOptions } from '../setting-options.ts';
 
 function integerOption(name: string, min: number, max: number): (raw: string) => number {
   return (raw) => {
@@ -13,9 +15,22 @@ function integerOption(name: string, min: number, max: number): (raw: string) =>
   };
 }
 
-/** The catalogue URL: --url, else env TOOLGRAPH_URL, else the local default. */
-function catalogueUrl(opts: { url?: string }): string {
-  return opts.url ?? process.env['TOOLGRAPH_URL'] ?? DEFAULT_CATALOGUE_URL;
+const URL_HELP = 'catalogue base URL (env TOOLGRAPH_URL; default: the local server, http://HOST:PORT as configured)';
+
+/**
+ * The catalogue URL: --url, else env TOOLGRAPH_URL, else the local server where `serve` with the same
+ * settings listens (HOST and PORT by flag, env or config.json; a wildcard bind address is reached on
+ * loopback).
+ */
+function catalogueUrl(opts: { url?: string }, config: ResolvedConfig): string {
+  const explicit = opts.url ?? process.env['TOOLGRAPH_URL'];
+  if (explicit !== undefined && explicit !== '') return explicit;
+  const { host, port } = config.values;
+  if (port === 0) {
+    throw new ToolgraphError('TG_CONFIG_INVALID', 'PORT is 0 (the server picks a free port at each start), so the local catalogue cannot be found: give --url or TOOLGRAPH_URL.');
+  }
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${isIP(reachable) === 6 ? `[${reachable}]` : reachable}:${port}`;
 }
 
 /**
@@ -25,62 +40,64 @@ function catalogueUrl(opts: { url?: string }): string {
 export function registerSchemaCommand(program: Command, io: CliIo): void {
   const schema = program.command('schema').description('Search the schema catalogue and fetch verified schemas');
 
-  schema
+  const search = schema
     .command('search')
     .description('Ranked search over operation names, aliases, descriptions and field names')
     .argument('<q>', 'search text')
-    .option('--url <url>', `catalogue base URL (env TOOLGRAPH_URL, default ${DEFAULT_CATALOGUE_URL})`)
+    .option('--url <url>', URL_HELP)
     .option('--limit <n>', 'most results, 1 to 100', integerOption('--limit', 1, 100), 10)
-    .option('--json', 'print the JSON response')
-    .action(async (query: string, opts: { url?: string; limit: number; json?: boolean }) => {
-      const client = createSchemaClient({ url: catalogueUrl(opts) });
-      const results = await client.search(query, opts.limit).finally(() => client.close());
-      if (opts.json) {
-        io.out(JSON.stringify({ results }, null, 2));
-        return;
-      }
-      if (results.length === 0) {
-        io.err('no matches');
-        return;
-      }
-      for (const hit of results) {
-        const text = hit.description.length > 80 ? `${hit.description.slice(0, 77)}...` : hit.description;
-        io.out(`${hit.score.toFixed(2).padStart(8)}  ${hit.manifest.alias}  ${hit.manifest.operation}  ${hit.manifest.schema_sha256}  ${text}`);
-      }
-    });
+    .option('--json', 'print the JSON response');
+  const configForSearch = addSettingOptions(search);
+  search.action(async (query: string, opts: { url?: string; limit: number; json?: boolean }) => {
+    const client = createSchemaClient({ url: catalogueUrl(opts, configForSearch(opts)) });
+    const results = await client.search(query, opts.limit).finally(() => client.close());
+    if (opts.json) {
+      io.out(JSON.stringify({ results }, null, 2));
+      return;
+    }
+    if (results.length === 0) {
+      io.err('no matches');
+      return;
+    }
+    for (const hit of results) {
+      const text = hit.description.length > 80 ? `${hit.description.slice(0, 77)}...` : hit.description;
+      io.out(`${hit.score.toFixed(2).padStart(8)}  ${hit.manifest.alias}  ${hit.manifest.operation}  ${hit.manifest.schema_sha256}  ${text}`);
+    }
+  });
 
-  schema
+  const get = schema
     .command('get')
     .description('Fetch a schema by operation, alias or schema_sha256, verify it, and print or write it')
     .argument('<name>', 'operation name, alias or schema digest')
-    .option('--url <url>', `catalogue base URL (env TOOLGRAPH_URL, default ${DEFAULT_CATALOGUE_URL})`)
+    .option('--url <url>', URL_HELP)
     .option('--out <file>', 'write the verified canonical schema here (atomically) instead of stdout')
     .option('--concurrency <n>', `fragments fetched at once, 1 to 64 (default ${DEFAULT_CONCURRENCY})`, integerOption('--concurrency', 1, 64), DEFAULT_CONCURRENCY)
-    .option('--retries <n>', `retries per request, 0 to 10 (default ${DEFAULT_RETRIES})`, integerOption('--retries', 0, 10), DEFAULT_RETRIES)
-    .option('--cache-dir <dir>', 'schema cache directory (env TOOLGRAPH_CACHE_DIR, default $XDG_CACHE_HOME/toolgraph)')
-    .action(async (name: string, opts: { url?: string; out?: string; concurrency: number; retries: number; cacheDir?: string }) => {
-      const config = resolveConfig({ flags: opts.cacheDir === undefined ? {} : { cacheDir: opts.cacheDir } });
-      const client = createSchemaClient({
-        url: catalogueUrl(opts),
-        cacheDir: config.values.cacheDir,
-        concurrency: opts.concurrency,
-        retries: opts.retries,
-      });
-      // Drawn on stderr, and only when stderr is a terminal (createProgressBar checks).
-      let bar: ProgressBar | undefined;
-      const fetched = await client.get(name, {
-        onManifest: (manifest) => {
-          bar = createProgressBar({ label: manifest.alias, total: manifest.schema_bytes, format: formatBytes });
-        },
-        onProgress: (done) => bar?.update(done),
-      }).finally(() => client.close());
-      if (fetched.from === 'network') bar?.finish();
-      // Written only once every check passed, so a failed get leaves nothing at --out.
-      if (opts.out === undefined) {
-        io.out(fetched.document.toString('utf8'));
-      } else {
-        await writeFileAtomic(opts.out, fetched.document);
-        io.err(`${fetched.manifest.alias}: ${formatBytes(fetched.document.length)} verified (sha256 ${fetched.manifest.schema_sha256}, from ${fetched.from}) written to ${opts.out}`);
-      }
+    .option('--retries <n>', `retries per request, 0 to 10 (default ${DEFAULT_RETRIES})`, integerOption('--retries', 0, 10), DEFAULT_RETRIES);
+  // The settings bring --host, --port, --cache-dir and --config, resolved as for every command.
+  const configForGet = addSettingOptions(get);
+  get.action(async (name: string, opts: { url?: string; out?: string; concurrency: number; retries: number }) => {
+    const config = configForGet(opts);
+    const client = createSchemaClient({
+      url: catalogueUrl(opts, config),
+      cacheDir: config.values.cacheDir,
+      concurrency: opts.concurrency,
+      retries: opts.retries,
     });
+    // Drawn on stderr, and only when stderr is a terminal (createProgressBar checks).
+    let bar: ProgressBar | undefined;
+    const fetched = await client.get(name, {
+      onManifest: (manifest) => {
+        bar = createProgressBar({ label: manifest.alias, total: manifest.schema_bytes, format: formatBytes });
+      },
+      onProgress: (done) => bar?.update(done),
+    }).finally(() => client.close());
+    if (fetched.from === 'network') bar?.finish();
+    // Written only once every check passed, so a failed get leaves nothing at --out.
+    if (opts.out === undefined) {
+      io.out(fetched.document.toString('utf8'));
+    } else {
+      await writeFileAtomic(opts.out, fetched.document);
+      io.err(`${fetched.manifest.alias}: ${formatBytes(fetched.document.length)} verified (sha256 ${fetched.manifest.schema_sha256}, from ${fetched.from}) written to ${opts.out}`);
+    }
+  });
 }

@@ -1,16 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { StoredTokenSource, TokenSetStore, oauthConfiguration, providerServer, signInWithDeviceFlow } from '../../auth/index.ts';
+import type { ResolvedValues } from '../../config/index.ts';
 import { ToolgraphError } from '../../errors/index.ts';
 import { createLogger, type Logger } from '../../log/index.ts';
 import { createSecretsBackend, readSecretsSeedFile, type SecretValue, type SecretsContext } from '../../secrets/index.ts';
 import { processIo, type CliIo } from '../cli-io.ts';
 import { runCli } from '../run-cli.ts';
 import { addSettingOptions } from '../setting-options.ts';
+import { printDevicePrompt, printSignedIn } from '../sign-in-output.ts';
+
+/** The name `secret-manager login` stores its device-flow token set under ({state_dir}/tokens/secret-manager.json). */
+export const SECRET_MANAGER_SESSION = 'secret-manager';
 
 /** The flags `secret-manager` shows in its help (the spec's five, plus ours); other setting flags stay accepted but hidden. */
 const SHOWN_FLAGS: ReadonlySet<string> = new Set([
   '--backend', '--store-auth', '--store-auth-mount', '--store-role', '--store-path-prefix',
   '--id-token-file', '--secrets-file', '--log-level', '--config', '--version',
+  '--oidc-config-url', '--oidc-client-id', '--state-dir',
 ]);
 
 export interface SecretManagerOptions {
@@ -25,7 +32,13 @@ export interface SecretManagerOptions {
 const HELP_AFTER = `
 Where the caller's IdP token comes from (OIDC/JWT store auth, also tried first by --store-auth auto):
   --id-token-file FILE, else env TOOLGRAPH_ID_TOKEN_FILE (a file holding the JWT),
-  else env TOOLGRAPH_ID_TOKEN (the JWT itself). Never pass a token as a command-line argument.
+  else env TOOLGRAPH_ID_TOKEN (the JWT itself), else the session of \`secret-manager login\`
+  (refreshed when it expires). Never pass a token as a command-line argument.
+
+secret-manager login signs in by the device flow (RFC 8628) at OIDC_CONFIG_URL with OIDC_CLIENT_ID
+(and OIDC_CLIENT_SECRET from env or config.json): open the URL it prints in any browser, enter the
+code; the session is kept in {state_dir}/tokens/secret-manager.json (mode 0600). Give --audience with
+the audience the store's JWT role is bound to.
 
 The in-memory backend (--backend inmemory, the default) starts empty in every process; seed it with
 --secrets-file FILE or env TOOLGRAPH_SECRETS_FILE: a JSON object of key -> string or object.
@@ -48,14 +61,30 @@ function readTokenFile(path: string, source: string): string {
   return text;
 }
 
-/** The caller's IdP token: flag file, then env file, then env value; undefined when none is given. */
-function userTokenFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): string | undefined {
+/** The OAuth client of the device sign-in and its refreshes: OIDC_CONFIG_URL with OIDC_CLIENT_ID. */
+async function idpClient(values: ResolvedValues) {
+  if (values.oidcConfigUrl === undefined || values.oidcClientId === undefined) {
+    throw new ToolgraphError('TG_CONFIG_INVALID', 'signing in by the device flow needs the IdP and the client: set OIDC_CONFIG_URL (--oidc-config-url) and OIDC_CLIENT_ID (--oidc-client-id), and OIDC_CLIENT_SECRET for a confidential client', { details: { setting: values.oidcConfigUrl === undefined ? 'OIDC_CONFIG_URL' : 'OIDC_CLIENT_ID' } });
+  }
+  return oauthConfiguration(await providerServer({ configUrl: values.oidcConfigUrl }), { clientId: values.oidcClientId, clientSecret: values.oidcClientSecret });
+}
+
+/**
+ * The caller's IdP token: flag file, then env file, then env value, then the session of
+ * `secret-manager login` (refreshed if it expired); undefined when there is none.
+ */
+async function userTokenFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEnv, values: ResolvedValues, logger: Logger): Promise<string | undefined> {
   const flagFile = opts['idTokenFile'];
   if (typeof flagFile === 'string') return readTokenFile(flagFile, '--id-token-file');
   const envFile = env['TOOLGRAPH_ID_TOKEN_FILE'];
   if (envFile) return readTokenFile(envFile, 'TOOLGRAPH_ID_TOKEN_FILE');
   const value = env['TOOLGRAPH_ID_TOKEN']?.trim();
-  return value ? value : undefined;
+  if (value) return value;
+  const session = new StoredTokenSource({
+    store: new TokenSetStore(values.stateDir), agent: SECRET_MANAGER_SESSION, client: () => idpClient(values),
+    signInHint: 'secret-manager login', logger,
+  });
+  return (await session.current())?.accessToken;
 }
 
 function render(value: unknown): string {
@@ -114,11 +143,26 @@ export function createSecretManagerProgram(options: SecretManagerOptions = {}): 
         seedHint: 'it starts empty in every process; seed it with --secrets-file FILE or TOOLGRAPH_SECRETS_FILE, or use --backend store',
       });
       const context: SecretsContext = {};
-      const userToken = values.secretsBackend === 'store' ? userTokenFrom(opts, env) : undefined;
+      const userToken = values.secretsBackend === 'store' ? await userTokenFrom(opts, env, values, logger) : undefined;
       if (userToken !== undefined) context.userToken = userToken;
       const value = await backend.get(key, context);
       const field = getOpts['field'];
       io.out(render(typeof field === 'string' ? pickField(key, value, field) : value));
+    });
+  program
+    .command('login')
+    .option('--audience <uri>', 'the audience of the token (RFC 8707 resource): what the store\'s JWT role is bound to')
+    .option('--scope <scopes>', 'space-separated scopes to ask for', 'openid offline_access')
+    .description('Sign in by the device flow for OIDC/JWT store auth; later `get`s use the session')
+    .action(async (loginOpts: Record<string, unknown>, command: Command) => {
+      const { values } = resolveFrom(command.optsWithGlobals<Record<string, unknown>>(), env);
+      const set = await signInWithDeviceFlow(await idpClient(values), {
+        agent: SECRET_MANAGER_SESSION,
+        scopes: String(loginOpts['scope']).split(' ').filter(Boolean),
+        resource: loginOpts['audience'] as string | undefined,
+        onPrompt: (prompt) => printDevicePrompt(io, 'secret-manager', prompt),
+      });
+      printSignedIn(io, 'secret-manager', set, await new TokenSetStore(values.stateDir).save(set));
     });
   return program;
 }
@@ -128,6 +172,6 @@ export function runSecretManager(argv: readonly string[], options: SecretManager
   const io = options.io ?? processIo;
   return runCli(createSecretManagerProgram({ ...options, io }), argv, io, (error) =>
     error.code === 'TG_NO_USER_TOKEN'
-      ? 'OIDC/JWT store auth needs the caller\'s IdP token: give --id-token-file FILE, TOOLGRAPH_ID_TOKEN_FILE or TOOLGRAPH_ID_TOKEN'
+      ? 'OIDC/JWT store auth needs the caller\'s IdP token: give --id-token-file FILE, TOOLGRAPH_ID_TOKEN_FILE or TOOLGRAPH_ID_TOKEN, or sign in with `secret-manager login`'
       : undefined);
 }

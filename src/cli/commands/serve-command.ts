@@ -1,8 +1,43 @@
 import type { Command } from 'commander';
-import { createLogger } from '../../log/index.ts';
-import { parseServiceNames, startToolgraph } from '../../serve/index.ts';
+import { createLogger, type Logger } from '../../log/index.ts';
+import { readSecretsSeedFile, type SecretValue } from '../../secrets/index.ts';
+import { parseServiceNames, startToolgraph, type RunningToolgraph } from '../../serve/index.ts';
 import { addSettingOptions } from '../setting-options.ts';
 import type { CliIo } from '../cli-io.ts';
+
+/** The in-memory backend the secrets tool reads starts empty; local work seeds it as secret-manager does. */
+export function secretsSeedFromEnv(env: NodeJS.ProcessEnv = process.env): Readonly<Record<string, SecretValue>> | undefined {
+  const file = env['TOOLGRAPH_SECRETS_FILE'] || undefined;
+  return file === undefined ? undefined : readSecretsSeedFile(file);
+}
+
+/** Prints where each service listens, then serves until SIGINT/SIGTERM and shuts down gracefully. */
+export async function serveUntilSignal(running: RunningToolgraph, io: CliIo, graceSecs: number, logger: Logger): Promise<void> {
+  io.out(`toolgraph listening on ${running.origin}`);
+  for (const service of running.services) io.out(`  ${service.name.padEnd(10)} ${service.url}`);
+  io.out(`  ${'health'.padEnd(10)} ${running.origin}/healthz`);
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = () => {
+      if (stopping) {
+        io.err(`toolgraph: already shutting down; in-flight requests get at most ${graceSecs} s`);
+        return;
+      }
+      stopping = true;
+      // New connections are refused at once; requests already running finish (their commits may be durable).
+      io.err(`toolgraph: shutting down (in-flight requests get up to ${graceSecs} s to finish)`);
+      running.close()
+        .catch((error: unknown) => logger.error({ err: error }, 'shutdown failed'))
+        .then(() => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        });
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
 
 export function registerServeCommand(program: Command, io: CliIo): void {
   const command = program
@@ -14,22 +49,8 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     const config = resolveFrom(opts);
     const only = typeof opts['only'] === 'string' ? parseServiceNames(opts['only']) : undefined;
     const logger = createLogger({ level: config.values.logLevel });
-    const running = await startToolgraph({ config, logger, ...(only ? { only } : {}) });
-    io.out(`toolgraph listening on ${running.origin}`);
-    for (const service of running.services) io.out(`  ${service.name.padEnd(10)} ${service.url}`);
-    io.out(`  ${'health'.padEnd(10)} ${running.origin}/healthz`);
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        io.err('toolgraph: shutting down');
-        running.close().then(resolve, (error: unknown) => {
-          logger.error({ err: error }, 'shutdown failed');
-          resolve();
-        });
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    const secretsSeed = secretsSeedFromEnv();
+    const running = await startToolgraph({ config, logger, ...(only ? { only } : {}), ...(secretsSeed ? { secretsSeed } : {}) });
+    await serveUntilSignal(running, io, config.values.shutdownGraceSecs, logger);
   });
 }

@@ -50,6 +50,12 @@ export function unsupported(source: string, offset: number, construct: string): 
   });
 }
 
+/** A value written in the Cypher text that no property or answer can hold (a lone surrogate, say). */
+export function valueInvalid(source: string, offset: number, problem: string): ToolgraphError {
+  const { line, column } = positionOf(source, offset);
+  return new ToolgraphError('TG_VALUE_INVALID', `Cypher at line ${line}, column ${column}: ${problem}`, { details: { line, column } });
+}
+
 export function runtimeError(message: string, details?: Record<string, unknown>): ToolgraphError {
   return new ToolgraphError('TG_CYPHER_RUNTIME', message, details === undefined ? {} : { details });
 }

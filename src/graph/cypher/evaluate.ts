@@ -1,7 +1,7 @@
 import type { ArithmeticOp, ComparisonOp, Expr } from './ast.ts';
 import { runtimeError } from './cypher-error.ts';
-import type { Row, RunContext } from './run-context.ts';
-import { EdgeRef, NodeRef, compareCodePoints, isMap, newMap, typeName, type Value, type ValueMap } from './values.ts';
+import { slotOf, type Row, type RunContext } from './run-context.ts';
+import { EdgeRef, NodeRef, compareCodePoints, isMap, newMap, storedProperty, typeName, type Value, type ValueMap } from './values.ts';
 
 /** Evaluates an expression against one row. Three-valued logic throughout: null means unknown. */
 export function evaluate(expr: Expr, row: Row, ctx: RunContext): Value {
@@ -21,7 +21,7 @@ export function evaluate(expr: Expr, row: Row, ctx: RunContext): Value {
       return value;
     }
     case 'variable': {
-      const value = row.get(expr.name);
+      const value = row[slotOf(ctx, expr.name)];
       if (value === undefined) throw runtimeError(`Variable \`${expr.name}\` is not defined here.`, { variable: expr.name });
       return value;
     }
@@ -143,7 +143,7 @@ export function propertyOf(target: Value, key: string, ctx: RunContext): Value {
     if (key === 'id') return target.id;
     const record = ctx.resolve(target);
     if (record === null) return null;
-    return Object.hasOwn(record.props, key) ? (record.props[key] as Value) : null;
+    return storedProperty(record.props, key);
   }
   if (target instanceof EdgeRef) {
     if (key === 'src' || key === 'tgt' || key === 'type') return target.edge[key];
@@ -354,7 +354,7 @@ function call(expr: Extract<Expr, { kind: 'call' }>, row: Row, ctx: RunContext):
 }
 
 function project(expr: Extract<Expr, { kind: 'mapProjection' }>, row: Row, ctx: RunContext): Value {
-  const base = row.get(expr.variable);
+  const base = row[slotOf(ctx, expr.variable)];
   if (base === undefined) throw runtimeError(`Variable \`${expr.variable}\` is not defined here.`, { variable: expr.variable });
   if (base === null) return null;
   if (!(base instanceof NodeRef) && !isMap(base) && !(base instanceof EdgeRef)) throw typeError('a map projection', 'a node or map', base);
@@ -375,7 +375,7 @@ function project(expr: Extract<Expr, { kind: 'mapProjection' }>, row: Row, ctx: 
         out[item.key] = evaluate(item.value, row, ctx);
         break;
       case 'variableSelector': {
-        const v = row.get(item.name);
+        const v = row[slotOf(ctx, item.name)];
         if (v === undefined) throw runtimeError(`Variable \`${item.name}\` is not defined here.`, { variable: item.name });
         out[item.name] = v;
         break;

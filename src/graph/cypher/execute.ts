@@ -1,19 +1,28 @@
-import type { BatchRequest, CommitResult, GraphView, NodeRecord } from '../engine/index.ts';
-import { isToolgraphError } from '../../errors/index.ts';
+import { ToolgraphError, isToolgraphError } from '../../errors/index.ts';
+import { DEFAULT_BUDGET_LIMITS, QueryBudget, type BudgetLimits } from '../budget/index.ts';
+import type { GraphView, NodeRecord, TransactCommit } from '../engine/index.ts';
 import type { Query } from './ast.ts';
 import { checkQuery } from './check.ts';
 import { runtimeError } from './cypher-error.ts';
-import { runMatch, runSubquery } from './match.ts';
+import { matchAll, runSubquery } from './match.ts';
 import { parseCypher } from './parser.ts';
 import { runReturn } from './project.ts';
+import { ResultJson } from './result-json.ts';
+import { chunksOf, collect } from './row-stream.ts';
 import type { Row, RunContext, SubqueryExpr } from './run-context.ts';
+import { layoutOf, type SlotLayout } from './slots.ts';
+import { StatementCache } from './statement-cache.ts';
 import { PendingWrites, type WriteStats } from './update.ts';
-import { newMap, toJson, type NodeRef, type Value } from './values.ts';
+import { newMap, type NodeRef, type Value } from './values.ts';
+import { isWellFormed } from './well-formed.ts';
 
-/** What the executor needs from the engine: a live view per graph and batch commits. */
+/**
+ * What the executor needs from the engine: reads against one consistent version (they may yield the
+ * event loop), and read-plan-commit steps run in the graph's write queue (see GraphEngine).
+ */
 export interface CypherEngine {
-  view(graph: string): GraphView;
-  commit(batch: BatchRequest): Promise<CommitResult>;
+  read<T>(graph: string, work: (view: GraphView) => Promise<T>): Promise<T>;
+  transact<T>(graph: string, work: (view: GraphView, commit: TransactCommit) => Promise<T>): Promise<T>;
 }
 
 export interface CypherResult {
@@ -29,52 +38,92 @@ export interface CypherResult {
 export interface RunOptions {
   /** Ids for nodes CREATE makes without an `id` key. Default: random UUIDs. */
   newId?: () => string;
+  /** The execution budget of each statement. Default: DEFAULT_BUDGET_LIMITS (the settings' defaults). */
+  limits?: BudgetLimits;
 }
 
 export interface PreparedCypher {
   readonly query: Query;
   /** Whether the statement writes (needs a write scope). */
   readonly writes: boolean;
+  readonly layout: SlotLayout;
 }
 
-/** Parses and checks a statement without running it. */
+/** Prepared statements by text: at most 1000 of them and 4 Mi characters of text in all. */
+const prepared = new StatementCache<PreparedCypher>(1000, 4 * 1024 * 1024);
+
+/** Parses and checks a statement without running it; a text seen before comes from a bounded cache. */
 export function prepareCypher(source: string): PreparedCypher {
+  const cached = prepared.get(source);
+  if (cached !== undefined) return cached;
   const query = parseCypher(source);
   checkQuery(query, source);
-  return { query, writes: query.updating.length > 0 };
+  const statement: PreparedCypher = Object.freeze({ query, writes: query.updating.length > 0, layout: layoutOf(query) });
+  prepared.set(source, statement);
+  return statement;
 }
 
-/** A write that lost an optimistic-concurrency race is re-run from a fresh read this many times. */
+/**
+ * A write loses an optimistic-concurrency race only to another instance sharing the storage (writes
+ * of this process queue in the engine); it is re-run from a fresh read this many times in all.
+ */
 const MAX_ATTEMPTS = 3;
 
-/** Turns request parameters (parsed JSON) into runtime values. */
+/**
+ * Turns request parameters (parsed JSON) into runtime values. Refused with TG_VALUE_INVALID naming
+ * where: ill-formed Unicode (a lone surrogate) in any key or string, which no JSON answer could
+ * carry back, and integers beyond ±(2^53−1) (bigint from a lossless parse), which would be rounded.
+ */
 export function toParams(params: Readonly<Record<string, unknown>> | null | undefined): Map<string, Value> {
   const out = new Map<string, Value>();
   if (params === null || params === undefined) return out;
-  for (const [name, value] of Object.entries(params)) out.set(name, fromJson(value, `$${name}`, 0));
+  for (const [name, value] of Object.entries(params)) {
+    if (!isWellFormed(name)) throw illFormed(`$${JSON.stringify(name)}`, `The parameter name ${JSON.stringify(name)}`);
+    out.set(name, fromJson(value, `$${name}`, 0));
+  }
   return out;
+}
+
+function illFormed(where: string, what: string): ToolgraphError {
+  return new ToolgraphError('TG_VALUE_INVALID', `${what} is not well-formed Unicode (it holds a lone surrogate); send text as valid UTF-16/UTF-8.`, {
+    details: { where },
+  });
 }
 
 function fromJson(value: unknown, path: string, depth: number): Value {
   if (depth > 64) throw runtimeError(`Parameter ${path} nests deeper than 64 levels.`);
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'string') {
+    if (!isWellFormed(value)) throw illFormed(path, `Parameter ${path}`);
+    return value;
+  }
+  if (value === null || typeof value === 'boolean') return value;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw runtimeError(`Parameter ${path} is not a finite number.`);
     return value;
   }
+  if (typeof value === 'bigint') {
+    throw new ToolgraphError('TG_VALUE_INVALID', `Parameter ${path} is the integer ${value}, outside ±9007199254740991: numbers are 64-bit floats here, so it would lose digits. Send it as a string.`, {
+      details: { where: path, got: value.toString() },
+    });
+  }
   if (Array.isArray(value)) return value.map((item, i) => fromJson(item, `${path}[${i}]`, depth + 1));
   if (typeof value === 'object') {
     const out = newMap();
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = fromJson(v, `${path}.${k}`, depth + 1);
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      if (!isWellFormed(k)) throw illFormed(`${path}.${JSON.stringify(k)}`, `A key of parameter ${path} (${JSON.stringify(k)})`);
+      out[k] = fromJson(v, `${path}.${k}`, depth + 1);
+    }
     return out;
   }
   throw runtimeError(`Parameter ${path} is a ${typeof value}, which JSON cannot carry.`);
 }
 
-function makeContext(view: GraphView, params: ReadonlyMap<string, Value>, resolve: (ref: NodeRef) => NodeRecord | null): RunContext {
+function makeContext(view: GraphView, params: ReadonlyMap<string, Value>, statement: PreparedCypher, budget: QueryBudget, resolve: (ref: NodeRef) => NodeRecord | null): RunContext {
   const ctx: RunContext = {
     view,
     params,
+    layout: statement.layout,
+    budget,
     resolve,
     prepared: new Map(),
     subquery: (expr: SubqueryExpr, row: Row) => runSubquery(expr, [row], ctx)[0]!,
@@ -83,61 +132,62 @@ function makeContext(view: GraphView, params: ReadonlyMap<string, Value>, resolv
   return ctx;
 }
 
-function output(projection: { columns: string[]; rows: Value[][] }, resolve: (ref: NodeRef) => NodeRecord | null): { columns: string[]; rows: unknown[][] } {
-  return { columns: projection.columns, rows: projection.rows.map((row) => row.map((v) => toJson(v, resolve))) };
-}
-
 /**
- * Runs one statement on one graph. Reads happen in one synchronous pass over the live view (one
- * version). A write statement becomes exactly one batch committed with the read version as its
- * expected version; RETURN then reads the committed state.
+ * Runs one statement on one graph and answers its result as RFC 8785 canonical JSON text
+ * (`{"columns", "rows", "stats"?, "version"}`), written as rows are produced. Every statement runs
+ * under an execution budget (rows, result bytes, time) and yields the event loop as it goes.
+ * A read runs against one version of the graph. A write statement becomes exactly one batch: its
+ * read, plan and commit run in the graph's write queue, so writers of this process queue instead of
+ * conflicting; RETURN then reads the committed state.
  */
-export async function runCypher(engine: CypherEngine, graph: string, statement: string | PreparedCypher, params?: Readonly<Record<string, unknown>> | null, options: RunOptions = {}): Promise<CypherResult> {
+export async function runCypherJson(engine: CypherEngine, graph: string, statement: string | PreparedCypher, params?: Readonly<Record<string, unknown>> | null, options: RunOptions = {}): Promise<string> {
   const prepared = typeof statement === 'string' ? prepareCypher(statement) : statement;
   const values = toParams(params);
-  const { query } = prepared;
-  if (!prepared.writes) return runRead(engine.view(graph), query, values);
+  const limits = options.limits ?? DEFAULT_BUDGET_LIMITS;
+  if (!prepared.writes) return engine.read(graph, (view) => runRead(view, prepared, values, limits));
   for (let attempt = 1; ; attempt++) {
     try {
-      return await runWrite(engine, graph, query, values, options);
+      return await engine.transact(graph, (view, commit) => runWrite(view, commit, prepared, values, limits, options.newId));
     } catch (error) {
-      if (attempt < MAX_ATTEMPTS && isToolgraphError(error) && error.code === 'TG_VERSION_CONFLICT') continue;
+      if (attempt < MAX_ATTEMPTS && isToolgraphError(error) && error.code === 'TG_VERSION_CONFLICT') {
+        // Give the follower a moment to apply the other instance's batch before reading again.
+        await new Promise((resolve) => setTimeout(resolve, 5 * 2 ** attempt * (0.5 + Math.random())));
+        continue;
+      }
       throw error;
     }
   }
 }
 
-function matchAll(query: Query, ctx: RunContext): Row[] {
-  let rows: Row[] = [new Map()];
-  for (const clause of query.reading) rows = runMatch(clause, rows, ctx);
-  return rows;
+/** As `runCypherJson`, with the result parsed. */
+export async function runCypher(engine: CypherEngine, graph: string, statement: string | PreparedCypher, params?: Readonly<Record<string, unknown>> | null, options: RunOptions = {}): Promise<CypherResult> {
+  return JSON.parse(await runCypherJson(engine, graph, statement, params, options)) as CypherResult;
 }
 
-function runRead(view: GraphView, query: Query, params: ReadonlyMap<string, Value>): CypherResult {
+async function runRead(view: GraphView, statement: PreparedCypher, params: ReadonlyMap<string, Value>, limits: BudgetLimits): Promise<string> {
+  const budget = new QueryBudget(limits);
   const resolve = (ref: NodeRef): NodeRecord | null => ref.record;
-  const ctx = makeContext(view, params, resolve);
-  const rows = matchAll(query, ctx);
-  const projection = runReturn(query.returns!, rows, ctx);
-  return { ...output(projection, resolve), version: view.version };
+  const ctx = makeContext(view, params, statement, budget, resolve);
+  const out = new ResultJson(resolve, budget);
+  const columns = await runReturn(statement.query.returns!, matchAll(statement.query, ctx), ctx, out);
+  return out.finish(columns, view.version);
 }
 
-async function runWrite(engine: CypherEngine, graph: string, query: Query, params: ReadonlyMap<string, Value>, options: RunOptions): Promise<CypherResult> {
-  const view = engine.view(graph);
-  const readVersion = view.version;
-  const pending = new PendingWrites(view, options.newId);
-  const ctx = makeContext(view, params, (ref) => pending.resolve(ref));
-  let rows = matchAll(query, ctx);
+async function runWrite(view: GraphView, commit: TransactCommit, statement: PreparedCypher, params: ReadonlyMap<string, Value>, limits: BudgetLimits, newId: (() => string) | undefined): Promise<string> {
+  const { query } = statement;
+  const budget = new QueryBudget(limits);
+  const pending = new PendingWrites(view, newId);
+  const ctx = makeContext(view, params, statement, budget, (ref) => pending.resolve(ref));
+  let rows = await collect(matchAll(query, ctx), budget);
   for (const clause of query.updating) rows = pending.run(clause, rows, ctx);
-  let version = readVersion;
-  if (pending.mutations.length > 0) {
-    const committed = await engine.commit({ graph, expectedVersion: readVersion, mutations: pending.mutations });
-    version = committed.version;
-  }
-  if (query.returns === null) return { columns: [], rows: [], version, stats: pending.stats };
-  // RETURN reads what was committed: nodes by id from the live view (null once deleted).
-  const after = engine.view(graph);
-  const resolve = (ref: NodeRef): NodeRecord | null => after.node(ref.id) ?? null;
-  const post = makeContext(after, params, resolve);
-  const projection = runReturn(query.returns, rows, post);
-  return { ...output(projection, resolve), version, stats: pending.stats };
+  let version = view.version;
+  // No expected version: inside the queue, the plan was made on the version it commits on.
+  if (pending.mutations.length > 0) version = (await commit({ mutations: pending.mutations })).version;
+  // RETURN reads what was committed: nodes by id from the view (null once deleted).
+  const resolve = (ref: NodeRef): NodeRecord | null => view.node(ref.id) ?? null;
+  const out = new ResultJson(resolve, budget);
+  if (query.returns === null) return out.finish([], version, pending.stats);
+  const post = makeContext(view, params, statement, budget, resolve);
+  const columns = await runReturn(query.returns, chunksOf(rows), post, out);
+  return out.finish(columns, version, pending.stats);
 }

@@ -1,5 +1,5 @@
 export { parseCypher } from './parser.ts';
-export { prepareCypher, runCypher, toParams } from './execute.ts';
+export { prepareCypher, runCypher, runCypherJson, toParams } from './execute.ts';
 export type { CypherEngine, CypherResult, PreparedCypher, RunOptions } from './execute.ts';
 export type { WriteStats } from './update.ts';
 export { MAX_NESTING, MAX_QUERY_BYTES } from './limits.ts';

@@ -1,5 +1,6 @@
-import { positionOf, syntaxError, syntaxProblem, unsupported } from './cypher-error.ts';
+import { positionOf, syntaxError, syntaxProblem, unsupported, valueInvalid } from './cypher-error.ts';
 import { MAX_NESTING, MAX_QUERY_BYTES, tooDeep, tooLong } from './limits.ts';
+import { loneSurrogateAt } from './well-formed.ts';
 
 export type TokenKind = 'ident' | 'quoted' | 'string' | 'number' | 'parameter' | 'symbol' | 'eof';
 
@@ -37,6 +38,8 @@ function token(kind: TokenKind, text: string, offset: number, end: number, value
 export function lex(source: string): Lexed {
   const bytes = Buffer.byteLength(source, 'utf8');
   if (bytes > MAX_QUERY_BYTES) throw tooLong(bytes);
+  const lone = loneSurrogateAt(source);
+  if (lone !== -1) throw valueInvalid(source, lone, `the text holds a lone surrogate (\\u${source.charCodeAt(lone).toString(16).toUpperCase()}), which is not well-formed Unicode.`);
   const tokens: Token[] = [];
   // Open delimiters, only to enforce the nesting limit while lexing.
   const open: number[] = [];
@@ -215,6 +218,17 @@ function readString(source: string, start: number): [string, number] {
       }
       const code = Number.parseInt(hex, 16);
       if (code > 0x10ffff) throw syntaxProblem(source, i, `\\${e}${hex} is not a Unicode code point.`);
+      if (code >= 0xd800 && code <= 0xdfff) {
+        // A high surrogate escape followed by a low one is one character (as JSON and Java write it); alone, either is ill-formed.
+        const low = /^\\u([0-9a-fA-F]{4})/.exec(source.slice(i + 2 + width, i + 8 + width));
+        const lowCode = low && width === 4 ? Number.parseInt(low[1]!, 16) : -1;
+        if (code > 0xdbff || lowCode < 0xdc00 || lowCode > 0xdfff) {
+          throw valueInvalid(source, i, `\\${e}${hex} is a lone surrogate, not a character: strings must be well-formed Unicode (write the character itself, a code point escape such as \\U0001F600, or a high and low surrogate escape pair).`);
+        }
+        out += String.fromCharCode(code, lowCode);
+        i += 2 + width + 6;
+        continue;
+      }
       out += String.fromCodePoint(code);
       i += 2 + width;
       continue;

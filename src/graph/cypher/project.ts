@@ -1,22 +1,26 @@
-import type { Expr, ReturnClause } from './ast.ts';
+import type { Expr, ReturnClause, ReturnItem } from './ast.ts';
+import { Accumulator, type AggregateCall } from './aggregate.ts';
 import { runtimeError } from './cypher-error.ts';
 import { evaluate } from './evaluate.ts';
-import { functionSpec } from './functions.ts';
-import { prepareSubqueries } from './match.ts';
-import type { Row, RunContext } from './run-context.ts';
-import { compareCodePoints, compareValues, typeName, valueKey, type Value } from './values.ts';
 import { forEachOperand } from './expr-operands.ts';
+import { functionSpec } from './functions.ts';
+import { emptyRow, prepareSubqueries } from './match.ts';
+import type { Chunk, ChunkStream } from './row-stream.ts';
+import { slotOf, type Row, type RunContext } from './run-context.ts';
+import { compareCodePoints, compareValues, typeName, valueKey, type Value } from './values.ts';
 
-export interface Projection {
-  readonly columns: string[];
-  readonly rows: Value[][];
+/** Where RETURN writes its rows, in order. */
+export interface RowSink {
+  push(values: readonly Value[]): void;
 }
 
-interface Projected {
-  values: Value[];
-  /** The bindings ORDER BY may still read: the row itself, or a group's first row. */
-  source: Row;
-  aggregates: ReadonlyMap<Expr, Value> | null;
+/** A projected row on its way to ORDER BY: its values (some computed late), the row they came from. */
+interface Entry {
+  readonly values: (Value | undefined)[];
+  readonly source: Row;
+  readonly aggregates: ReadonlyMap<Expr, Value> | null;
+  keys: Value[];
+  readonly seq: number;
 }
 
 /** The same expression, ignoring where it was written. */
@@ -29,163 +33,392 @@ function isAggregateCall(expr: Expr): boolean {
 }
 
 /** Aggregate calls in an expression (never nested: the parser refuses an aggregate inside another). */
-function collectAggregates(expr: Expr, out: Extract<Expr, { kind: 'call' }>[]): void {
+function collectAggregates(expr: Expr, out: AggregateCall[]): void {
   if (expr.kind === 'call' && isAggregateCall(expr)) out.push(expr);
   else forEachOperand(expr, (operand) => collectAggregates(operand, out));
 }
 
-function aggregate(call: Extract<Expr, { kind: 'call' }>, rows: readonly Row[], ctx: RunContext): Value {
-  if (call.star) return rows.length;
-  let values: Value[] = [];
-  for (const row of rows) {
-    const v = evaluate(call.args[0]!, row, ctx);
-    if (v !== null) values.push(v);
-  }
-  if (call.distinct) {
-    const seen = new Set<string>();
-    values = values.filter((v) => {
-      const k = valueKey(v);
-      if (seen.has(k)) return false;
-      seen.add(k);
-      return true;
-    });
-  }
-  switch (call.name) {
-    case 'count': return values.length;
-    case 'collect': return values;
-    case 'sum':
-    case 'avg': {
-      let total = 0;
-      for (const v of values) {
-        if (typeof v !== 'number') throw runtimeError(`Type error in ${call.name}(): expected numbers, got ${typeName(v)}.`);
-        total += v;
-      }
-      if (call.name === 'sum') return total;
-      return values.length === 0 ? null : total / values.length;
-    }
-    case 'min':
-    case 'max': {
-      let best: Value = null;
-      for (const v of values) {
-        if (best === null) best = v;
-        else {
-          const c = compareValues(v, best);
-          if (call.name === 'min' ? c < 0 : c > 0) best = v;
-        }
-      }
-      return best;
-    }
-    default:
-      throw runtimeError(`${call.name}() is not an aggregate.`);
-  }
-}
-
 function nonNegativeInteger(expr: Expr | null, what: string, ctx: RunContext): number | null {
   if (expr === null) return null;
-  const v = evaluate(expr, new Map(), ctx);
+  const v = evaluate(expr, emptyRow(ctx), ctx);
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
     throw runtimeError(`${what} needs a non-negative integer, got ${v === null ? 'null' : typeName(v)} ${typeof v === 'number' ? v : ''}`.trim() + '.');
   }
   return v;
 }
 
-/** Projects rows through RETURN: grouping and aggregates, DISTINCT, ORDER BY, SKIP and LIMIT. */
-export function runReturn(clause: ReturnClause, rows: readonly Row[], ctx: RunContext): Projection {
-  const items = clause.star
-    ? [...(rows[0]?.keys() ?? [])].sort(compareCodePoints).map((name) => ({ expr: { kind: 'variable', name, offset: clause.offset } as Expr, name, aliased: false }))
-    : clause.items;
-  const columns = items.map((i) => i.name);
-  const sortExprs = clause.orderBy.map((s) => s.expr);
-  prepareSubqueries([...items.map((i) => i.expr), ...sortExprs], rows, ctx);
+/** What RETURN does, worked out once per statement (the statement cache keeps the clause alive). */
+interface ProjectionPlan {
+  readonly items: readonly ReturnItem[];
+  /** Every item's index. */
+  readonly all: readonly number[];
+  readonly columns: string[];
+  readonly exprs: readonly Expr[];
+  readonly aggregateCalls: readonly AggregateCall[];
+  /** Items without aggregates: the grouping keys when there are aggregates. */
+  readonly keyItems: readonly number[];
+  readonly sortKeys: readonly SortKey[];
+  /** What ORDER BY reads before it chooses rows (every item under DISTINCT). */
+  readonly early: readonly number[];
+  readonly earlyExprs: readonly Expr[];
+}
 
-  const aggregateCalls: Extract<Expr, { kind: 'call' }>[] = [];
-  for (const e of [...items.map((i) => i.expr), ...sortExprs]) collectAggregates(e, aggregateCalls);
-  let projected: Projected[];
-  if (aggregateCalls.length === 0) {
-    projected = rows.map((row) => ({ values: items.map((i) => evaluate(i.expr, row, ctx)), source: row, aggregates: null }));
-  } else {
-    const keyItems = items.map((item, index) => ({ item, index })).filter(({ item }) => {
-      const found: Extract<Expr, { kind: 'call' }>[] = [];
-      collectAggregates(item.expr, found);
-      return found.length === 0;
-    });
-    const groups = new Map<string, { rows: Row[]; keys: Value[] }>();
-    for (const row of rows) {
-      const keys = keyItems.map(({ item }) => evaluate(item.expr, row, ctx));
-      const k = keys.map(valueKey).join('\u0000');
-      const group = groups.get(k);
-      if (group) group.rows.push(row);
-      else groups.set(k, { rows: [row], keys });
+const plans = new WeakMap<ReturnClause, ProjectionPlan>();
+
+function planOf(clause: ReturnClause, items: readonly ReturnItem[]): ProjectionPlan {
+  const exprs = items.map((i) => i.expr);
+  const aggregateCalls: AggregateCall[] = [];
+  for (const e of [...exprs, ...clause.orderBy.map((s) => s.expr)]) collectAggregates(e, aggregateCalls);
+  const keyItems: number[] = [];
+  items.forEach((item, i) => {
+    const found: AggregateCall[] = [];
+    collectAggregates(item.expr, found);
+    if (found.length === 0) keyItems.push(i);
+  });
+  const sortKeys = sortKeysOf(clause, items);
+  const early = clause.distinct ? items.map((_, i) => i) : itemsForKeys(sortKeys);
+  const earlyExprs = [...early.map((i) => items[i]!.expr), ...sortKeys.flatMap((k) => ('expr' in k ? [k.expr] : []))];
+  return { items, all: items.map((_, i) => i), columns: items.map((i) => i.name), exprs, aggregateCalls, keyItems, sortKeys, early, earlyExprs };
+}
+
+/**
+ * The next chunk with rows (null at the end), pausing between chunks when the budget's slice is used
+ * up. Synchronous unless a pause is due: most statements never wait on a promise here.
+ */
+function nextChunk(source: ChunkStream, ctx: RunContext): Chunk | null | Promise<Chunk | null> {
+  for (;;) {
+    if (ctx.budget.yieldDue) return ctx.budget.pause().then(() => nextChunk(source, ctx));
+    const next = source.next();
+    if (next.done) return null;
+    if (next.value.rows.length > 0) return next.value;
+  }
+}
+
+/**
+ * Projects a stream of rows through RETURN into `sink`: grouping and aggregates, DISTINCT, ORDER BY,
+ * SKIP and LIMIT; answers the column names. Without aggregates or ORDER BY, rows stream straight
+ * through and LIMIT stops the matching. ORDER BY with LIMIT keeps only the best SKIP + LIMIT rows
+ * while matching (top-k) and computes the other columns for those alone. Aggregates are folded as
+ * rows stream by, so groups never hold their rows.
+ */
+export async function runReturn(clause: ReturnClause, source: ChunkStream, ctx: RunContext, sink: RowSink): Promise<string[]> {
+  const skip = nonNegativeInteger(clause.skip, 'SKIP', ctx) ?? 0;
+  const limit = nonNegativeInteger(clause.limit, 'LIMIT', ctx);
+  let first: Chunk | null = null;
+  let plan = plans.get(clause);
+  if (clause.star) {
+    // RETURN * lists the variables bound in the rows, by name in code-point order.
+    const next = nextChunk(source, ctx);
+    first = next instanceof Promise ? await next : next;
+    const row = first?.rows[0];
+    const names = row === undefined ? [] : ctx.layout.names.filter((_, slot) => row[slot] !== undefined).sort(compareCodePoints);
+    plan = planOf(clause, names.map((name) => ({ expr: { kind: 'variable', name, offset: clause.offset } as Expr, name, aliased: false })));
+  } else if (plan === undefined) plans.set(clause, (plan = planOf(clause, clause.items)));
+  try {
+    if (plan.aggregateCalls.length > 0) await aggregateRows(clause, plan, source, first, ctx, sink, skip, limit);
+    else if (clause.orderBy.length > 0) await sortRows(clause, plan, source, first, ctx, sink, skip, limit);
+    else await streamRows(clause, plan, source, first, ctx, sink, skip, limit);
+  } finally {
+    // Stops the matching when LIMIT (or an error) ends the projection early.
+    source.return();
+  }
+  return plan.columns;
+}
+
+async function streamRows(clause: ReturnClause, plan: ProjectionPlan, source: ChunkStream, first: Chunk | null, ctx: RunContext, sink: RowSink, skip: number, limit: number | null): Promise<void> {
+  const exprs = plan.exprs;
+  const seen = clause.distinct ? new Set<string>() : null;
+  let passed = 0;
+  let emitted = 0;
+  if (limit === 0) return;
+  for (let chunk: Chunk | null = first; ; chunk = null) {
+    if (chunk === null) {
+      const next = nextChunk(source, ctx);
+      chunk = next instanceof Promise ? await next : next;
     }
-    // With no grouping keys, aggregates over zero rows still give one row (count 0, collect []).
-    if (groups.size === 0 && keyItems.length === 0) groups.set('', { rows: [], keys: [] });
-    projected = [];
-    for (const group of groups.values()) {
-      const aggregates = new Map<Expr, Value>();
-      for (const call of aggregateCalls) aggregates.set(call, aggregate(call, group.rows, ctx));
-      const source = group.rows[0] ?? new Map<string, Value>();
-      const saved = ctx.aggregates;
-      ctx.aggregates = aggregates;
-      try {
-        const values = items.map((item, index) => {
-          const keyed = keyItems.findIndex((k) => k.index === index);
-          return keyed === -1 ? evaluate(item.expr, source, ctx) : group.keys[keyed]!;
-        });
-        projected.push({ values, source, aggregates });
-      } finally {
-        ctx.aggregates = saved;
+    if (chunk === null) break;
+    let rows = chunk.rows;
+    // Without DISTINCT each row is either skipped or emitted: compute no more than LIMIT needs.
+    if (seen === null && limit !== null && rows.length > skip + limit - passed) rows = rows.slice(0, skip + limit - passed);
+    prepareSubqueries(exprs, rows, ctx);
+    for (const row of rows) {
+      const values = new Array<Value>(exprs.length);
+      for (let i = 0; i < exprs.length; i++) values[i] = evaluate(exprs[i]!, row, ctx);
+      if (seen !== null) {
+        const key = values.map(valueKey).join('\u0000');
+        if (seen.has(key)) continue;
+        seen.add(key);
       }
+      if (passed++ < skip) continue;
+      sink.push(values);
+      emitted++;
+      if (limit !== null && emitted >= limit) return;
     }
   }
+}
 
+/**
+ * How an ORDER BY item finds its value: a returned column (by expression or alias), or evaluated
+ * over the row with the aliases it mentions in scope.
+ */
+type SortKey = { readonly item: number } | { readonly expr: Expr; readonly aliases: readonly number[] };
+
+/** Every variable name mentioned in `expr`, at any depth. */
+function mentions(expr: Expr, out: Set<string>): Set<string> {
+  if (expr.kind === 'variable') out.add(expr.name);
+  else if (expr.kind === 'mapProjection') {
+    out.add(expr.variable);
+    for (const item of expr.items) {
+      if (item.kind === 'variableSelector') out.add(item.name);
+      if (item.kind === 'literalEntry') mentions(item.value, out);
+    }
+  } else if (expr.kind === 'patternComprehension' || expr.kind === 'patternPredicate') {
+    for (const node of [expr.pattern.start, ...expr.pattern.steps.map((s) => s.node)]) {
+      if (node.variable !== null) out.add(node.variable);
+      if (node.properties !== null) mentions(node.properties, out);
+    }
+    if (expr.kind === 'patternComprehension') {
+      if (expr.where !== null) mentions(expr.where, out);
+      mentions(expr.projection, out);
+    }
+  } else forEachOperand(expr, (operand) => mentions(operand, out));
+  return out;
+}
+
+function sortKeysOf(clause: ReturnClause, items: readonly ReturnItem[]): SortKey[] {
+  const itemKeys = items.map((i) => exprKey(i.expr));
+  return clause.orderBy.map((s) => {
+    const same = itemKeys.indexOf(exprKey(s.expr));
+    if (same !== -1) return { item: same };
+    if (s.expr.kind === 'variable') {
+      const name = s.expr.name;
+      const alias = items.findIndex((i) => i.aliased && i.name === name);
+      if (alias !== -1) return { item: alias };
+    }
+    const names = mentions(s.expr, new Set());
+    const aliases: number[] = [];
+    items.forEach((item, i) => {
+      if (item.aliased && names.has(item.name)) aliases.push(i);
+    });
+    return { expr: s.expr, aliases };
+  });
+}
+
+function compareEntries(clause: ReturnClause): (a: Entry, b: Entry) => number {
+  const order = clause.orderBy;
+  return (a, b) => {
+    for (let i = 0; i < order.length; i++) {
+      const c = compareValues(a.keys[i]!, b.keys[i]!);
+      if (c !== 0) return order[i]!.descending ? -c : c;
+    }
+    // Ties keep match order.
+    return a.seq - b.seq;
+  };
+}
+
+/** Computes the missing values of the given items for every entry (their subqueries in bulk). */
+function fill(entries: readonly Entry[], items: readonly ReturnItem[], which: readonly number[], ctx: RunContext): void {
+  if (which.length === 0 || entries.length === 0) return;
+  const missing = which.filter((i) => entries.some((e) => e.values[i] === undefined));
+  if (missing.length === 0) return;
+  prepareSubqueries(missing.map((i) => items[i]!.expr), entries.map((e) => e.source), ctx);
+  for (const entry of entries) {
+    for (const i of missing) if (entry.values[i] === undefined) entry.values[i] = evaluate(items[i]!.expr, entry.source, ctx);
+  }
+}
+
+/** The ORDER BY values of an entry, with RETURN's aliases in scope and the group's aggregates. */
+function sortValues(keys: readonly SortKey[], entry: Entry, items: readonly ReturnItem[], ctx: RunContext): Value[] {
+  const out: Value[] = [];
+  for (const key of keys) {
+    if ('item' in key) {
+      out.push(entry.values[key.item]!);
+      continue;
+    }
+    // The row itself (its subqueries prepared), or a copy with the aliases the expression mentions.
+    let scope: Row = entry.source;
+    if (key.aliases.length > 0) {
+      const s = entry.source.slice();
+      for (const i of key.aliases) s[slotOf(ctx, items[i]!.name)] = entry.values[i]!;
+      scope = s;
+    }
+    const saved = ctx.aggregates;
+    ctx.aggregates = entry.aggregates;
+    try {
+      out.push(evaluate(key.expr, scope, ctx));
+    } finally {
+      ctx.aggregates = saved;
+    }
+  }
+  return out;
+}
+
+/** Items ORDER BY reads before choosing rows: those it names, and the aliases its expressions mention. */
+function itemsForKeys(keys: readonly SortKey[]): number[] {
+  const needed = new Set<number>();
+  for (const key of keys) {
+    if ('item' in key) needed.add(key.item);
+    else for (const i of key.aliases) needed.add(i);
+  }
+  return [...needed];
+}
+
+function emit(entries: readonly Entry[], sink: RowSink, skip: number, limit: number | null): void {
+  const end = limit === null ? entries.length : Math.min(entries.length, skip + limit);
+  for (let i = skip; i < end; i++) sink.push(entries[i]!.values as Value[]);
+}
+
+/** ORDER BY without aggregates: all rows, or the best SKIP + LIMIT of them kept in a bounded heap. */
+async function sortRows(clause: ReturnClause, plan: ProjectionPlan, source: ChunkStream, first: Chunk | null, ctx: RunContext, sink: RowSink, skip: number, limit: number | null): Promise<void> {
+  const { items, sortKeys: keys, early, earlyExprs } = plan;
+  const compare = compareEntries(clause);
+  const seen = clause.distinct ? new Set<string>() : null;
+  const heap = limit === null || clause.distinct ? null : new TopK(skip + limit, compare);
+  const kept: Entry[] = [];
+  let seq = 0;
+  for (let chunk: Chunk | null = first; ; chunk = null) {
+    if (chunk === null) {
+      const next = nextChunk(source, ctx);
+      chunk = next instanceof Promise ? await next : next;
+    }
+    if (chunk === null) break;
+    prepareSubqueries(earlyExprs, chunk.rows, ctx);
+    for (const row of chunk.rows) {
+      const values = new Array<Value | undefined>(items.length).fill(undefined);
+      for (const i of early) values[i] = evaluate(items[i]!.expr, row, ctx);
+      if (seen !== null) {
+        const key = (values as Value[]).map(valueKey).join('\u0000');
+        if (seen.has(key)) continue;
+        seen.add(key);
+      }
+      const entry: Entry = { values, source: row, aggregates: null, keys: [], seq: seq++ };
+      entry.keys = sortValues(keys, entry, items, ctx);
+      if (heap !== null) heap.offer(entry);
+      else kept.push(entry);
+    }
+  }
+  const chosen = heap !== null ? heap.sorted() : kept.sort(compare);
+  const window = chosen.slice(skip, limit === null ? undefined : skip + limit);
+  fill(window, items, plan.all, ctx);
+  emit(window, sink, 0, null);
+}
+
+interface Group {
+  readonly keys: Value[];
+  readonly source: Row;
+  readonly accumulators: Accumulator[];
+}
+
+async function aggregateRows(clause: ReturnClause, plan: ProjectionPlan, source: ChunkStream, first: Chunk | null, ctx: RunContext, sink: RowSink, skip: number, limit: number | null): Promise<void> {
+  const { items, keyItems, aggregateCalls: calls } = plan;
+  const exprs = [...plan.exprs, ...clause.orderBy.map((s) => s.expr)];
+  const groups = new Map<string, Group>();
+  const accumulators = (): Accumulator[] => calls.map((c) => new Accumulator(c, ctx.layout.countsRows(c)));
+  for (let chunk: Chunk | null = first; ; chunk = null) {
+    if (chunk === null) {
+      const next = nextChunk(source, ctx);
+      chunk = next instanceof Promise ? await next : next;
+    }
+    if (chunk === null) break;
+    prepareSubqueries(exprs, chunk.rows, ctx);
+    if (keyItems.length === 0) {
+      // One group: fold the chunk at once (a count adds the chunk's length).
+      let group = groups.get('');
+      if (group === undefined) groups.set('', (group = { keys: [], source: chunk.rows[0]!, accumulators: accumulators() }));
+      for (const acc of group.accumulators) acc.addAll(chunk.rows, ctx);
+      continue;
+    }
+    for (const row of chunk.rows) {
+      const keys = keyItems.map((i) => evaluate(items[i]!.expr, row, ctx));
+      const k = keys.map(valueKey).join('\u0000');
+      let group = groups.get(k);
+      if (group === undefined) groups.set(k, (group = { keys, source: row, accumulators: accumulators() }));
+      for (const acc of group.accumulators) acc.add(row, ctx);
+    }
+  }
+  // With no grouping keys, aggregates over zero rows still give one row (count 0, collect []).
+  if (groups.size === 0 && keyItems.length === 0) groups.set('', { keys: [], source: emptyRow(ctx), accumulators: accumulators() });
+  let entries: Entry[] = [];
+  let seq = 0;
+  for (const group of groups.values()) {
+    const aggregates = new Map<Expr, Value>();
+    calls.forEach((call, i) => aggregates.set(call, group.accumulators[i]!.result()));
+    const saved = ctx.aggregates;
+    ctx.aggregates = aggregates;
+    try {
+      const values = items.map((item, index) => {
+        const keyed = keyItems.indexOf(index);
+        return keyed === -1 ? evaluate(item.expr, group.source, ctx) : group.keys[keyed]!;
+      });
+      entries.push({ values, source: group.source, aggregates, keys: [], seq: seq++ });
+    } finally {
+      ctx.aggregates = saved;
+    }
+  }
   if (clause.distinct) {
     const seen = new Set<string>();
-    projected = projected.filter((p) => {
-      const k = p.values.map(valueKey).join('\u0000');
+    entries = entries.filter((e) => {
+      const k = (e.values as Value[]).map(valueKey).join('\u0000');
       if (seen.has(k)) return false;
       seen.add(k);
       return true;
     });
   }
-
   if (clause.orderBy.length > 0) {
-    const itemKeys = items.map((i) => exprKey(i.expr));
-    const keyed = projected.map((p) => ({ p, keys: clause.orderBy.map((s) => sortValue(s.expr, p, items, itemKeys, ctx)) }));
-    // Array.prototype.sort is stable, so ties keep match order.
-    keyed.sort((a, b) => {
-      for (let i = 0; i < clause.orderBy.length; i++) {
-        const c = compareValues(a.keys[i]!, b.keys[i]!);
-        if (c !== 0) return clause.orderBy[i]!.descending ? -c : c;
-      }
-      return 0;
-    });
-    projected = keyed.map((k) => k.p);
+    for (const entry of entries) entry.keys = sortValues(plan.sortKeys, entry, items, ctx);
+    entries.sort(compareEntries(clause));
   }
-
-  const skip = nonNegativeInteger(clause.skip, 'SKIP', ctx) ?? 0;
-  const limit = nonNegativeInteger(clause.limit, 'LIMIT', ctx);
-  const window = projected.slice(skip, limit === null ? undefined : skip + limit);
-  return { columns, rows: window.map((p) => p.values) };
+  emit(entries, sink, skip, limit);
 }
 
-/** An ORDER BY key: a returned column when the expression or alias names one, else evaluated over the row with aliases in scope. */
-function sortValue(expr: Expr, p: Projected, items: readonly { expr: Expr; name: string; aliased: boolean }[], itemKeys: readonly string[], ctx: RunContext): Value {
-  const key = exprKey(expr);
-  const same = itemKeys.indexOf(key);
-  if (same !== -1) return p.values[same]!;
-  if (expr.kind === 'variable') {
-    const alias = items.findIndex((i) => i.aliased && i.name === expr.name);
-    if (alias !== -1) return p.values[alias]!;
+/** The best `capacity` entries seen, by `compare` (a max-heap whose root is the worst kept). */
+class TopK {
+  readonly #capacity: number;
+  readonly #compare: (a: Entry, b: Entry) => number;
+  readonly #heap: Entry[] = [];
+
+  constructor(capacity: number, compare: (a: Entry, b: Entry) => number) {
+    this.#capacity = capacity;
+    this.#compare = compare;
   }
-  const scope = new Map(p.source);
-  items.forEach((item, i) => {
-    if (item.aliased) scope.set(item.name, p.values[i]!);
-  });
-  const saved = ctx.aggregates;
-  ctx.aggregates = p.aggregates;
-  try {
-    return evaluate(expr, scope, ctx);
-  } finally {
-    ctx.aggregates = saved;
+
+  offer(entry: Entry): void {
+    const heap = this.#heap;
+    if (this.#capacity === 0) return;
+    if (heap.length < this.#capacity) {
+      heap.push(entry);
+      this.#up(heap.length - 1);
+    } else if (this.#compare(entry, heap[0]!) < 0) {
+      heap[0] = entry;
+      this.#down(0);
+    }
+  }
+
+  sorted(): Entry[] {
+    return [...this.#heap].sort(this.#compare);
+  }
+
+  #up(i: number): void {
+    const heap = this.#heap;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (this.#compare(heap[i]!, heap[parent]!) <= 0) return;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
+    }
+  }
+
+  #down(i: number): void {
+    const heap = this.#heap;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let worst = i;
+      if (l < heap.length && this.#compare(heap[l]!, heap[worst]!) > 0) worst = l;
+      if (r < heap.length && this.#compare(heap[r]!, heap[worst]!) > 0) worst = r;
+      if (worst === i) return;
+      [heap[i], heap[worst]] = [heap[worst]!, heap[i]!];
+      i = worst;
+    }
   }
 }

@@ -3,7 +3,7 @@ import type { EdgeRecord, GraphView, MutationInput, NodeRecord, PropertyValue } 
 import type { CreateClause, DeleteClause, NodePattern, RemoveClause, SetClause, UpdatingClause } from './ast.ts';
 import { runtimeError } from './cypher-error.ts';
 import { evaluate } from './evaluate.ts';
-import type { Row, RunContext } from './run-context.ts';
+import { slotOf, type Row, type RunContext } from './run-context.ts';
 import { EdgeRef, NodeRef, isMap, typeName, type Value, type ValueMap } from './values.ts';
 
 /** What a write statement changed, as Cypher clients know it. */
@@ -49,22 +49,24 @@ export class PendingWrites {
     switch (clause.kind) {
       case 'create': return rows.map((row) => this.create(clause, row, ctx));
       case 'set': for (const row of rows) this.set(clause, row, ctx); return rows;
-      case 'remove': for (const row of rows) this.remove(clause, row); return rows;
+      case 'remove': for (const row of rows) this.remove(clause, row, ctx); return rows;
       case 'delete': this.delete(clause, rows, ctx); return rows;
     }
   }
 
   private create(clause: CreateClause, input: Row, ctx: RunContext): Row {
-    const row = new Map(input);
+    const row = input.slice();
+    ctx.budget.addRows(1);
     const nodeOf = (node: NodePattern): NodeRef => {
-      if (node.variable !== null && row.has(node.variable)) {
-        const bound = row.get(node.variable)!;
+      const slot = node.variable === null ? -1 : slotOf(ctx, node.variable);
+      if (slot >= 0 && row[slot] !== undefined) {
+        const bound = row[slot]!;
         if (!(bound instanceof NodeRef)) throw runtimeError(`CREATE: variable \`${node.variable}\` must be a node to be joined, got ${typeName(bound)}.`);
         this.write(bound, 'CREATE');
         return bound;
       }
       const created = this.createNode(node, row, ctx);
-      if (node.variable !== null) row.set(node.variable, created);
+      if (slot >= 0) row[slot] = created;
       return created;
     };
     for (const pattern of clause.patterns) {
@@ -77,7 +79,7 @@ export class PendingWrites {
         this.#createdEdges.set(edgeKey(edge), edge);
         this.#removedEdges.delete(edgeKey(edge));
         this.stats.relationshipsCreated++;
-        if (step.rel.variable !== null) row.set(step.rel.variable, new EdgeRef(edge));
+        if (step.rel.variable !== null) row[slotOf(ctx, step.rel.variable)] = new EdgeRef(edge);
         previous = next;
       }
     }
@@ -86,7 +88,8 @@ export class PendingWrites {
 
   private createNode(node: NodePattern, row: Row, ctx: RunContext): NodeRef {
     if (node.label === null) throw runtimeError('CREATE: a new node needs a label, like (n:Person).');
-    const props: Record<string, PropertyValue> = {};
+    // No prototype: a key named __proto__ stays a key, so the engine refuses it as SET n.__proto__ is refused.
+    const props = Object.create(null) as Record<string, PropertyValue>;
     let id: string | null = null;
     if (node.properties !== null) {
       const map = evaluate(node.properties, row, ctx);
@@ -112,8 +115,8 @@ export class PendingWrites {
     return new NodeRef(record);
   }
 
-  private target(row: Row, variable: string, where: string): NodeRef | null {
-    const value = row.get(variable);
+  private target(row: Row, variable: string, where: string, ctx: RunContext): NodeRef | null {
+    const value = row[slotOf(ctx, variable)];
     if (value === undefined) throw runtimeError(`${where}: variable \`${variable}\` is not defined.`);
     if (value === null) return null;
     if (value instanceof EdgeRef) throw runtimeError(`${where}: \`${variable}\` is a relationship, and relationships carry no properties.`);
@@ -134,7 +137,7 @@ export class PendingWrites {
 
   private set(clause: SetClause, row: Row, ctx: RunContext): void {
     for (const item of clause.items) {
-      const ref = this.target(row, item.variable, 'SET');
+      const ref = this.target(row, item.variable, 'SET', ctx);
       if (ref === null) continue;
       const record = this.write(ref, 'SET');
       if (item.kind === 'setProperty') {
@@ -151,7 +154,7 @@ export class PendingWrites {
       else if (source instanceof NodeRef) map = (this.resolve(source)?.props ?? {}) as ValueMap;
       else if (isMap(source)) map = source;
       else throw runtimeError(`SET: expected a map or node on the right of ${item.merge ? '+=' : '='}, got ${typeName(source)}.`);
-      const set: Record<string, PropertyValue> = {};
+      const set = Object.create(null) as Record<string, PropertyValue>;
       const unset: string[] = [];
       for (const key of Object.keys(map)) {
         if (key === 'id') throw runtimeError('SET: a node id cannot be changed.');
@@ -165,9 +168,9 @@ export class PendingWrites {
     }
   }
 
-  private remove(clause: RemoveClause, row: Row): void {
+  private remove(clause: RemoveClause, row: Row, ctx: RunContext): void {
     for (const item of clause.items) {
-      const ref = this.target(row, item.variable, 'REMOVE');
+      const ref = this.target(row, item.variable, 'REMOVE', ctx);
       if (ref === null) continue;
       if (item.key === 'id') throw runtimeError('REMOVE: a node id cannot be removed.');
       const record = this.write(ref, 'REMOVE');

@@ -1,4 +1,4 @@
-import type { EdgeRecord, NodeRecord } from '../engine/index.ts';
+import type { EdgeRecord, NodeRecord, Properties } from '../engine/index.ts';
 
 /** A node bound to a variable; properties are read through the run's view so writes show up. */
 export class NodeRef {
@@ -21,6 +21,17 @@ export class EdgeRef {
 export type Value = null | boolean | number | string | NodeRef | EdgeRef | readonly Value[] | ValueMap;
 export interface ValueMap {
   readonly [key: string]: Value;
+}
+
+/**
+ * A node's stored property, or null when it has none. Stored values are scalars or arrays, never
+ * functions or plain objects, so a value of those kinds was inherited (`constructor`, `__proto__`):
+ * cheaper than asking Object.hasOwn on every read.
+ */
+export function storedProperty(props: Properties, key: string): Value {
+  const v = (props as Readonly<Record<string, unknown>>)[key];
+  if (v === undefined || typeof v === 'function' || (typeof v === 'object' && v !== null && !Array.isArray(v))) return null;
+  return v as Value;
 }
 
 export function newMap(): Record<string, Value> {
@@ -108,7 +119,9 @@ export function compareValues(a: Value, b: Value): number {
 
 /**
  * The JSON form of a value: a node is its property map plus `id`, an edge is `{src, tgt, type}`,
- * maps and lists recurse. Key order is settled at serialisation (RFC 8785), not here.
+ * maps and lists recurse. Key order is settled at serialisation (RFC 8785), not here. Results are
+ * written by `canonicalValue` (result-json.ts) without this intermediate form; this is the reference
+ * its property test compares against through `canonicalize`.
  */
 export function toJson(value: Value, resolve: (ref: NodeRef) => NodeRecord | null): unknown {
   if (value === null || typeof value !== 'object') return value;

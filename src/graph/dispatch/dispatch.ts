@@ -1,8 +1,9 @@
 import { ToolgraphError, toToolgraphError } from '../../errors/index.ts';
 import type { Logger } from '../../log/index.ts';
-import { prepareCypher, runCypher, type CypherEngine, type RunOptions } from '../cypher/index.ts';
+import { prepareCypher, runCypherJson, type CypherEngine, type RunOptions } from '../cypher/index.ts';
 import type { NativeRequest } from './native-request.ts';
 import type { NativeErrorDetail, NativeResponse } from './native-response.ts';
+import { RawJson } from './raw-json.ts';
 import { WRITE_SCOPES, readScopes, requireScope, type Principal } from './scopes.ts';
 
 /** One GraphQl call, as the GraphQL surface receives it from dispatch. */
@@ -26,6 +27,7 @@ export interface DispatchDeps {
   readonly graphql?: GraphQlHandler;
   /** Internal faults are logged here (never the query text or graph name). */
   readonly logger?: Logger;
+  /** Cypher options, the execution budget among them. */
   readonly cypher?: RunOptions;
 }
 
@@ -56,7 +58,7 @@ async function run(request: NativeRequest, principal: Principal, deps: DispatchD
     const prepared = prepareCypher(method.Cypher.query);
     if (prepared.writes) requireScope(principal, WRITE_SCOPES, 'A Cypher statement with CREATE, SET, REMOVE or DELETE');
     else requireScope(principal, readScopes('cypher'), 'A Cypher read');
-    return runCypher(deps.engine, request.graph, prepared, method.Cypher.params, deps.cypher);
+    return new RawJson(await runCypherJson(deps.engine, request.graph, prepared, method.Cypher.params, deps.cypher));
   }
   if (deps.graphql === undefined) {
     throw new ToolgraphError('TG_REQUEST_INVALID', 'The GraphQl method is not available yet on this server; send a Cypher method.', {

@@ -1,10 +1,11 @@
+import type { Principal } from '../../auth/index.ts';
 import { ToolgraphError } from '../../errors/index.ts';
 
-/** Who is calling, as the auth layer resolved it. */
-export interface Principal {
-  readonly subject: string;
-  readonly scopes: readonly string[];
-}
+/** Who is calling: defined by the auth layer, which resolves it (re-exported for graph code). */
+export type { Principal } from '../../auth/index.ts';
+
+/** The scopes the graph surfaces understand, as protected resource metadata advertises them (`*` works but is not advertised). */
+export const GRAPH_SCOPES: readonly string[] = ['kg:read', 'kg:write', 'kg:admin', 'query:graphql', 'query:cypher', 'query:*'];
 
 /** Scopes that allow reading with a given query language (its `query:<language>` scope included). */
 export function readScopes(language: 'graphql' | 'cypher'): readonly string[] {

@@ -11,7 +11,7 @@ function describeGot(raw: string): string {
 export function invalidId(field: string, got: string): ToolgraphError {
   return new ToolgraphError('TG_REQUEST_INVALID',
     `${field}: expected a positive unsigned 64-bit integer (1 to ${U64_MAX}) as a JSON integer or a decimal string without leading zeros, got ${describeGot(got)}.`,
-    { details: { field, expected: `integer 1..${U64_MAX}`, got: describeGot(got) } });
+    { details: { field, pointer: `/${field}`, expected: `integer 1..${U64_MAX}`, got: describeGot(got) } });
 }
 
 /**

@@ -1,6 +1,6 @@
-import { ToolgraphError, isToolgraphError } from '../../errors/index.ts';
-import { assertGraphqlName, assertNodeId, describe } from './names.ts';
-import { fits, kindOf } from './property-values.ts';
+import { ToolgraphError, describeValue, isToolgraphError } from '../../errors/index.ts';
+import { assertGraphqlName, assertNodeId } from './names.ts';
+import { kindOf, typeAfter } from './property-values.ts';
 import { freezeProps, type GraphStore } from './graph-store.ts';
 import type { Mutation, PropertyType, PropertyValue } from './types.ts';
 
@@ -37,12 +37,24 @@ function edgeKey(src: string, type: string, tgt: string): string {
  */
 export function planBatch(store: GraphStore, inputs: unknown, newId: () => string): BatchPlan {
   if (!Array.isArray(inputs) || inputs.length === 0) {
-    throw bad(`A batch needs a non-empty list of mutations; got ${describe(inputs)}.`);
+    throw bad(`A batch needs a non-empty list of mutations; got ${describeValue(inputs)}.`);
   }
   /** id → label while it exists in the batch's view, null once deleted in the batch. */
   const nodes = new Map<string, string | null>();
   const deleted = new Set<string>();
   const edges = new Map<string, { src: string; tgt: string; present: boolean }>();
+  /**
+   * node id → keys of `edges` touching it, so a deleteNode visits only its own edges, not the whole
+   * batch's. Built at the batch's first deleteNode: batches without one do not pay for it.
+   */
+  let edgesOf: Map<string, string[]> | null = null;
+  const listEdge = (key: string, src: string, tgt: string): void => {
+    for (const end of src === tgt ? [src] : [src, tgt]) {
+      const keys = edgesOf!.get(end);
+      if (keys) keys.push(key);
+      else edgesOf!.set(end, [key]);
+    }
+  };
   const types = new Map<string, PropertyType>();
 
   const labelOf = (id: string): string | undefined => {
@@ -53,7 +65,7 @@ export function planBatch(store: GraphStore, inputs: unknown, newId: () => strin
   const requireNode = (id: unknown, field: string): string => {
     assertNodeId(id);
     const label = labelOf(id);
-    if (label === undefined) throw new ToolgraphError('TG_NODE_NOT_FOUND', `${field}: no node has id ${describe(id)} in graph "${store.name}".`);
+    if (label === undefined) throw new ToolgraphError('TG_NODE_NOT_FOUND', `${field}: no node has id ${describeValue(id)} in graph "${store.name}".`);
     return label;
   };
   const edgeExists = (src: string, type: string, tgt: string): boolean => {
@@ -66,7 +78,7 @@ export function planBatch(store: GraphStore, inputs: unknown, newId: () => strin
   };
   /** Checks names and types; returns the non-null values (sorted) and the names set to null. */
   const checkProps = (label: string, props: unknown, field: string): { set: Record<string, PropertyValue>; nulls: string[] } => {
-    if (!isPlainObject(props)) throw bad(`${field}: expected an object of property values; got ${describe(props)}.`);
+    if (!isPlainObject(props)) throw bad(`${field}: expected an object of property values; got ${describeValue(props)}.`);
     const set: Record<string, PropertyValue> = {};
     const nulls: string[] = [];
     for (const name of Object.keys(props).sort()) {
@@ -78,15 +90,19 @@ export function planBatch(store: GraphStore, inputs: unknown, newId: () => strin
         continue;
       }
       const typeKey = `${label}\u0000${name}`;
-      const declared = types.get(typeKey) ?? store.cat.typeOf(label, name);
+      const declared = types.get(typeKey) ?? store.types.typeOf(label, name);
       if (declared === undefined) {
         if (kind === 'emptyList') {
           throw new ToolgraphError('TG_VALUE_INVALID', `${field}.${name}: an empty list cannot fix the type of the new property "${name}" of label ${label}; write a non-empty list first.`);
         }
         types.set(typeKey, kind);
-      } else if (!fits(declared, kind)) {
-        throw new ToolgraphError('TG_VALUE_INVALID',
-          `${field}.${name}: property "${name}" of label ${label} is ${declared} (fixed by its first write); got ${kind === 'emptyList' ? 'an empty list' : `${kind} ${describe(value)}`}.`);
+      } else {
+        const after = typeAfter(declared, kind);
+        if (after === undefined) {
+          throw new ToolgraphError('TG_VALUE_INVALID',
+            `${field}.${name}: property "${name}" of label ${label} is ${declared} (fixed by its first write; only Int widens to Float); got ${kind === 'emptyList' ? 'an empty list' : `${kind} ${describeValue(value)}`}.`);
+        }
+        if (after !== declared) types.set(typeKey, after);
       }
       set[name] = value as PropertyValue;
     }
@@ -100,11 +116,11 @@ export function planBatch(store: GraphStore, inputs: unknown, newId: () => strin
     const at = `mutations[${i}]`;
     try {
       if (!isPlainObject(input) || !OPS.includes(input.op as never)) {
-        throw bad(`expected an object with op one of ${OPS.join(', ')}; got ${isPlainObject(input) ? `op ${describe(input.op)}` : describe(input)}.`);
+        throw bad(`expected an object with op one of ${OPS.join(', ')}; got ${isPlainObject(input) ? `op ${describeValue(input.op)}` : describeValue(input)}.`);
       }
       const op = input.op as (typeof OPS)[number];
       for (const key of Object.keys(input)) {
-        if (!FIELDS[op].includes(key)) throw bad(`${op} takes ${FIELDS[op].join(', ')}; got an unknown field ${describe(key)}.`);
+        if (!FIELDS[op].includes(key)) throw bad(`${op} takes ${FIELDS[op].join(', ')}; got an unknown field ${describeValue(key)}.`);
       }
       switch (op) {
         case 'createNode': {
@@ -116,7 +132,7 @@ export function planBatch(store: GraphStore, inputs: unknown, newId: () => strin
           } else {
             assertNodeId(input.id);
             id = input.id;
-            if (labelOf(id) !== undefined) throw new ToolgraphError('TG_NODE_EXISTS', `a node with id ${describe(id)} already exists in graph "${store.name}".`);
+            if (labelOf(id) !== undefined) throw new ToolgraphError('TG_NODE_EXISTS', `a node with id ${describeValue(id)} already exists in graph "${store.name}".`);
           }
           const { set } = checkProps(label, input.props ?? {}, 'props');
           nodes.set(id, label);
@@ -130,7 +146,7 @@ export function planBatch(store: GraphStore, inputs: unknown, newId: () => strin
           const { set, nulls } = checkProps(label, input.set ?? {}, 'set');
           const unset = new Set(nulls);
           if (input.unset !== undefined) {
-            if (!Array.isArray(input.unset)) throw bad(`unset: expected a list of property names; got ${describe(input.unset)}.`);
+            if (!Array.isArray(input.unset)) throw bad(`unset: expected a list of property names; got ${describeValue(input.unset)}.`);
             for (const name of input.unset as unknown[]) {
               assertGraphqlName('property name', name);
               if (Object.hasOwn(set, name)) throw bad(`property "${name}" is both set and unset.`);
@@ -149,7 +165,12 @@ export function planBatch(store: GraphStore, inputs: unknown, newId: () => strin
           const id = input.id as string;
           nodes.set(id, null);
           deleted.add(id);
-          for (const e of edges.values()) if (e.src === id || e.tgt === id) e.present = false;
+          if (edgesOf === null) {
+            edgesOf = new Map();
+            for (const [key, e] of edges) listEdge(key, e.src, e.tgt);
+          }
+          for (const key of edgesOf.get(id) ?? []) edges.get(key)!.present = false;
+          edgesOf.delete(id);
           mutations.push({ op, id });
           ids.push(id);
           break;
@@ -163,9 +184,13 @@ export function planBatch(store: GraphStore, inputs: unknown, newId: () => strin
           const tgt = input.tgt as string;
           const type = input.type;
           if (op === 'removeEdge' && !edgeExists(src, type, tgt)) {
-            throw new ToolgraphError('TG_EDGE_NOT_FOUND', `no ${type} edge from ${describe(src)} to ${describe(tgt)} in graph "${store.name}".`);
+            throw new ToolgraphError('TG_EDGE_NOT_FOUND', `no ${type} edge from ${describeValue(src)} to ${describeValue(tgt)} in graph "${store.name}".`);
           }
-          edges.set(edgeKey(src, type, tgt), { src, tgt, present: op === 'addEdge' });
+          const key = edgeKey(src, type, tgt);
+          // Listed again on every mutation (at most one entry per mutation), so a node deleted,
+          // re-created and linked again in the same batch still finds its new edges.
+          if (edgesOf !== null) listEdge(key, src, tgt);
+          edges.set(key, { src, tgt, present: op === 'addEdge' });
           mutations.push({ op, src, tgt, type });
           ids.push(null);
           break;

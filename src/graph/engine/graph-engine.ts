@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { ToolgraphError, isToolgraphError } from '../../errors/index.ts';
+import { ToolgraphError, describeValue, isToolgraphError } from '../../errors/index.ts';
 import { silentLogger, type Logger } from '../../log/index.ts';
-import type { GraphSnapshot, LogRecord, PersistenceAdapter } from '../persist/index.ts';
+import type { GraphSnapshot, LogRecord, PersistenceAdapter } from './persistence-port.ts';
 import { planBatch } from './batch-plan.ts';
-import { Catalogue } from './catalogue.ts';
+import { GraphTypes } from './graph-types.ts';
 import { ChangeFeed, type ChangeListener } from './change-feed.ts';
 import { GraphStore, freezeProps } from './graph-store.ts';
-import { assertGraphName, describe } from './names.ts';
+import { assertGraphName } from './names.ts';
+import { repairStoredText } from './stored-text.ts';
 import type { GraphView } from './graph-view.ts';
-import type { BatchRequest, CommitResult, CommittedBatch, GraphSummary, NodeRecord, PropertyValue } from './types.ts';
+import type { BatchRequest, CommitResult, CommittedBatch, GraphSummary, MutationInput, NodeRecord, PropertyValue } from './types.ts';
 
 export interface GraphEngineOptions {
   persistence: PersistenceAdapter;
@@ -25,6 +26,25 @@ function storageError(error: unknown, what: string): ToolgraphError {
   return new ToolgraphError('TG_STORAGE_FAILED', `Could not store ${what}; nothing was changed.`, { cause: error });
 }
 
+/** A batch committed from inside `transact`: the graph is the transaction's. */
+export interface TransactBatch {
+  /** When given, the batch commits only if the graph is still at this version (else TG_VERSION_CONFLICT). */
+  readonly expectedVersion?: number;
+  readonly mutations: readonly MutationInput[];
+}
+
+/** Commits one batch from inside `transact`, without leaving the graph's queue; callable once. */
+export type TransactCommit = (batch: TransactBatch) => Promise<CommitResult>;
+
+/** Readers of one graph store that may be suspended between reads (see `read`). */
+interface ReadPins {
+  count: number;
+  /** Set by a commit waiting for the count to reach zero. */
+  drained: (() => void) | null;
+}
+
+const NOTHING_TO_RELEASE = (): void => undefined;
+
 function noNewIds(): string {
   throw new ToolgraphError('TG_STORAGE_CORRUPT', 'A logged createNode has no id.');
 }
@@ -34,14 +54,23 @@ function noNewIds(): string {
  * following through a PersistenceAdapter, and the change feed.
  *
  * A commit validates the whole batch, appends it to the log and applies it to memory only once the
- * append is durable, in one synchronous step. Work on one graph (commits, create, drop, followed
- * records) runs strictly one after another.
+ * append is durable, in one synchronous step. Work on one graph (commits, transactions, create, drop,
+ * followed records) runs strictly one after another.
+ *
+ * Reads that yield the event loop (`read`) see one version: while one runs, a commit to its graph is
+ * durable but waits to be applied until the read ends, and reads that arrive while a commit waits
+ * start after it (so writers are not starved). A long read therefore delays writes to its graph by
+ * at most its own duration, which the query budget bounds. Reads that never yield cost two counter
+ * updates.
  */
 export class GraphEngine {
   readonly feed: ChangeFeed;
   readonly #graphs = new Map<string, GraphStore>();
   readonly #queues = new Map<string, Promise<unknown>>();
   readonly #pendingSnapshots = new Set<Promise<void>>();
+  readonly #pins = new WeakMap<GraphStore, ReadPins>();
+  /** Per graph: resolved once the commit now waiting for readers has been applied. */
+  readonly #gates = new Map<string, Promise<void>>();
   readonly #persistence: PersistenceAdapter;
   readonly #logger: Logger;
   readonly #snapshotEvery: number;
@@ -126,35 +155,63 @@ export class GraphEngine {
   async commit(request: BatchRequest): Promise<CommitResult> {
     this.#checkOpen();
     if (typeof request !== 'object' || request === null) {
-      throw new ToolgraphError('TG_BAD_REQUEST', `A batch must be an object with graph and mutations; got ${describe(request)}.`);
+      throw new ToolgraphError('TG_BAD_REQUEST', `A batch must be an object with graph and mutations; got ${describeValue(request)}.`);
     }
     const name = request.graph;
     assertGraphName(name);
-    const expected = request.expectedVersion;
-    if (expected !== undefined && !(Number.isSafeInteger(expected) && expected >= 0)) {
-      throw new ToolgraphError('TG_BAD_REQUEST', `expectedVersion must be a non-negative integer; got ${describe(expected)}.`);
+    checkExpectedVersion(request.expectedVersion);
+    return this.#serial(name, () => this.#commitInQueue(name, request.expectedVersion, request.mutations));
+  }
+
+  /**
+   * Runs `work` against one consistent version of a graph: commits to the graph are applied only
+   * once it has ended, so `work` may await (and yield the event loop) between reads. `work` must not
+   * commit to the same graph (that commit would wait for this read): use `transact` for read-then-write.
+   */
+  async read<T>(name: string, work: (view: GraphView) => T | Promise<T>): Promise<T> {
+    const gate = this.#gates.get(name);
+    if (gate !== undefined) await gate;
+    const store = this.#store(name);
+    let pins = this.#pins.get(store);
+    if (pins === undefined) this.#pins.set(store, (pins = { count: 0, drained: null }));
+    pins.count++;
+    try {
+      return await work(store);
+    } finally {
+      if (--pins.count === 0 && pins.drained !== null) {
+        const drained = pins.drained;
+        pins.drained = null;
+        drained();
+      }
     }
+  }
+
+  /**
+   * Runs read → plan → commit as one step of the graph's queue: `work` reads the current view, and
+   * may call `commit` once with the batch it planned. Writers in this process thus queue and commit
+   * in order instead of conflicting; without an expected version, a TG_VERSION_CONFLICT can only come
+   * from another instance sharing the storage (PostgreSQL). After `commit`, the view shows the
+   * committed state and no other write can intervene until `work` ends.
+   */
+  async transact<T>(name: string, work: (view: GraphView, commit: TransactCommit) => Promise<T>): Promise<T> {
+    this.#checkOpen();
+    assertGraphName(name);
     return this.#serial(name, async () => {
       const store = this.#store(name);
-      if (expected !== undefined && expected !== store.version) {
-        throw new ToolgraphError('TG_VERSION_CONFLICT',
-          `Graph "${name}" is at version ${store.version}; the batch expected version ${expected}. Nothing was changed; read again and retry.`,
-          { details: { expectedVersion: expected, currentVersion: store.version } });
-      }
-      const plan = planBatch(store, request.mutations, this.#newId);
-      const batch: CommittedBatch = {
-        graph: name, version: store.version + 1, mutations: plan.mutations, committedAt: this.#now().toISOString(),
+      let state: 'open' | 'committed' | 'ended' = 'open';
+      const commit: TransactCommit = (batch) => {
+        if (state !== 'open') {
+          return Promise.reject(new ToolgraphError('TG_INTERNAL', state === 'ended' ? 'A transaction committed after it ended.' : 'A transaction committed twice.'));
+        }
+        state = 'committed';
+        checkExpectedVersion(batch.expectedVersion);
+        return this.#commitInQueue(name, batch.expectedVersion, batch.mutations);
       };
       try {
-        await this.#persistence.append({ kind: 'batch', batch });
-      } catch (error) {
-        throw storageError(error, `version ${batch.version} of graph "${name}"`);
+        return await work(store, commit);
+      } finally {
+        state = 'ended';
       }
-      const catalogueChanged = this.#applyBatch(store, batch, true);
-      return {
-        graph: name, version: batch.version, ids: plan.ids, mutations: plan.mutations,
-        catalogueChanged, epoch: store.catalogue.epoch,
-      };
     });
   }
 
@@ -182,8 +239,53 @@ export class GraphEngine {
 
   #store(name: string): GraphStore {
     const store = this.#graphs.get(name);
-    if (!store) throw new ToolgraphError('TG_GRAPH_NOT_FOUND', `No graph is named ${describe(name)}.`);
+    if (!store) throw new ToolgraphError('TG_GRAPH_NOT_FOUND', `No graph is named ${describeValue(name)}.`);
     return store;
+  }
+
+  /** The body of a commit, run inside the graph's queue. */
+  async #commitInQueue(name: string, expected: number | undefined, mutations: readonly MutationInput[]): Promise<CommitResult> {
+    const store = this.#store(name);
+    if (expected !== undefined && expected !== store.version) {
+      throw new ToolgraphError('TG_VERSION_CONFLICT',
+        `Graph "${name}" is at version ${store.version}; the batch expected version ${expected}. Nothing was changed; read again and retry.`,
+        { details: { expectedVersion: expected, currentVersion: store.version } });
+    }
+    const plan = planBatch(store, mutations, this.#newId);
+    const batch: CommittedBatch = {
+      graph: name, version: store.version + 1, mutations: plan.mutations, committedAt: this.#now().toISOString(),
+    };
+    try {
+      await this.#persistence.append({ kind: 'batch', batch });
+    } catch (error) {
+      throw storageError(error, `version ${batch.version} of graph "${name}"`);
+    }
+    const release = await this.#whenUnread(store, name);
+    try {
+      const catalogueChanged = this.#applyBatch(store, batch, true);
+      return {
+        graph: name, version: batch.version, ids: plan.ids, mutations: plan.mutations,
+        catalogueChanged, epoch: store.catalogue.epoch,
+      };
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Resolves once no `read` of this store is in progress; until the returned release is called,
+   * new reads of the graph wait (so a stream of reads cannot starve the write). Immediate when none.
+   */
+  async #whenUnread(store: GraphStore, name: string): Promise<() => void> {
+    const pins = this.#pins.get(store);
+    if (pins === undefined || pins.count === 0) return NOTHING_TO_RELEASE;
+    let open!: () => void;
+    this.#gates.set(name, new Promise<void>((resolve) => { open = resolve; }));
+    await new Promise<void>((resolve) => { pins.drained = resolve; });
+    return () => {
+      this.#gates.delete(name);
+      open();
+    };
   }
 
   #summary(store: GraphStore): GraphSummary {
@@ -246,7 +348,7 @@ export class GraphEngine {
       else this.#graphs.delete(record.graph);
       return;
     }
-    const batch = record.batch;
+    const { batch, repaired } = repairStoredText(record.batch);
     const store = this.#graphs.get(batch.graph);
     const problem = (message: string): void => {
       if (strict) throw new ToolgraphError('TG_STORAGE_CORRUPT', message);
@@ -256,6 +358,10 @@ export class GraphEngine {
     if (batch.version <= store.version) return;
     if (batch.version !== store.version + 1) {
       return problem(`A stored batch has version ${batch.version}, but the graph is at version ${store.version}; records are missing.`);
+    }
+    if (repaired.length > 0) {
+      this.#logger.warn({ version: batch.version, repaired: repaired.length, where: repaired.slice(0, 5) },
+        'a stored batch holds text with lone surrogates (written before they were refused); each is read as U+FFFD');
     }
     try {
       planBatch(store, batch.mutations, noNewIds);
@@ -281,9 +387,23 @@ export class GraphEngine {
   #onFollowed(record: LogRecord): void {
     if (this.#closed) return;
     const name = record.kind === 'batch' ? record.batch.graph : record.graph;
-    void this.#serial(name, async () => this.#replay(record, false, true)).catch((error: unknown) => {
+    void this.#serial(name, async () => {
+      const store = this.#graphs.get(name);
+      const release = record.kind === 'batch' && store !== undefined ? await this.#whenUnread(store, name) : NOTHING_TO_RELEASE;
+      try {
+        this.#replay(record, false, true);
+      } finally {
+        release();
+      }
+    }).catch((error: unknown) => {
       this.#logger.error({ err: error }, 'applying a followed record failed');
     });
+  }
+}
+
+function checkExpectedVersion(expected: unknown): void {
+  if (expected !== undefined && !(Number.isSafeInteger(expected) && (expected as number) >= 0)) {
+    throw new ToolgraphError('TG_BAD_REQUEST', `expectedVersion must be a non-negative integer; got ${describeValue(expected)}.`);
   }
 }
 
@@ -298,7 +418,7 @@ function snapshotOf(store: GraphStore, now: Date): GraphSnapshot {
 }
 
 function restoreSnapshot(snap: GraphSnapshot): GraphStore {
-  const store = new GraphStore(snap.graph, Catalogue.restore(snap.catalogue));
+  const store = new GraphStore(snap.graph, GraphTypes.restore(snap.catalogue));
   for (const n of snap.nodes) store.insertNode(n.id, n.label, freezeProps(n.props as Record<string, PropertyValue>));
   for (const e of snap.edges) {
     const src = store.nodes.get(e.src);

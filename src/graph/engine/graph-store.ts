@@ -1,9 +1,9 @@
 import { ToolgraphError } from '../../errors/index.ts';
-import { Catalogue } from './catalogue.ts';
+import { GraphTypes } from './graph-types.ts';
 import { idSortKey } from './id-order.ts';
-import { kindOf } from './property-values.ts';
+import { kindOf, wellFormedValue } from './property-values.ts';
 import { NodeCell } from './node-cell.ts';
-import { SortedNodes, lowerBound } from './sorted-nodes.ts';
+import { SortedNodes } from './sorted-nodes.ts';
 import type { GraphView } from './graph-view.ts';
 import type {
   Direction, EdgeHit, EdgeRecord, GraphCatalogue, Mutation, NodeRecord, Properties, PropertyType,
@@ -76,12 +76,17 @@ function byStep(a: Step, b: Step): number {
 
 const EMPTY_NODES: readonly NodeRecord[] = Object.freeze([]);
 
-/** Sorted property copy with nulls dropped; frozen so the record readers hold never changes. */
+/**
+ * Sorted property copy with nulls dropped; frozen so the record readers hold never changes. Lone
+ * surrogates become U+FFFD: writes refuse them, so this only repairs data stored before they were
+ * refused (snapshots restore through here).
+ */
 export function freezeProps(props: Record<string, PropertyValue>): Properties {
   const out: Record<string, PropertyValue> = {};
   for (const key of Object.keys(props).sort()) {
-    const v = props[key];
-    if (v === null || v === undefined) continue;
+    const raw = props[key];
+    if (raw === null || raw === undefined) continue;
+    const v = wellFormedValue(raw);
     out[key] = Array.isArray(v) ? Object.freeze([...v]) : v;
   }
   return Object.freeze(out);
@@ -95,15 +100,15 @@ export class GraphStore implements GraphView {
   readonly nodes = new Map<string, NodeCell>();
   readonly #all = new SortedNodes();
   readonly #labels = new Map<string, LabelStore>();
-  cat: Catalogue;
+  readonly types: GraphTypes;
 
-  constructor(name: string, catalogue: Catalogue = new Catalogue()) {
+  constructor(name: string, types: GraphTypes = new GraphTypes()) {
     this.name = name;
-    this.cat = catalogue;
+    this.types = types;
   }
 
   get catalogue(): GraphCatalogue {
-    return this.cat.read();
+    return this.types.read();
   }
 
   get nodeCount(): number {
@@ -115,40 +120,45 @@ export class GraphStore implements GraphView {
   }
 
   labels(): readonly string[] {
-    return this.cat.labelNames();
+    return this.types.labelNames();
   }
 
   // ---- reads -------------------------------------------------------------------------------
 
-  /** The smallest candidate list for a filter, and the filter keys still to check per node. */
-  #candidates(ls: LabelStore, label: string, filter: Filter | undefined): { list: readonly NodeCell[]; check: string[] } {
+  /**
+   * The smallest candidate set for a filter (a label list, an index bucket, or the one node an `id`
+   * filter names), and the filter keys still to check per node.
+   */
+  #candidates(ls: LabelStore, label: string, filter: Filter | undefined): { nodes: SortedNodes | null; check: string[] } {
     const keys = filter ? Object.keys(filter) : [];
-    if (keys.length === 0) return { list: ls.nodes.sorted(), check: keys };
+    if (keys.length === 0) return { nodes: ls.nodes, check: keys };
     if (keys.includes('id')) {
       const want = filter!.id;
       const cell = typeof want === 'string' ? this.nodes.get(want) : undefined;
-      return { list: cell && cell.label === label ? [cell] : [], check: keys };
+      if (!cell || cell.label !== label) return { nodes: null, check: [] };
+      const one = new SortedNodes();
+      one.add(cell);
+      return { nodes: one, check: keys };
     }
-    let best: NodeCell[] | undefined;
+    let best: SortedNodes | undefined;
     let bestKey = '';
     for (const k of keys) {
       const want = filter![k];
       const bucket = this.#index(ls, k).get(want === null ? undefined : want);
-      if (!bucket) return { list: [], check: [] };
-      const list = bucket.sorted();
-      if (!best || list.length < best.length) {
-        best = list;
+      if (!bucket) return { nodes: null, check: [] };
+      if (!best || bucket.size < best.size) {
+        best = bucket;
         bestKey = k;
       }
     }
-    return { list: best!, check: keys.filter((k) => k !== bestKey) };
+    return { nodes: best!, check: keys.length === 1 ? [] : keys.filter((k) => k !== bestKey) };
   }
 
   #index(ls: LabelStore, prop: string): Map<unknown, SortedNodes> {
     let index = ls.indexes.get(prop);
     if (!index) {
       index = new Map();
-      for (const cell of ls.nodes.sorted()) addToIndex(index, bucketKey(cell.props[prop]), cell);
+      for (const cell of ls.nodes.toArray()) addToIndex(index, bucketKey(cell.props[prop]), cell);
       ls.indexes.set(prop, index);
     }
     return index;
@@ -160,50 +170,33 @@ export class GraphStore implements GraphView {
     checkCount('last', last);
     const ls = this.#labels.get(label);
     if (!ls) return [];
-    const { list, check } = this.#candidates(ls, label, filter);
-    const start = after === undefined ? 0 : lowerBound(list, idSortKey(after), false);
-    const end = before === undefined ? list.length : lowerBound(list, idSortKey(before), true);
-    if (start >= end) return [];
-    if (check.length === 0) {
-      if (first !== undefined) return list.slice(start, Math.min(end, start + first));
-      if (last !== undefined) return list.slice(Math.max(start, end - last), end);
-      return list.slice(start, end);
-    }
-    const out: NodeRecord[] = [];
-    if (first === undefined && last !== undefined) {
-      for (let i = end - 1; i >= start && out.length < last; i--) if (matches(list[i]!, filter!, check)) out.push(list[i]!);
-      return out.reverse();
-    }
-    const cap = first ?? Infinity;
-    for (let i = start; i < end && out.length < cap; i++) if (matches(list[i]!, filter!, check)) out.push(list[i]!);
-    return out;
+    const { nodes, check } = this.#candidates(ls, label, filter);
+    if (nodes === null) return [];
+    const keep = check.length === 0 ? undefined : (cell: NodeCell) => matches(cell, filter!, check);
+    return nodes.range(after === undefined ? undefined : idSortKey(after), before === undefined ? undefined : idSortKey(before), first, last, keep);
   }
 
   count(label: string, filter?: Filter): number {
     const ls = this.#labels.get(label);
     if (!ls) return 0;
-    const { list, check } = this.#candidates(ls, label, filter);
-    if (check.length === 0) return list.length;
-    let n = 0;
-    for (let i = 0; i < list.length; i++) if (matches(list[i]!, filter!, check)) n++;
-    return n;
+    const { nodes, check } = this.#candidates(ls, label, filter);
+    if (nodes === null) return 0;
+    return nodes.count(check.length === 0 ? undefined : (cell) => matches(cell, filter!, check));
   }
 
   #steps(cell: NodeCell, edgeType: string | null, direction: Direction): Step[] {
     const steps: Step[] = [];
-    const add = (pairs: readonly (string | NodeCell[])[], out: boolean): void => {
-      for (let i = 0; i < pairs.length; i += 2) {
-        const type = pairs[i] as string;
-        if (edgeType !== null && type !== edgeType) continue;
-        for (const node of pairs[i + 1] as NodeCell[]) {
+    const add = (out: boolean): void => {
+      for (const type of edgeType === null ? (out ? cell.outTypes() : cell.inTypes()) : [edgeType]) {
+        for (const node of out ? cell.outOf(type) : cell.inOf(type)) {
           // A self-loop is one edge: under 'both' take it once, from the out side.
           if (!out && direction === 'both' && node === cell) continue;
           steps.push({ node, type, out });
         }
       }
     };
-    if (direction !== 'in') add(cell.outPairs(), true);
-    if (direction !== 'out') add(cell.inPairs(), false);
+    if (direction !== 'in') add(true);
+    if (direction !== 'out') add(false);
     return steps.sort(byStep);
   }
 
@@ -256,15 +249,12 @@ export class GraphStore implements GraphView {
   }
 
   allNodes(): Iterable<NodeRecord> {
-    return this.#all.sorted().slice();
+    return this.#all.toArray();
   }
 
   *allEdges(): Iterable<EdgeRecord> {
-    for (const cell of this.#all.sorted().slice()) {
-      const pairs = cell.outPairs();
-      const types: string[] = [];
-      for (let i = 0; i < pairs.length; i += 2) types.push(pairs[i] as string);
-      types.sort();
+    for (const cell of this.#all.toArray()) {
+      const types = cell.outTypes().sort();
       for (const type of types) for (const tgt of cell.outOf(type)) yield { src: cell.id, tgt: tgt.id, type };
     }
   }
@@ -288,14 +278,20 @@ export class GraphStore implements GraphView {
     const ls = this.#labelStore(label);
     ls.nodes.add(cell);
     for (const [prop, index] of ls.indexes) addToIndex(index, bucketKey(props[prop]), cell);
-    let changed = this.cat.addLabel(label);
+    let changed = this.types.addLabel(label);
     for (const prop in props) changed = this.#learnType(label, prop, props[prop]!) || changed;
     return changed;
   }
 
+  /** Records a property's type on its first value, and widens Int to Float (see types.ts). */
   #learnType(label: string, prop: string, value: PropertyValue): boolean {
-    if (this.cat.typeOf(label, prop) !== undefined) return false;
-    return this.cat.setType(label, prop, kindOf(value, prop) as PropertyType);
+    const declared = this.types.typeOf(label, prop);
+    if (declared === undefined) return this.types.setType(label, prop, kindOf(value, prop) as PropertyType);
+    if (declared === 'Int') return typeof value === 'number' && !Number.isInteger(value) && this.types.setType(label, prop, 'Float');
+    if (declared === '[Int]') {
+      return Array.isArray(value) && value.some((v) => !Number.isInteger(v)) && this.types.setType(label, prop, '[Float]');
+    }
+    return false;
   }
 
   replaceProps(cell: NodeCell, props: Properties): boolean {
@@ -325,7 +321,7 @@ export class GraphStore implements GraphView {
 
   link(src: NodeCell, tgt: NodeCell, type: string): boolean {
     if (src.link(type, tgt)) this.edgeCount++;
-    return this.cat.addPair(type, src.label, tgt.label);
+    return this.types.addPair(type, src.label, tgt.label);
   }
 
   /** Applies normalised mutations; returns whether the catalogue changed. */

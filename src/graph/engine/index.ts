@@ -5,10 +5,11 @@ export type {
 } from './types.ts';
 export type { GraphView } from './graph-view.ts';
 export { GraphEngine } from './graph-engine.ts';
-export type { GraphEngineOptions } from './graph-engine.ts';
+export type { GraphEngineOptions, TransactBatch, TransactCommit } from './graph-engine.ts';
 export { ChangeFeed } from './change-feed.ts';
 export type { ChangeListener } from './change-feed.ts';
 export { GRAPH_NAME_PATTERN, GRAPHQL_NAME_PATTERN, MAX_NODE_ID_LENGTH, RESERVED_LABELS, assertGraphName, assertGraphqlName, assertNodeId } from './names.ts';
 export { compareIds, idSortKey } from './id-order.ts';
-export { loadJsonl, parseJsonl, withJsonlLine } from './jsonl.ts';
-export type { JsonlMutations } from './jsonl.ts';
+export { kindOf } from './property-values.ts';
+export type { ValueKind } from './property-values.ts';
+export type { GraphSnapshot, LoadedState, LogRecord, PersistenceAdapter } from './persistence-port.ts';

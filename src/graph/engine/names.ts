@@ -1,4 +1,5 @@
-import { ToolgraphError } from '../../errors/index.ts';
+/// <reference lib="es2024.string" />
+import { ToolgraphError, describeValue } from '../../errors/index.ts';
 
 /** Graph names: a letter, then up to 63 letters, digits, `_` or `-` (safe in paths, URLs and SQL). */
 export const GRAPH_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
@@ -8,13 +9,10 @@ export const GRAPHQL_NAME_PATTERN = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 export const MAX_NODE_ID_LENGTH = 256;
 
-/** Ids must be well-formed Unicode: a lone surrogate has no code point to sort by. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 export function assertGraphName(name: unknown): asserts name is string {
   if (typeof name !== 'string' || !GRAPH_NAME_PATTERN.test(name)) {
     throw new ToolgraphError('TG_GRAPH_NAME_INVALID',
-      `Graph name must match ${GRAPH_NAME_PATTERN.source} (a letter, then up to 63 letters, digits, "_" or "-"); got ${describe(name)}.`);
+      `Graph name must match ${GRAPH_NAME_PATTERN.source} (a letter, then up to 63 letters, digits, "_" or "-"); got ${describeValue(name)}.`);
   }
 }
 
@@ -32,30 +30,22 @@ export type NameKind = 'label' | 'property name' | 'edge type';
 export function assertGraphqlName(kind: NameKind, name: unknown): asserts name is string {
   if (typeof name !== 'string' || !GRAPHQL_NAME_PATTERN.test(name) || name.startsWith('__')) {
     throw new ToolgraphError('TG_NAME_INVALID',
-      `${kind === 'edge type' ? 'An' : 'A'} ${kind} must be a GraphQL name (${GRAPHQL_NAME_PATTERN.source}, not starting with "__"); got ${describe(name)}.`);
+      `${kind === 'edge type' ? 'An' : 'A'} ${kind} must be a GraphQL name (${GRAPHQL_NAME_PATTERN.source}, not starting with "__"); got ${describeValue(name)}.`);
   }
   if (kind === 'label' && (RESERVED_LABELS.has(name) || name.startsWith('_'))) {
     throw new ToolgraphError('TG_NAME_INVALID',
-      `The label ${describe(name)} is reserved (${[...RESERVED_LABELS].join(', ')}, or a leading "_") because the GraphQL schema uses it.`);
+      `The label ${describeValue(name)} is reserved (${[...RESERVED_LABELS].join(', ')}, or a leading "_") because the GraphQL schema uses it.`);
   }
   if (kind === 'property name' && name === 'id') {
     throw new ToolgraphError('TG_NAME_INVALID', 'The property name "id" is reserved for the node id; give the id as the node\'s id instead.');
   }
 }
 
+/** Ids must be well-formed Unicode: a lone surrogate has no code point to sort by. */
 export function assertNodeId(id: unknown): asserts id is string {
-  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_NODE_ID_LENGTH || LONE_SURROGATE.test(id)) {
+  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_NODE_ID_LENGTH || !id.isWellFormed()) {
     throw new ToolgraphError('TG_VALUE_INVALID',
-      `A node id must be a string of 1 to ${MAX_NODE_ID_LENGTH} characters of well-formed Unicode; got ${describe(id)}.`);
+      `A node id must be a string of 1 to ${MAX_NODE_ID_LENGTH} characters of well-formed Unicode; got ${describeValue(id)}.`);
   }
 }
 
-/** A short, log-safe rendering of an offending value for error messages. */
-export function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (typeof value === 'string') return value.length > 80 ? `${JSON.stringify(value.slice(0, 80))}… (${value.length} characters)` : JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return `${typeof value} ${String(value)}`;
-  if (Array.isArray(value)) return `a list of ${value.length}`;
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}

@@ -1,7 +1,6 @@
 import type { NodeRecord, Properties } from './types.ts';
 
 const EMPTY: readonly NodeCell[] = Object.freeze([]);
-const NO_PAIRS: readonly (string | NodeCell[])[] = Object.freeze([]);
 
 /** Index of `key` in a key-sorted cell list, or the insertion point as `-(i + 1)`. */
 export function searchCells(list: readonly NodeCell[], key: string): number {
@@ -17,46 +16,201 @@ export function searchCells(list: readonly NodeCell[], key: string): number {
   return -(lo + 1);
 }
 
-type Pairs = (string | NodeCell[])[];
+function byKey(a: NodeCell, b: NodeCell): number {
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
 
 /** Below this length, lists are rebuilt at their exact size: `push` would reserve 17 slots per list. */
 const EXACT_BELOW = 16;
+/** From this length on, a neighbour list becomes a NeighbourSet (a hub's splices would be O(degree) each). */
+const LARGE_FROM = 256;
 
 /**
- * Adds a neighbour to the [type, list] pairs, keeping the list in key order. Answers the pairs to
- * store (a new array when a type is added), or null when the neighbour is already there.
+ * The neighbours of a high-degree node over one edge type. Adds and removes are O(log d) and wait in
+ * two sets; the sorted array readers get is rebuilt on the next read, at a cost no larger than the
+ * reader's own walk over it. So a hub losing its 100k edges one by one costs O(d log d), not O(d²).
  */
-function withNeighbour(pairs: Pairs | null, type: string, cell: NodeCell): Pairs | null {
-  if (pairs === null) return [type, [cell]];
-  for (let i = 0; i < pairs.length; i += 2) {
-    if (pairs[i] !== type) continue;
-    const list = pairs[i + 1] as NodeCell[];
-    const n = list.length;
-    let at = n;
-    if (n > 0 && !(list[n - 1]!.key < cell.key)) {
-      const found = searchCells(list, cell.key);
-      if (found >= 0) return null;
-      at = -found - 1;
-    }
-    if (n >= EXACT_BELOW) list.splice(at, 0, cell);
-    else pairs[i + 1] = at === n ? list.concat(cell) : list.slice(0, at).concat(cell, list.slice(at));
-    return pairs;
+class NeighbourSet {
+  #list: NodeCell[];
+  #added: Set<NodeCell> | null = null;
+  #removed: Set<NodeCell> | null = null;
+
+  constructor(list: NodeCell[]) {
+    this.#list = list;
   }
-  return pairs.concat(type, [[cell]]);
+
+  get size(): number {
+    return this.#list.length - (this.#removed?.size ?? 0) + (this.#added?.size ?? 0);
+  }
+
+  has(cell: NodeCell): boolean {
+    if (this.#added?.has(cell)) return true;
+    if (this.#removed?.has(cell)) return false;
+    const at = searchCells(this.#list, cell.key);
+    return at >= 0 && this.#list[at] === cell;
+  }
+
+  /** False when the cell is already here. */
+  add(cell: NodeCell): boolean {
+    if (this.#removed?.delete(cell)) return true;
+    if (this.has(cell)) return false;
+    const list = this.#list;
+    if (this.#added === null && this.#removed === null && list[list.length - 1]!.key < cell.key) list.push(cell);
+    else (this.#added ??= new Set()).add(cell);
+    return true;
+  }
+
+  /** False when the cell is not here. */
+  delete(cell: NodeCell): boolean {
+    if (this.#added?.delete(cell)) return true;
+    if (!this.has(cell)) return false;
+    (this.#removed ??= new Set()).add(cell);
+    return true;
+  }
+
+  /** The neighbours in key order; shared, do not mutate. */
+  read(): NodeCell[] {
+    const added = this.#added;
+    const removed = this.#removed;
+    if (added === null && removed === null) return this.#list;
+    const old = this.#list;
+    const adds = added === null ? [] : [...added].sort(byKey);
+    const next: NodeCell[] = [];
+    let j = 0;
+    for (let i = 0; i < old.length; i++) {
+      const cell = old[i]!;
+      if (removed !== null && removed.has(cell)) continue;
+      while (j < adds.length && adds[j]!.key < cell.key) next.push(adds[j++]!);
+      next.push(cell);
+    }
+    while (j < adds.length) next.push(adds[j++]!);
+    // A new array: a reader still holding the old one keeps a consistent (older) list.
+    this.#list = next;
+    this.#added = null;
+    this.#removed = null;
+    return next;
+  }
 }
 
-function removeSorted(list: NodeCell[], cell: NodeCell): boolean {
-  const at = searchCells(list, cell.key);
-  if (at < 0) return false;
-  list.splice(at, 1);
+type Neighbours = NodeCell[] | NeighbourSet;
+/** Flat [type, neighbours, type, neighbours, …] for the types past a cell's first two. */
+type Pairs = (string | Neighbours)[];
+
+function listOf(neighbours: Neighbours): NodeCell[] {
+  return Array.isArray(neighbours) ? neighbours : neighbours.read();
+}
+
+/**
+ * One direction of a cell's adjacency: two inline (type, neighbours) slots, then overflow pairs. The
+ * write paths below are written once for both directions through these accessors.
+ */
+interface Side {
+  type(cell: NodeCell, slot: 0 | 1): string | null;
+  list(cell: NodeCell, slot: 0 | 1): Neighbours | null;
+  set(cell: NodeCell, slot: 0 | 1, type: string | null, list: Neighbours | null): void;
+  more(cell: NodeCell): Pairs | null;
+  setMore(cell: NodeCell, pairs: Pairs | null): void;
+}
+
+function sideList(side: Side, cell: NodeCell, type: string): Neighbours | null {
+  if (side.type(cell, 0) === type) return side.list(cell, 0);
+  if (side.type(cell, 1) === type) return side.list(cell, 1);
+  const more = side.more(cell);
+  if (more !== null) for (let i = 0; i < more.length; i += 2) if (more[i] === type) return more[i + 1] as Neighbours;
+  return null;
+}
+
+/** Stores the list of an existing type, or drops the type when `list` is null. */
+function setSideList(side: Side, cell: NodeCell, type: string, list: Neighbours | null): void {
+  for (const slot of [0, 1] as const) {
+    if (side.type(cell, slot) === type) return side.set(cell, slot, list === null ? null : type, list);
+  }
+  const more = side.more(cell)!;
+  for (let i = 0; i < more.length; i += 2) {
+    if (more[i] !== type) continue;
+    if (list !== null) more[i + 1] = list;
+    else if (more.length === 2) side.setMore(cell, null);
+    else more.splice(i, 2);
+    return;
+  }
+}
+
+function addType(side: Side, cell: NodeCell, type: string, list: Neighbours): void {
+  if (side.type(cell, 0) === null) side.set(cell, 0, type, list);
+  else if (side.type(cell, 1) === null) side.set(cell, 1, type, list);
+  else side.setMore(cell, [...(side.more(cell) ?? []), type, list]);
+}
+
+/** Adds a neighbour, keeping the list in key order; false when it is already there. */
+function addNeighbour(side: Side, cell: NodeCell, type: string, other: NodeCell): boolean {
+  const neighbours = sideList(side, cell, type);
+  if (neighbours === null) {
+    addType(side, cell, type, [other]);
+    return true;
+  }
+  if (!Array.isArray(neighbours)) return neighbours.add(other);
+  const list = neighbours;
+  const n = list.length;
+  let at = n;
+  if (n > 0 && !(list[n - 1]!.key < other.key)) {
+    const found = searchCells(list, other.key);
+    if (found >= 0) return false;
+    at = -found - 1;
+  }
+  if (n >= LARGE_FROM) {
+    const set = new NeighbourSet(list);
+    set.add(other);
+    setSideList(side, cell, type, set);
+  } else if (n >= EXACT_BELOW) {
+    list.splice(at, 0, other);
+  } else {
+    setSideList(side, cell, type, at === n ? list.concat(other) : list.slice(0, at).concat(other, list.slice(at)));
+  }
   return true;
 }
 
+/** Removes a neighbour (dropping the type when it was the last); false when absent. */
+function removeNeighbour(side: Side, cell: NodeCell, type: string, other: NodeCell): boolean {
+  const neighbours = sideList(side, cell, type);
+  if (neighbours === null) return false;
+  let left: number;
+  if (Array.isArray(neighbours)) {
+    const at = searchCells(neighbours, other.key);
+    if (at < 0 || neighbours[at] !== other) return false;
+    neighbours.splice(at, 1);
+    left = neighbours.length;
+  } else {
+    if (!neighbours.delete(other)) return false;
+    left = neighbours.size;
+  }
+  if (left === 0) setSideList(side, cell, type, null);
+  return true;
+}
+
+function typesOf(side: Side, cell: NodeCell): string[] {
+  const types: string[] = [];
+  for (const slot of [0, 1] as const) {
+    const type = side.type(cell, slot);
+    if (type !== null) types.push(type);
+  }
+  const more = side.more(cell);
+  if (more !== null) for (let i = 0; i < more.length; i += 2) types.push(more[i] as string);
+  return types;
+}
+
+function findMore(more: Pairs, type: string): Neighbours | null {
+  for (let i = 0; i < more.length; i += 2) if (more[i] === type) return more[i + 1] as Neighbours;
+  return null;
+}
+
+let OUT: Side;
+let IN: Side;
+
 /**
  * A stored node. It is the NodeRecord readers get (no copy per row); adjacency sits in private
- * fields, which JSON, spreads and equality checks do not see. Adjacency is a flat
- * [type, neighbours, type, neighbours, …] array (few types per node; cheaper than a Map), each
- * neighbour list sorted by id.
+ * fields, which JSON, spreads and equality checks do not see. Per direction, the first two edge types
+ * sit in inline slots (a hop reads cell → list, one load fewer than a pairs array), the rest in flat
+ * overflow pairs. Each neighbour list is sorted by id.
  */
 export class NodeCell implements NodeRecord {
   readonly id: string;
@@ -64,8 +218,53 @@ export class NodeCell implements NodeRecord {
   props: Properties;
   // Private so records compare and serialise as plain {id, label, props}.
   readonly #key: string;
-  #out: Pairs | null = null;
-  #in: Pairs | null = null;
+  #outType0: string | null = null;
+  #out0: Neighbours | null = null;
+  #outType1: string | null = null;
+  #out1: Neighbours | null = null;
+  #outMore: Pairs | null = null;
+  #inType0: string | null = null;
+  #in0: Neighbours | null = null;
+  #inType1: string | null = null;
+  #in1: Neighbours | null = null;
+  #inMore: Pairs | null = null;
+
+  static {
+    OUT = {
+      type: (c, slot) => (slot === 0 ? c.#outType0 : c.#outType1),
+      list: (c, slot) => (slot === 0 ? c.#out0 : c.#out1),
+      set: (c, slot, type, list) => {
+        if (slot === 0) {
+          c.#outType0 = type;
+          c.#out0 = list;
+        } else {
+          c.#outType1 = type;
+          c.#out1 = list;
+        }
+      },
+      more: (c) => c.#outMore,
+      setMore: (c, pairs) => {
+        c.#outMore = pairs;
+      },
+    };
+    IN = {
+      type: (c, slot) => (slot === 0 ? c.#inType0 : c.#inType1),
+      list: (c, slot) => (slot === 0 ? c.#in0 : c.#in1),
+      set: (c, slot, type, list) => {
+        if (slot === 0) {
+          c.#inType0 = type;
+          c.#in0 = list;
+        } else {
+          c.#inType1 = type;
+          c.#in1 = list;
+        }
+      },
+      more: (c) => c.#inMore,
+      setMore: (c, pairs) => {
+        c.#inMore = pairs;
+      },
+    };
+  }
 
   constructor(id: string, key: string, label: string, props: Properties) {
     this.id = id;
@@ -83,96 +282,67 @@ export class NodeCell implements NodeRecord {
     return { id: this.id, label: this.label, props: this.props };
   }
 
+  /** Targets of this node's out-edges of a type, ascending id; shared, do not mutate. */
   outOf(type: string): readonly NodeCell[] {
-    return find(this.#out, type);
+    const list = this.#outType0 === type ? this.#out0 : this.#outType1 === type ? this.#out1
+      : this.#outMore === null ? null : findMore(this.#outMore, type);
+    return list === null ? EMPTY : Array.isArray(list) ? list : (list as NeighbourSet).read();
   }
 
   inOf(type: string): readonly NodeCell[] {
-    return find(this.#in, type);
+    const list = this.#inType0 === type ? this.#in0 : this.#inType1 === type ? this.#in1
+      : this.#inMore === null ? null : findMore(this.#inMore, type);
+    return list === null ? EMPTY : Array.isArray(list) ? list : (list as NeighbourSet).read();
   }
 
-  /** [type, list] pairs, flat, in insertion order of types. */
-  outPairs(): readonly (string | NodeCell[])[] {
-    return this.#out ?? NO_PAIRS;
+  /** Types of the out-edges (no particular order). */
+  outTypes(): string[] {
+    return typesOf(OUT, this);
   }
 
-  inPairs(): readonly (string | NodeCell[])[] {
-    return this.#in ?? NO_PAIRS;
+  inTypes(): string[] {
+    return typesOf(IN, this);
   }
 
   hasOut(type: string, tgt: NodeCell): boolean {
-    return searchCells(find(this.#out, type), tgt.key) >= 0;
+    const neighbours = sideList(OUT, this, type);
+    if (neighbours === null) return false;
+    if (!Array.isArray(neighbours)) return neighbours.has(tgt);
+    const at = searchCells(neighbours, tgt.key);
+    return at >= 0 && neighbours[at] === tgt;
   }
 
   /** Links this → tgt; false when the edge already exists. */
   link(type: string, tgt: NodeCell): boolean {
-    const out = withNeighbour(this.#out, type, tgt);
-    if (out === null) return false;
-    this.#out = out;
-    tgt.#in = withNeighbour(tgt.#in, type, this) ?? tgt.#in;
+    if (!addNeighbour(OUT, this, type, tgt)) return false;
+    addNeighbour(IN, tgt, type, this);
     return true;
   }
 
   unlink(type: string, tgt: NodeCell): boolean {
-    const out = this.#out;
-    if (!out) return false;
-    const list = find(out, type) as NodeCell[];
-    if (!removeSorted(list, tgt)) return false;
-    if (list.length === 0) dropType(out, type);
-    const inList = find(tgt.#in, type) as NodeCell[];
-    removeSorted(inList, this);
-    if (inList.length === 0) dropType(tgt.#in!, type);
+    if (!removeNeighbour(OUT, this, type, tgt)) return false;
+    removeNeighbour(IN, tgt, type, this);
     return true;
   }
 
   /** Removes every edge touching this node; returns how many. */
   detach(): number {
     let removed = 0;
-    const out = this.#out;
-    if (out) {
-      for (let i = 0; i < out.length; i += 2) {
-        const type = out[i] as string;
-        for (const tgt of out[i + 1] as NodeCell[]) {
-          if (tgt === this) continue;
-          const inList = find(tgt.#in, type) as NodeCell[];
-          removeSorted(inList, this);
-          if (inList.length === 0) dropType(tgt.#in!, type);
-        }
-        removed += (out[i + 1] as NodeCell[]).length;
+    for (const type of typesOf(OUT, this)) {
+      const list = listOf(sideList(OUT, this, type)!);
+      for (const tgt of list) if (tgt !== this) removeNeighbour(IN, tgt, type, this);
+      removed += list.length;
+    }
+    for (const type of typesOf(IN, this)) {
+      for (const src of listOf(sideList(IN, this, type)!)) {
+        if (src === this) continue; // self-loop, counted above
+        removeNeighbour(OUT, src, type, this);
+        removed++;
       }
     }
-    const inc = this.#in;
-    if (inc) {
-      for (let i = 0; i < inc.length; i += 2) {
-        const type = inc[i] as string;
-        for (const src of inc[i + 1] as NodeCell[]) {
-          if (src === this) continue; // self-loop, counted above
-          const outList = find(src.#out, type) as NodeCell[];
-          removeSorted(outList, this);
-          if (outList.length === 0) dropType(src.#out!, type);
-          removed++;
-        }
-      }
-    }
-    this.#out = null;
-    this.#in = null;
+    this.#outType0 = this.#outType1 = this.#inType0 = this.#inType1 = null;
+    this.#out0 = this.#out1 = this.#in0 = this.#in1 = null;
+    this.#outMore = this.#inMore = null;
     return removed;
-  }
-}
-
-function find(pairs: (string | NodeCell[])[] | null, type: string): readonly NodeCell[] {
-  if (pairs === null) return EMPTY;
-  for (let i = 0; i < pairs.length; i += 2) {
-    if (pairs[i] === type) return pairs[i + 1] as NodeCell[];
-  }
-  return EMPTY;
-}
-
-function dropType(pairs: (string | NodeCell[])[], type: string): void {
-  for (let i = 0; i < pairs.length; i += 2) {
-    if (pairs[i] === type) {
-      pairs.splice(i, 2);
-      return;
-    }
   }
 }

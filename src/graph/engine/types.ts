@@ -12,12 +12,19 @@
  *   of one of these whose items are all the same kind and never null (`[String]`, `[Int]`, `[Float]`,
  *   `[Boolean]`; a number list with any non-integer item is `[Float]`). NaN, ±Infinity, unsafe
  *   integers, nested objects and lists of lists are refused (TG_VALUE_INVALID).
+ * - Every string (ids, values, list items) is well-formed Unicode: a lone surrogate such as `\uD800`
+ *   is refused at write time (TG_VALUE_INVALID naming where, e.g. `props.s`). Names are ASCII by
+ *   their pattern. Values that versions before this rule stored are read back with each lone
+ *   surrogate replaced by U+FFFD (recovery logs a warning), so the server still comes up.
  * - `null` means "no value": writing null removes the property, so committed records never hold null.
  *   An empty list cannot fix a type: it is accepted only for a property already typed as a list.
- * - A property's type is fixed per label by its first write. A later write of another type is refused
- *   (TG_VALUE_INVALID), except that Int values (and [Int] lists) are accepted into Float ([Float])
- *   properties. An integer-valued JSON number such as `1.0` is an Int, so write a Float property's
- *   first value with a fractional part (or declare it by first writing one).
+ * - A property's type is fixed per label by its first write, with one widening: numbers. An Int
+ *   property that is written a non-integral number becomes Float ([Int] becomes [Float] when a list
+ *   with a non-integral item arrives), since a first value of `0` says nothing about the next being
+ *   `0.29`. The widening is a catalogue change (the epoch moves, the GraphQL schema follows); it never
+ *   narrows back, and Int values keep fitting a Float property. Replaying the log or a snapshot yields
+ *   the same types. Any other change of kind is refused (TG_VALUE_INVALID). An integer-valued JSON
+ *   number such as `1.0` is an Int.
  * - Edges are a set: at most one edge per (src, tgt, type); adding an existing edge is a no-op
  *   that still counts in its batch; removing a missing edge is TG_EDGE_NOT_FOUND.
  * - The catalogue only grows: a label, property or edge-type label pair stays after its last node or

@@ -1,6 +1,6 @@
 export { MemoryPersistence, MemoryStore, createMemoryPersistence } from './memory-adapter.ts';
 export type { MemoryPersistenceOptions } from './memory-adapter.ts';
-export type { GraphSnapshot, LoadedState, LogRecord, PersistenceAdapter } from './contract.ts';
+
 export { FilePersistence, openFilePersistence } from './file/index.ts';
 export type { FilePersistenceOptions } from './file/index.ts';
 export { PostgresPersistence, createPostgresPersistence } from './postgres/index.ts';

@@ -1,5 +1,5 @@
 import { ToolgraphError } from '../../errors/index.ts';
-import type { GraphSnapshot, LoadedState, LogRecord, PersistenceAdapter } from './contract.ts';
+import type { GraphSnapshot, LoadedState, LogRecord, PersistenceAdapter } from '../engine/index.ts';
 
 interface LiveGraph {
   version: number;

@@ -1,6 +1,6 @@
 import { ToolgraphError } from '../../errors/index.ts';
 import type { Logger } from '../../log/index.ts';
-import type { PersistenceAdapter } from './contract.ts';
+import type { PersistenceAdapter } from '../engine/index.ts';
 import { FilePersistence } from './file/index.ts';
 import { MemoryPersistence } from './memory-adapter.ts';
 import { PostgresPersistence } from './postgres/index.ts';

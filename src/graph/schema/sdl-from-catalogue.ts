@@ -11,7 +11,10 @@ const MUTATION_DOC = `# Mutations. Every mutation field of one operation is one 
 #   updateNode(id, set?, unset?)   sets properties (null unsets) and unsets the named ones. Returns the node.
 #   deleteNode(id)                 deletes the node and every edge touching it. Returns {ok, id}.
 #   addEdge(src, tgt, type)        adds the edge (a no-op when it exists). Returns {ok}.
-#   removeEdge(src, tgt, type)     removes the edge (an error when it does not exist). Returns {ok}.`;
+#   removeEdge(src, tgt, type)     removes the edge (an error when it does not exist). Returns {ok}.
+# expectedVersion (on any field; every field that gives it must give the same value) makes the batch
+# commit only while the graph is still at that version, else TG_VERSION_CONFLICT and nothing changes.
+# Every response carries the graph version it read or wrote in extensions.version.`;
 
 function filterArgs(label: LabelModel): string {
   return ['id: ID', ...label.filters.map((f) => `${f.name}: ${f.graphqlType}`)].join(', ');
@@ -58,11 +61,11 @@ export function sdlFromModel(model: SchemaModel): string {
 
   out.push(MUTATION_DOC, [
     'type Mutation {',
-    '  createNode(label: String!, props: JSON!, id: ID): Node!',
-    '  updateNode(id: ID!, set: JSON, unset: [String!]): Node!',
-    '  deleteNode(id: ID!): DeleteResult!',
-    '  addEdge(src: ID!, tgt: ID!, type: String!): EdgeResult!',
-    '  removeEdge(src: ID!, tgt: ID!, type: String!): EdgeResult!',
+    '  createNode(label: String!, props: JSON!, id: ID, expectedVersion: Int): Node!',
+    '  updateNode(id: ID!, set: JSON, unset: [String!], expectedVersion: Int): Node!',
+    '  deleteNode(id: ID!, expectedVersion: Int): DeleteResult!',
+    '  addEdge(src: ID!, tgt: ID!, type: String!, expectedVersion: Int): EdgeResult!',
+    '  removeEdge(src: ID!, tgt: ID!, type: String!, expectedVersion: Int): EdgeResult!',
     '}',
   ].join('\n'), '');
 

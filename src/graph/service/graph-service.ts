@@ -3,7 +3,7 @@ import { ToolgraphError } from '../../errors/index.ts';
 import { pathOf, readBody, sendError, type HttpService } from '../../http/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { CypherEngine, RunOptions } from '../cypher/index.ts';
-import { dispatch, parseNativeRequest, serializeNativeResponse, type GraphQlHandler, type Principal } from '../dispatch/index.ts';
+import { answerNativeRequest, parseNativeRequest, type GraphQlHandler, type Principal } from '../dispatch/index.ts';
 
 export const DISPATCH_PATH = '/dispatch';
 /** Largest accepted request body: 1 MiB. */
@@ -17,6 +17,7 @@ export interface GraphServiceOptions {
   /** The GraphQl method, once the GraphQL surface provides it. */
   readonly graphql?: GraphQlHandler;
   readonly bodyLimit?: number;
+  /** Cypher options, the execution budget (from the query_* settings) among them. */
   readonly cypher?: RunOptions;
 }
 
@@ -25,6 +26,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** `application/json`, with at most a UTF-8 charset parameter. */
 function isJson(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
+  if (contentType === 'application/json') return true;
   const [type, ...params] = contentType.split(';').map((s) => s.trim().toLowerCase());
   if (type !== 'application/json') return false;
   return params.every((p) => !p.startsWith('charset=') || p === 'charset=utf-8' || p === 'charset="utf-8"');
@@ -33,8 +35,8 @@ function isJson(contentType: string | undefined): boolean {
 /**
  * The graph service's native dispatch at POST /dispatch. Transport failures (method, media type,
  * size, authentication, a body that is not a NativeRequest) answer the ErrorBody with their HTTP
- * status; once the request is understood, the answer is always HTTP 200 with a NativeResponse that
- * carries either `result` or `error`.
+ * status, and so does a scope refusal (403 TG_INSUFFICIENT_SCOPE, so a client can step up); any
+ * other answer to an understood request is HTTP 200 with a NativeResponse carrying `result` or `error`.
  */
 export function createGraphService(options: GraphServiceOptions): HttpService {
   const { logger, resolvePrincipal } = options;
@@ -55,7 +57,8 @@ export function createGraphService(options: GraphServiceOptions): HttpService {
       sendError(res, new ToolgraphError('TG_UNSUPPORTED_MEDIA_TYPE', `${DISPATCH_PATH} accepts only Content-Type: application/json (UTF-8); got ${req.headers['content-type'] === undefined ? 'none' : JSON.stringify(req.headers['content-type'].slice(0, 100))}.`));
       return;
     }
-    const started = performance.now();
+    const debug = logger.isLevelEnabled('debug');
+    const started = debug ? performance.now() : 0;
     const principal = await resolvePrincipal(req);
     const body = await readBody(req, limit);
     let text: string;
@@ -65,16 +68,25 @@ export function createGraphService(options: GraphServiceOptions): HttpService {
       throw new ToolgraphError('TG_REQUEST_INVALID', 'The body is not valid UTF-8.', { cause: error });
     }
     const request = parseNativeRequest(text);
-    const response = await dispatch(request, principal, deps);
-    const payload = serializeNativeResponse(response);
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
+    // From here on every answer is a NativeResponse carrying the id, whatever fails (a scope refusal
+    // apart: that is HTTP 403, like a missing token is 401).
+    const answer = await answerNativeRequest(request, principal, deps);
+    // One line per request at debug (at info it cost a fifth of the hot path): only the method,
+    // outcome and timing, never the query text, the graph name or any token.
+    if (debug) {
+      logger.debug({
+        rpc: 'Cypher' in request.method ? 'Cypher' : 'GraphQl',
+        outcome: answer.outcome,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      }, 'dispatch');
+    }
+    if (answer.error?.code === 'TG_INSUFFICIENT_SCOPE') {
+      // A scope refusal is HTTP 403 (MCP authorization): bearer auth adds the insufficient_scope challenge.
+      throw new ToolgraphError('TG_INSUFFICIENT_SCOPE', answer.error.message, answer.error.details === undefined ? {} : { details: answer.error.details });
+    }
+    const payload = Buffer.from(answer.text);
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': payload.length });
     res.end(payload);
-    // Only the method, outcome and timing: never the query text, the graph name or any token.
-    logger.info({
-      rpc: Object.keys(request.method)[0],
-      outcome: 'error' in response ? response.error.code : 'ok',
-      ms: Math.round((performance.now() - started) * 10) / 10,
-    }, 'dispatch');
   }
 
   return { name: 'graph', prefixes: [DISPATCH_PATH], entryPath: DISPATCH_PATH, handle };

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ToolgraphError } from '../../../src/errors/index.ts';
 import { GraphEngine, type GraphView } from '../../../src/graph/engine/index.ts';
-import { MemoryPersistence } from '../../../src/graph/persist/index.ts';
+import { MemoryPersistence, MemoryStore } from '../../../src/graph/persist/index.ts';
 import { runCypher, type CypherEngine, type CypherResult } from '../../../src/graph/cypher/index.ts';
 
 let engine: GraphEngine;
@@ -138,25 +138,32 @@ function spy(inner: GraphEngine): { engine: CypherEngine; calls: string[] } {
       };
     },
   });
-  return { engine: { view: (name) => wrap(inner.view(name)), commit: (batch) => inner.commit(batch) }, calls };
+  return {
+    engine: {
+      read: (name, work) => inner.read(name, (view) => work(wrap(view))),
+      transact: (name, work) => inner.transact(name, (view, commit) => work(wrap(view), commit)),
+    },
+    calls,
+  };
 }
 
 describe('runCypher: plan shape', () => {
   it('pushes WHERE equalities into the label scan', async () => {
     const s = spy(engine);
     await runCypher(s.engine, 'g', "MATCH (p:Person) WHERE p.name = 'Bob' AND p.age > 3 RETURN p.name");
-    expect(s.calls).toEqual(['scan:["Person",{"filter":{"name":"Bob"}}]']);
+    expect(s.calls).toEqual(['scan:["Person",{"first":64,"filter":{"name":"Bob"}}]']);
   });
   it('expands a whole frontier once per step, also for pattern comprehensions', async () => {
     const s = spy(engine);
     await runCypher(s.engine, 'g', 'MATCH (p:Person)-[:KNOWS]->(f) RETURN p.name, [(f)-[:WORKS_AT]->(c) | c.name]');
-    expect(s.calls.map((c) => c.split(':[')[0])).toEqual(['scan', 'edges', 'edges']);
-    expect(s.calls[2]).toContain('["bob","cid"],"WORKS_AT","out"');
+    expect(s.calls.map((c) => c.split(':[')[0])).toEqual(['scan', 'expandEach', 'expandEach']);
+    // The comprehension's frontier: every f of the matched rows (bob, cid, bob), in one call.
+    expect(s.calls[2]).toMatch(/^expandEach:\[\[\{"id":"bob".*\{"id":"cid".*\{"id":"bob"[^\]]*\],"WORKS_AT","out"\]$/);
   });
   it('starts from the bound end of a pattern', async () => {
     const s = spy(engine);
     await runCypher(s.engine, 'g', "MATCH (a)-[:KNOWS]->(b:Person {name: 'Bob'}) RETURN a.name");
-    expect(s.calls[0]).toBe('scan:["Person",{"filter":{"name":"Bob"}}]');
+    expect(s.calls[0]).toBe('scan:["Person",{"first":64,"filter":{"name":"Bob"}}]');
     expect(s.calls[1]).toContain('"KNOWS","in"');
   });
 });
@@ -220,21 +227,48 @@ describe('runCypher: writes', () => {
     expect(engine.view('g').version).toBe(1);
   });
 
-  it('retries a write that lost a version race', async () => {
+  it('queues concurrent writers of one process: 16 plain CREATEs all commit, versions contiguous', async () => {
+    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => q(`CREATE (:Client {n: ${i}})`)));
+    expect(results.map((r) => r.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 16 }, (_, i) => i + 2));
+    expect(await rows('MATCH (c:Client) RETURN count(*)')).toEqual([[16]]);
+  });
+
+  it('retries a write that lost a race to another instance sharing the storage, reading again', async () => {
+    const store = new MemoryStore();
+    const a = await GraphEngine.open({ persistence: new MemoryPersistence({ store }) });
+    await a.createGraph('s');
+    await a.commit({ graph: 's', mutations: [{ op: 'createNode', id: 'bob', label: 'Person', props: { age: 1 } }] });
+    const b = await GraphEngine.open({ persistence: new MemoryPersistence({ store }) });
     let raced = false;
     const racing: CypherEngine = {
-      view: (name) => engine.view(name),
-      commit: async (batch) => {
+      read: (graph, work) => a.read(graph, work),
+      // Instance b commits between a's read and a's commit: a's append then conflicts in the storage.
+      transact: (graph, work) => a.transact(graph, (view, commit) => work(view, async (batch) => {
         if (!raced) {
           raced = true;
-          await engine.commit({ graph: 'g', mutations: [{ op: 'updateNode', id: 'bob', set: { age: 99 } }] });
+          await b.commit({ graph: 's', mutations: [{ op: 'updateNode', id: 'bob', set: { age: 99 } }] });
         }
-        return engine.commit(batch);
-      },
+        return commit(batch);
+      })),
     };
-    const result = await runCypher(racing, 'g', "MATCH (p {id: 'bob'}) SET p.age = p.age + 1 RETURN p.age");
+    const result = await runCypher(racing, 's', "MATCH (p {id: 'bob'}) SET p.age = p.age + 1 RETURN p.age");
     expect(result.rows).toEqual([[100]]);
     expect(result.version).toBe(3);
+    await a.close();
+    await b.close();
+  });
+
+  it('gives up on a cross-instance conflict after three attempts', async () => {
+    let attempts = 0;
+    const losing: CypherEngine = {
+      read: (graph, work) => engine.read(graph, work),
+      transact: (graph, work) => engine.transact(graph, (view) => work(view, async () => {
+        attempts++;
+        throw new ToolgraphError('TG_VERSION_CONFLICT', 'Graph "g" already has version 2.');
+      })),
+    };
+    await expect(runCypher(losing, 'g', "CREATE (:Person {name: 'x'})")).rejects.toMatchObject({ code: 'TG_VERSION_CONFLICT' });
+    expect(attempts).toBe(3);
   });
 
   it('refuses property values that are not scalars or scalar lists', async () => {

@@ -68,8 +68,9 @@ describe('batches', () => {
     ['a bad edge type', [{ op: 'addEdge', src: 'a', tgt: 'b', type: '1X' }], 'TG_NAME_INVALID', 'edge type'],
     ['NaN', [{ op: 'createNode', label: 'X', props: { v: Number.NaN } }], 'TG_VALUE_INVALID', 'props.v: expected a finite number'],
     ['a nested object', [{ op: 'createNode', label: 'X', props: { v: { a: 1 } } }], 'TG_VALUE_INVALID', 'nested objects'],
-    ['a type change', [{ op: 'updateNode', id: 'a', set: { age: 'old' } }], 'TG_VALUE_INVALID', 'property "age" of label Person is Int (fixed by its first write); got String "old"'],
-    ['a float into an Int property', [{ op: 'updateNode', id: 'a', set: { age: 36.5 } }], 'TG_VALUE_INVALID', 'is Int'],
+    ['a type change', [{ op: 'updateNode', id: 'a', set: { age: 'old' } }], 'TG_VALUE_INVALID', 'property "age" of label Person is Int (fixed by its first write; only Int widens to Float); got String "old"'],
+    ['a float list into an Int property', [{ op: 'updateNode', id: 'a', set: { age: [36.5] } }], 'TG_VALUE_INVALID', 'is Int'],
+    ['a float into a String property', [{ op: 'updateNode', id: 'a', set: { name: 0.5 } }], 'TG_VALUE_INVALID', 'is String'],
     ['an empty list for a new property', [{ op: 'updateNode', id: 'a', set: { tags: [] } }], 'TG_VALUE_INVALID', 'empty list cannot fix'],
     ['a missing edge', [{ op: 'removeEdge', src: 'b', tgt: 'a', type: 'KNOWS' }], 'TG_EDGE_NOT_FOUND', 'no KNOWS edge'],
     ['an unknown op', [{ op: 'mergeNode', id: 'a' }], 'TG_BAD_REQUEST', 'op one of createNode'],
@@ -110,6 +111,28 @@ describe('batches', () => {
       .rejects.toMatchObject({ code: 'TG_EDGE_NOT_FOUND' });
   });
 
+  it('sees edges die with a node deleted in the batch, also one re-created and linked again', async () => {
+    const engine = await seeded();
+    const attempt = (tail: MutationInput[]) => engine.commit({ graph: 'kg', mutations: [
+      { op: 'createNode', id: 'x', label: 'P' },
+      { op: 'createNode', id: 'y', label: 'P' },
+      { op: 'addEdge', src: 'x', tgt: 'y', type: 'E' },
+      { op: 'deleteNode', id: 'x' },
+      { op: 'createNode', id: 'x', label: 'P' },
+      { op: 'addEdge', src: 'x', tgt: 'y', type: 'E' },
+      { op: 'addEdge', src: 'y', tgt: 'y', type: 'E' },
+      { op: 'deleteNode', id: 'x' },
+      { op: 'createNode', id: 'x', label: 'P' },
+      ...tail,
+    ] });
+    await expect(attempt([{ op: 'removeEdge', src: 'x', tgt: 'y', type: 'E' }])).rejects.toMatchObject({ code: 'TG_EDGE_NOT_FOUND' });
+    await expect(attempt([{ op: 'deleteNode', id: 'y' }, { op: 'createNode', id: 'y', label: 'P' }, { op: 'removeEdge', src: 'y', tgt: 'y', type: 'E' }]))
+      .rejects.toMatchObject({ code: 'TG_EDGE_NOT_FOUND' });
+    const ok = await attempt([{ op: 'removeEdge', src: 'y', tgt: 'y', type: 'E' }]);
+    expect(ok.version).toBe(2);
+    expect(engine.view('kg').edgeCount).toBe(1);
+  });
+
   it('deleteNode removes its edges in both directions', async () => {
     const engine = await seeded();
     await engine.commit({ graph: 'kg', mutations: [{ op: 'addEdge', src: 'b', tgt: 'b', type: 'SELF' }, { op: 'deleteNode', id: 'b' }] });
@@ -139,6 +162,48 @@ describe('batches', () => {
     const cat = engine.view('kg').catalogue;
     expect(cat.labels[0]).toEqual({ label: 'Person', properties: { age: 'Int', name: 'String', score: 'Float', tags: '[String]' } });
     expect(engine.view('kg').node('b')?.props).toEqual({ name: 'Bob', tags: [] });
+  });
+
+  it('widens an Int property to Float when a non-integral number arrives (a catalogue change), never back', async () => {
+    const engine = await seeded();
+    const events: ChangeEvent[] = [];
+    engine.subscribe((e) => events.push(e));
+    const view = engine.view('kg');
+    const before = view.catalogue.epoch;
+    // A price whose first value was 0, then 0.29: ordinary data, not a type error.
+    const first = await engine.commit({ graph: 'kg', mutations: [{ op: 'createNode', id: 'p1', label: 'Item', props: { price: 0, counts: [1, 2] } }] });
+    const mid = view.catalogue.epoch;
+    expect(first.catalogueChanged).toBe(true);
+    expect(view.catalogue.labels.find((l) => l.label === 'Item')?.properties).toEqual({ counts: '[Int]', price: 'Int' });
+    const widened = await engine.commit({ graph: 'kg', mutations: [
+      { op: 'createNode', id: 'p2', label: 'Item', props: { price: 0.29 } },
+      { op: 'updateNode', id: 'p1', set: { counts: [1, 2.5] } },
+      { op: 'updateNode', id: 'a', set: { age: 36.5 } },
+    ] });
+    expect(widened.catalogueChanged).toBe(true);
+    expect(widened.epoch).not.toBe(mid);
+    expect(events.at(-1)).toMatchObject({ catalogueChanged: true, epoch: widened.epoch });
+    expect(view.catalogue.labels.find((l) => l.label === 'Item')?.properties).toEqual({ counts: '[Float]', price: 'Float' });
+    expect(view.catalogue.labels.find((l) => l.label === 'Person')?.properties.age).toBe('Float');
+    expect(view.node('p1')?.props).toEqual({ counts: [1, 2.5], price: 0 });
+    // Integers still fit; the type never narrows back, and other kinds are still refused.
+    const again = await engine.commit({ graph: 'kg', mutations: [{ op: 'createNode', id: 'p3', label: 'Item', props: { price: 3, counts: [4] } }] });
+    expect(again.catalogueChanged).toBe(false);
+    expect(view.catalogue.labels.find((l) => l.label === 'Item')?.properties).toEqual({ counts: '[Float]', price: 'Float' });
+    await expect(engine.commit({ graph: 'kg', mutations: [{ op: 'createNode', id: 'p4', label: 'Item', props: { price: 'free' } }] }))
+      .rejects.toMatchObject({ code: 'TG_VALUE_INVALID' });
+    expect(before).not.toBe(mid);
+  });
+
+  it('widens within one batch: 0 then 0.29 for the same new property', async () => {
+    const engine = await seeded();
+    const r = await engine.commit({ graph: 'kg', mutations: [
+      { op: 'createNode', id: 's1', label: 'Score', props: { v: 0, l: [1] } },
+      { op: 'createNode', id: 's2', label: 'Score', props: { v: 0.29, l: [0.5] } },
+      { op: 'createNode', id: 's3', label: 'Score', props: { v: 7, l: [2] } },
+    ] });
+    expect(r.version).toBe(2);
+    expect(engine.view('kg').catalogue.labels.find((l) => l.label === 'Score')?.properties).toEqual({ l: '[Float]', v: 'Float' });
   });
 
   it('validates graph names and refuses unknown graphs', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fits, kindOf } from '../../../src/graph/engine/property-values.ts';
+import { fits, kindOf, typeAfter } from '../../../src/graph/engine/property-values.ts';
 
 describe('property values', () => {
   it.each([
@@ -55,5 +55,24 @@ describe('property values', () => {
     ['[Int]', '[Float]', false],
   ] as const)('a %s property takes %s: %s', (declared, kind, ok) => {
     expect(fits(declared, kind)).toBe(ok);
+  });
+
+  it.each([
+    ['Int', 'Int', 'Int'],
+    ['Int', 'Float', 'Float'],
+    ['[Int]', '[Float]', '[Float]'],
+    ['[Int]', '[Int]', '[Int]'],
+    ['Float', 'Int', 'Float'],
+    ['[Float]', '[Int]', '[Float]'],
+    ['[Int]', 'emptyList', '[Int]'],
+    ['Int', 'null', 'Int'],
+    ['Int', '[Float]', undefined],
+    ['Int', 'String', undefined],
+    ['[Int]', 'Float', undefined],
+    ['Float', '[Float]', undefined],
+    ['String', 'Float', undefined],
+    ['Boolean', 'Int', undefined],
+  ] as const)('a %s property that takes a %s value becomes %s', (declared, kind, after) => {
+    expect(typeAfter(declared, kind)).toBe(after);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GraphEngine, type ChangeEvent, type GraphView } from '../../../src/graph/engine/index.ts';
-import { MemoryPersistence, MemoryStore, type LogRecord, type PersistenceAdapter } from '../../../src/graph/persist/index.ts';
+import { MemoryPersistence, MemoryStore } from '../../../src/graph/persist/index.ts';
+import type { LogRecord, PersistenceAdapter } from '../../../src/graph/engine/index.ts';
 import { openEngine } from './helpers.ts';
 
 function dump(view: GraphView) {
@@ -37,6 +38,24 @@ describe('recovery and following', () => {
     expect(next.version).toBe(9);
     await again.close();
     if (every > 0) expect(store.graphs.get('g')?.snapshot?.version).toBe(6);
+  });
+
+  it.each([0, 2])('replays Int-to-Float widening to the same catalogue and epoch (snapshot every %i)', async (every) => {
+    const store = new MemoryStore();
+    const engine = await openEngine({ store, snapshotEvery: every });
+    await engine.createGraph('g');
+    await engine.commit({ graph: 'g', mutations: [{ op: 'createNode', id: 'a', label: 'Item', props: { price: 0, ticks: [1] } }] });
+    await engine.commit({ graph: 'g', mutations: [{ op: 'createNode', id: 'b', label: 'Item', props: { price: 0.29 } }] });
+    await engine.commit({ graph: 'g', mutations: [{ op: 'updateNode', id: 'a', set: { ticks: [1, 1.5] } }] });
+    await engine.commit({ graph: 'g', mutations: [{ op: 'createNode', id: 'c', label: 'Item', props: { price: 2 } }] });
+    const before = dump(engine.view('g'));
+    expect(before.catalogue.labels[0]!.properties).toEqual({ price: 'Float', ticks: '[Float]' });
+    await engine.close();
+    if (every > 0) expect(store.graphs.get('g')?.snapshot?.version).toBe(4);
+    const again = await openEngine({ store });
+    expect(dump(again.view('g'))).toEqual(before);
+    expect(again.view('g').catalogue.epoch).toBe(before.catalogue.epoch);
+    await again.close();
   });
 
   it('applies a batch to memory only after append resolves, and nothing when append fails', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CommittedBatch } from '../../../src/graph/engine/index.ts';
-import type { GraphSnapshot, LogRecord, PersistenceAdapter } from '../../../src/graph/persist/index.ts';
+import type { GraphSnapshot, LogRecord, PersistenceAdapter } from '../../../src/graph/engine/index.ts';
 
 /**
  * The persistence contract as tests. Every adapter runs it:

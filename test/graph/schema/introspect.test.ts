@@ -65,8 +65,8 @@ describe('introspection of the reference graph', () => {
     expect(sdl).toContain('  Person(first: Int, limit: Int, id: ID, active: Boolean, age: Int, email: String, name: String, rating: Float): [Person!]!');
     expect(sdl).toContain('  PersonConnection(first: Int, last: Int, after: String, before: String, cursor: String, id: ID,');
     expect(sdl).toContain('type PageInfo @shareable {');
-    expect(sdl).toContain('  addEdge(src: ID!, tgt: ID!, type: String!): EdgeResult!');
-    expect(sdl).toContain('  createNode(label: String!, props: JSON!, id: ID): Node!');
+    expect(sdl).toContain('  addEdge(src: ID!, tgt: ID!, type: String!, expectedVersion: Int): EdgeResult!');
+    expect(sdl).toContain('  createNode(label: String!, props: JSON!, id: ID, expectedVersion: Int): Node!');
     expect(sdl).toContain('type EdgeResult @shareable {\n  ok: Boolean!\n}');
   });
 

@@ -1,7 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolgraphError } from '../../../src/errors/index.ts';
 import { GraphEngine } from '../../../src/graph/engine/index.ts';
-import { MemoryPersistence } from '../../../src/graph/persist/index.ts';
+import { MemoryPersistence, openPersistence } from '../../../src/graph/persist/index.ts';
 import { createGraphService } from '../../../src/graph/service/index.ts';
 import { startHost, type RunningHost } from '../../../src/http/index.ts';
 import { captureLogger } from '../../support/capture-logger.ts';
@@ -52,11 +55,19 @@ describe('POST /dispatch', () => {
   });
 
   it('answers dispatch-level errors as HTTP 200 NativeResponses', async () => {
-    const res = await post(`{"id":9007199254740993,"graph":"${GRAPH}","method":{"Cypher":{"query":"CREATE (:Person {name: 'x'})"}}}`);
+    const res = await post(`{"id":9007199254740993,"graph":"${GRAPH}","method":{"Cypher":{"query":"MATCH (p:Person RETURN p"}}}`);
     expect(res.status).toBe(200);
     const text = await res.text();
-    expect(text).toMatch(/"code":"TG_INSUFFICIENT_SCOPE"/);
+    expect(text).toMatch(/"code":"TG_CYPHER_SYNTAX"/);
     expect(text.endsWith(',"id":9007199254740993}')).toBe(true);
+  });
+
+  it('answers a scope refusal as HTTP 403 TG_INSUFFICIENT_SCOPE, so a client can step up', async () => {
+    const res = await post(`{"id":9007199254740993,"graph":"${GRAPH}","method":{"Cypher":{"query":"CREATE (:Person {name: 'x'})"}}}`);
+    expect(res.status).toBe(403);
+    const body = (await res.json()) as { error: { code: string; details: { required: string[] } } };
+    expect(body.error.code).toBe('TG_INSUFFICIENT_SCOPE');
+    expect(body.error.details.required[0]).toBe('kg:write');
   });
 
   it('writes with a write scope', async () => {
@@ -72,6 +83,7 @@ describe('POST /dispatch', () => {
     ['over 1 MiB is 413', () => post(`{"pad":"${'x'.repeat(1024 * 1024)}"}`), 413, 'TG_PAYLOAD_TOO_LARGE', {}],
     ['invalid JSON is 400', () => post('{"id":'), 400, 'TG_REQUEST_INVALID', {}],
     ['a zero id is 400', () => post(`{"id":0,"graph":"${GRAPH}","method":{"Cypher":{"query":"RETURN 1"}}}`), 400, 'TG_REQUEST_INVALID', {}],
+    ['a body nested 100,000 deep is 400', () => post(`{"id":1,"graph":"${GRAPH}","method":{"Cypher":{"query":"RETURN 1","params":{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}}}}`), 400, 'TG_REQUEST_INVALID', {}],
     ['another path is 404', () => fetch(`${url}/x`, { method: 'POST' }), 404, 'TG_NOT_FOUND', {}],
   ])('%s', async (_name, send, status, code, headers) => {
     const res = await send();
@@ -91,5 +103,91 @@ describe('POST /dispatch', () => {
     expect(all).not.toContain(GRAPH);
     expect(all).not.toContain('reader-token');
     expect(all).not.toContain('writer-token');
+  });
+});
+
+describe('POST /dispatch after the request was parsed', () => {
+  it('answers HTTP 200 with the id even when the result cannot be serialised, and logs why', async () => {
+    const captured = captureLogger('debug');
+    const engine = await GraphEngine.open({ persistence: new MemoryPersistence() });
+    const service = createGraphService({
+      engine,
+      logger: captured.logger,
+      resolvePrincipal: async () => ({ subject: 'local', scopes: ['*'] }),
+      // A GraphQl handler whose result no JSON serialiser can write.
+      graphql: async () => ({ get data(): unknown { throw new TypeError('unreadable result') } }),
+    });
+    const local = await startHost({ services: [service], logger: captured.logger, host: '127.0.0.1', port: 0 });
+    try {
+      const res = await fetch(`${local.origin}/dispatch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":18446744073709551615,"graph":"g","method":{"GraphQl":{"query":"{ x }"}}}' });
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(JSON.parse(text)).toMatchObject({ error: { code: 'TG_INTERNAL' } });
+      expect(text.endsWith(',"id":18446744073709551615}')).toBe(true);
+      expect(captured.lines.join('\n')).toContain('"type":"TypeError"');
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('says how deep is too deep instead of "Maximum call stack size exceeded"', async () => {
+    const res = await post(`{"id":18446744073709551615,"graph":"${GRAPH}","method":{"Cypher":{"query":"RETURN 1","params":{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}}}}`);
+    const body = (await res.json()) as { error: { message: string } };
+    expect(body.error.message).toMatch(/^The body nests arrays and objects deeper than 100 levels/);
+  });
+});
+
+describe('POST /dispatch with concurrent writers on a durable store', () => {
+  it('queues them: 16 clients sending plain CREATEs (no expected version) all succeed, versions contiguous', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tg-writers-'));
+    const persistence = await openPersistence({ kind: 'file', dataDir: dir });
+    const engine = await GraphEngine.open({ persistence });
+    await engine.createGraph('g');
+    const logger = captureLogger('silent').logger;
+    const service = createGraphService({ engine, logger, resolvePrincipal: async () => ({ subject: 'w', scopes: ['kg:write'] }) });
+    const local = await startHost({ services: [service], logger, host: '127.0.0.1', port: 0 });
+    try {
+      const client = async (c: number): Promise<number[]> => {
+        const versions: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          const res = await fetch(`${local.origin}/dispatch`, {
+            method: 'POST', headers: { 'content-type': 'application/json' },
+            body: `{"id":${c * 10 + i + 1},"graph":"g","method":{"Cypher":{"query":"CREATE (:Load {client: ${c}, n: ${i}})"}}}`,
+          });
+          const body = await res.json() as { result?: { version: number }; error?: { code: string } };
+          expect(body.error).toBeUndefined();
+          versions.push(body.result!.version);
+        }
+        return versions;
+      };
+      const versions = (await Promise.all(Array.from({ length: 16 }, (_, c) => client(c)))).flat().sort((a, b) => a - b);
+      expect(versions).toEqual(Array.from({ length: 48 }, (_, i) => i + 1));
+    } finally {
+      await local.close();
+      await engine.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('POST /dispatch at the default log level', () => {
+  it('writes no line per request (it cost a fifth of the hot path); debug does', async () => {
+    const engine = await GraphEngine.open({ persistence: new MemoryPersistence() });
+    await engine.createGraph('g');
+    for (const level of ['info', 'debug']) {
+      const captured = captureLogger(level);
+      const service = createGraphService({ engine, logger: captured.logger, resolvePrincipal: async () => ({ subject: 's', scopes: ['kg:read'] }) });
+      const local = await startHost({ services: [service], logger: captured.logger, host: '127.0.0.1', port: 0 });
+      try {
+        const res = await fetch(`${local.origin}/dispatch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":1,"graph":"g","method":{"Cypher":{"query":"RETURN 1"}}}' });
+        expect(res.status).toBe(200);
+        await res.text();
+      } finally {
+        await local.close();
+      }
+      const lines = captured.lines.filter((l) => l.includes('"msg":"dispatch"'));
+      expect(lines).toHaveLength(level === 'info' ? 0 : 1);
+    }
+    await engine.close();
   });
 });

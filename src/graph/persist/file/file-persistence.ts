@@ -2,7 +2,7 @@ import { mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolgraphError, isToolgraphError } from '../../../errors/index.ts';
 import { silentLogger, type Logger } from '../../../log/index.ts';
-import type { GraphSnapshot, LoadedState, LogRecord, PersistenceAdapter } from '../contract.ts';
+import type { GraphSnapshot, LoadedState, LogRecord, PersistenceAdapter } from '../../engine/index.ts';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
 import { LOCK_FILE, pathIn, segmentFile, snapshotFile, syncDirectory } from './log-files.ts';
 import { firstNeededSeq, recoverLog, type LiveGraph, type Segment } from './log-recovery.ts';

@@ -1,7 +1,7 @@
 import { readFile, readdir, truncate, unlink } from 'node:fs/promises';
 import { ToolgraphError } from '../../../errors/index.ts';
 import type { Logger } from '../../../log/index.ts';
-import type { GraphSnapshot, LoadedState, LogRecord } from '../contract.ts';
+import type { GraphSnapshot, LoadedState, LogRecord } from '../../engine/index.ts';
 import { findValidFrame, scanFrames } from './record-frame.ts';
 import { isTempFile, parseSegmentFile, parseSnapshotFile, pathIn, segmentFile, syncDirectory } from './log-files.ts';
 

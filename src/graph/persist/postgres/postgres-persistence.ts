@@ -3,7 +3,7 @@ import pg from 'pg';
 import { ToolgraphError, isToolgraphError } from '../../../errors/index.ts';
 import { silentLogger, type Logger } from '../../../log/index.ts';
 import type { CommittedBatch } from '../../engine/index.ts';
-import type { GraphSnapshot, LoadedState, LogRecord, PersistenceAdapter } from '../contract.ts';
+import type { GraphSnapshot, LoadedState, LogRecord, PersistenceAdapter } from '../../engine/index.ts';
 import { migratePostgres, postgresNames, type PostgresNames } from './postgres-schema.ts';
 import { RecordFollower, type GraphCursor } from './record-follower.ts';
 

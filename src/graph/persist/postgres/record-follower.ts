@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../../../log/index.ts';
-import type { LogRecord } from '../contract.ts';
+import type { LogRecord } from '../../engine/index.ts';
 import type { PostgresNames } from './postgres-schema.ts';
 
 /** How far this instance has seen a graph name: its incarnation and last version. */

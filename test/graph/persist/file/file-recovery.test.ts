@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GraphEngine } from '../../../../src/graph/engine/index.ts';
 import { FilePersistence, FRAME_HEADER_BYTES } from '../../../../src/graph/persist/file/index.ts';
-import type { LogRecord } from '../../../../src/graph/persist/index.ts';
+import type { LogRecord } from '../../../../src/graph/engine/index.ts';
 import { createLogger } from '../../../../src/log/index.ts';
 import { batchRecord, createRecord } from '../contract-suite.ts';
 import { engineState } from '../engine-state.ts';

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { LogRecord } from '../../../../src/graph/persist/index.ts';
+import type { LogRecord } from '../../../../src/graph/engine/index.ts';
 import { PostgresPersistence } from '../../../../src/graph/persist/postgres/index.ts';
 import { batchRecord, createRecord } from '../contract-suite.ts';
 import { SKIP_MESSAGE, TEST_DATABASE_URL, dropSchema, freshSchema } from './test-database.ts';

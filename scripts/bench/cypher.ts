@@ -1,0 +1,206 @@
+/**
+ * Cypher benchmark: path queries through the Cypher executor (runCypherJson, as POST /dispatch runs it,
+ * the result ending as canonical JSON text), timed per path row, against the engine's
+ * own per-row cost for the same traversal written by hand on the GraphView API (label scan, then one
+ * whole-frontier expandEach per step), in the same run, the two sides taking turns.
+ * Usage: node scripts/bench/cypher.ts [--people N] [--rounds N] [--out FILE]
+ * The default graph has 200k nodes and 400k edges (issue 7, item 11): 100k Person, 100k Paper;
+ * 200k KNOWS (Person→Person), 50k CITES Person→Paper and 150k CITES Paper→Paper, so
+ * `MATCH (a:Person)-[:KNOWS]->(b)-[:CITES]->(c)` has about 100k paths. Target: Cypher within 3× of the engine.
+ */
+import { writeFile } from 'node:fs/promises';
+import { runCypherJson } from '../../src/graph/cypher/index.ts';
+import { GraphEngine, type GraphView, type MutationInput, type NodeRecord } from '../../src/graph/engine/index.ts';
+import type { LoadedState, PersistenceAdapter } from '../../src/graph/engine/index.ts';
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+const PEOPLE = Number(arg('--people') ?? 100_000);
+const PAPERS = PEOPLE;
+const ROUNDS = Number(arg('--rounds') ?? 7);
+const OUT = arg('--out');
+
+/** Deterministic pseudo-random numbers (mulberry32), so every run builds the same graph. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+class NullPersistence implements PersistenceAdapter {
+  readonly kind = 'null';
+  async load(): Promise<LoadedState> { return { snapshots: [], records: [] }; }
+  async append(): Promise<void> {}
+  async writeSnapshot(): Promise<void> {}
+  async close(): Promise<void> {}
+}
+
+const person = (i: number) => `p${String(i).padStart(7, '0')}`;
+const paper = (i: number) => `d${String(i).padStart(7, '0')}`;
+
+async function build(): Promise<GraphEngine> {
+  const engine = await GraphEngine.open({ persistence: new NullPersistence(), snapshotEvery: 0 });
+  await engine.createGraph('bench');
+  const r = rng(7);
+  let batch: MutationInput[] = [];
+  const push = async (m: MutationInput) => {
+    batch.push(m);
+    if (batch.length >= 20_000) {
+      await engine.commit({ graph: 'bench', mutations: batch });
+      batch = [];
+    }
+  };
+  for (let i = 0; i < PEOPLE; i++) await push({ op: 'createNode', id: person(i), label: 'Person', props: { name: `Person ${i}`, age: 18 + (i % 60) } });
+  for (let i = 0; i < PAPERS; i++) await push({ op: 'createNode', id: paper(i), label: 'Paper', props: { title: `Paper ${i}` } });
+  const edges = (count: number, src: (i: number) => string, tgt: () => string, type: string) => {
+    const seen = new Set<string>();
+    const out: MutationInput[] = [];
+    for (let i = 0; out.length < count; i++) {
+      const s = src(i);
+      const t = tgt();
+      const key = `${s}>${t}`;
+      if (s === t || seen.has(key)) continue;
+      seen.add(key);
+      out.push({ op: 'addEdge', src: s, tgt: t, type });
+    }
+    return out;
+  };
+  const pick = (n: number, id: (i: number) => string) => () => id(Math.floor(r() * n));
+  for (const m of edges(2 * PEOPLE, (i) => person(i % PEOPLE), pick(PEOPLE, person), 'KNOWS')) await push(m);
+  for (const m of edges(PEOPLE / 2, pick(PEOPLE, person), pick(PAPERS, paper), 'CITES')) await push(m);
+  for (const m of edges(1.5 * PAPERS, (i) => paper(i % PAPERS), pick(PAPERS, paper), 'CITES')) await push(m);
+  if (batch.length > 0) await engine.commit({ graph: 'bench', mutations: batch });
+  return engine;
+}
+
+/** The engine by hand: scan, then one expandEach per step over the whole frontier; counts path rows. */
+function enginePaths(view: GraphView): number {
+  const start = view.scan('Person');
+  const step1 = view.expandEach(start, 'KNOWS', 'out');
+  const frontier: NodeRecord[] = [];
+  for (let j = 0; j < step1.length; j++) {
+    const list = step1[j]!;
+    for (let i = 0; i < list.length; i++) frontier.push(list[i]!);
+  }
+  const step2 = view.expandEach(frontier, 'CITES', 'out');
+  let rows = 0;
+  for (let j = 0; j < step2.length; j++) rows += step2[j]!.length;
+  return rows;
+}
+
+/** The same traversal collecting one property per path row, written out as JSON (what the result costs). */
+function enginePathValues(view: GraphView): number {
+  const start = view.scan('Person');
+  const step1 = view.expandEach(start, 'KNOWS', 'out');
+  const frontier: NodeRecord[] = [];
+  for (let j = 0; j < step1.length; j++) {
+    const list = step1[j]!;
+    for (let i = 0; i < list.length; i++) frontier.push(list[i]!);
+  }
+  const step2 = view.expandEach(frontier, 'CITES', 'out');
+  const titles: unknown[] = [];
+  for (let j = 0; j < step2.length; j++) {
+    const list = step2[j]!;
+    for (let i = 0; i < list.length; i++) titles.push(list[i]!.props['title']);
+  }
+  // A list of strings is already canonical JSON as JSON.stringify writes it.
+  sink = JSON.stringify(titles);
+  return titles.length;
+}
+
+/** Keeps the baseline's JSON text alive so the work is not optimised away. */
+let sink = '';
+
+interface Case {
+  name: string;
+  query: string;
+  engine: (view: GraphView) => number;
+  rowsOf: (result: { rows: unknown[][] }) => number;
+}
+
+const CASES: Case[] = [
+  {
+    name: 'count of 2-step paths (issue 7 item 11)',
+    query: 'MATCH (a:Person)-[:KNOWS]->(b)-[:CITES]->(c) RETURN count(c)',
+    engine: enginePaths,
+    rowsOf: (r) => r.rows[0]![0] as number,
+  },
+  {
+    name: 'same paths, collect(c.title)',
+    query: 'MATCH (a:Person)-[:KNOWS]->(b)-[:CITES]->(c) RETURN collect(c.title) AS t',
+    engine: enginePathValues,
+    rowsOf: (r) => (r.rows[0]![0] as unknown[]).length,
+  },
+];
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  const engine = await build();
+  const view = engine.view('bench');
+  console.log(`graph: ${view.nodeCount} nodes, ${view.edgeCount} edges; built in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const results = [];
+  for (const c of CASES) {
+    const expected = c.engine(view);
+    const cypherNs: number[] = [];
+    const engineNs: number[] = [];
+    const ratios: number[] = [];
+    // Warm both sides, then take turns so other load on the machine falls on both alike.
+    for (let i = 0; i < 2; i++) {
+      c.engine(view);
+      await runCypherJson(engine, 'bench', c.query);
+    }
+    for (let round = 0; round < ROUNDS; round++) {
+      let t = process.hrtime.bigint();
+      const rows = c.engine(view);
+      const e = Number(process.hrtime.bigint() - t) / rows;
+      t = process.hrtime.bigint();
+      // The executor as POST /dispatch runs it: the result ends as canonical JSON text.
+      const text = await runCypherJson(engine, 'bench', c.query);
+      const y = Number(process.hrtime.bigint() - t) / expected;
+      const result = JSON.parse(text) as { rows: unknown[][] };
+      if (c.rowsOf(result) !== expected) throw new Error(`${c.name}: Cypher counted ${c.rowsOf(result)} rows, the engine ${expected}`);
+      engineNs.push(e);
+      cypherNs.push(y);
+      ratios.push(y / e);
+    }
+    results.push({
+      case: c.name, rows: expected,
+      cypherNsPerRowMin: round(Math.min(...cypherNs)), cypherNsPerRowMedian: round(median(cypherNs)),
+      engineNsPerRowMin: round(Math.min(...engineNs)), engineNsPerRowMedian: round(median(engineNs)),
+      ratioMin: round(Math.min(...ratios)), ratioMedian: round(median(ratios)),
+      cypherMsMedian: round((median(cypherNs) * expected) / 1e6),
+      target: 3,
+    });
+  }
+  console.table(results.map((r) => ({
+    case: r.case, rows: r.rows, 'cypher ms (median)': r.cypherMsMedian,
+    'cypher ns/row min/med': `${r.cypherNsPerRowMin} / ${r.cypherNsPerRowMedian}`,
+    'engine ns/row min/med': `${r.engineNsPerRowMin} / ${r.engineNsPerRowMedian}`,
+    'ratio min/med': `${r.ratioMin} / ${r.ratioMedian}`, target: `≤ ${r.target}`,
+  })));
+  if (OUT) {
+    await writeFile(OUT, `${JSON.stringify({ bench: 'cypher', node: process.version, rounds: ROUNDS, results }, null, 2)}\n`);
+    console.log(`wrote ${OUT}`);
+  }
+  await engine.close();
+  if (sink.length === 0) console.log('(no baseline output)');
+}
+
+await main();

@@ -1,0 +1,276 @@
+import type * as oidc from 'openid-client';
+import { ToolgraphError, isToolgraphError } from '../errors/index.ts';
+import { silentLogger, type Logger } from '../log/index.ts';
+import { auditUserOf, type AuditLog } from './audit-log.ts';
+import { DelegatedTokenCache, type DelegationKey } from './delegated-token-cache.ts';
+import { checkAgent, type AgentDefaults, type CheckedAgent, type DownstreamAgent } from './downstream-agent.ts';
+import { currentRequestContext, type RequestContext } from './request-context.ts';
+import { StoredTokenSource } from './stored-token-source.ts';
+import { DELEGATION_FIXES, type DelegatedToken, type TokenExchanger } from './token-exchange.ts';
+import type { TokenSetStore } from './token-set-store.ts';
+
+/** Where the credential sent downstream came from. */
+export type CredentialSource =
+  /** A token from the RFC 8693 exchange of the caller's token (fresh or cached). */
+  | 'delegation'
+  /** The hybrid agent's vendor device flow's cached token. */
+  | 'device-flow'
+  /** The caller's own token, passed on because its audience includes the API (hybrid only). */
+  | 'caller-token'
+  /** The token set a user consented to (three-legged). */
+  | 'three-legged'
+  /** The agent's own credentials (env-var credentials, API keys). */
+  | 'credentials';
+
+/** What to send downstream. Holds a secret: never log it. */
+export interface DownstreamCredential {
+  /** Lower-case header names: `authorization`, or API-key headers; empty for `credentials: {kind: 'none'}`. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly source: CredentialSource;
+  /** True when the agent's credentials stand in for a delegation that failed. */
+  readonly fallback: boolean;
+  /** For `delegation`: true when no exchange was made for this call (cached, or shared with a call in flight). */
+  readonly cached: boolean;
+}
+
+export interface ResolveOptions {
+  /**
+   * The caller. Default: the request context of the request being served
+   * (`currentRequestContext()`); `null` says there is none.
+   */
+  readonly context?: RequestContext | null;
+  /** What the tool does downstream (e.g. `traces.list`), for the passthrough audit record. */
+  readonly operation?: string;
+}
+
+/** One registered agent: resolve its credential for the current caller. */
+export interface AgentCredentials {
+  readonly name: string;
+  resolve(options?: ResolveOptions): Promise<DownstreamCredential>;
+  /**
+   * Drops the caller's cached delegated token for this agent, e.g. after the API answered 401 to it
+   * (revoked before it expired); the next `resolve` exchanges again.
+   */
+  forget(options?: Pick<ResolveOptions, 'context'>): void;
+}
+
+/** How to build the OAuth client that refreshes an agent's signed-in token set. */
+export type RefreshClientFactory = (agent: DownstreamAgent) => Promise<oidc.Configuration>;
+
+export interface DownstreamCredentialsOptions {
+  /** ENABLE_DELEGATION, AUDIENCE and DELEGATED_SCOPES. */
+  readonly defaults: AgentDefaults;
+  readonly exchanger: TokenExchanger;
+  readonly tokenSets: TokenSetStore;
+  /** Builds the refresh client of `hybrid` (device flow) and `three-legged` agents. */
+  readonly refreshClient: RefreshClientFactory;
+  /** Required when delegation is enabled and a `passthrough` agent is registered. */
+  readonly auditLog?: AuditLog;
+  readonly logger?: Logger;
+  readonly now?: () => number;
+  readonly cacheMaxEntries?: number;
+}
+
+/** The spec's warning, verbatim: a delegation failed and a fallback is used. */
+export const DELEGATION_FALLBACK_WARNING = 'OIDC delegation failed, falling back to credentials';
+
+const DELEGATION_FAILURES: ReadonlySet<string> = new Set(['TG_NO_USER_TOKEN', 'TG_NO_TOKEN_ENDPOINT', 'TG_TOKEN_EXCHANGE_FAILED']);
+
+function isDelegationFailure(error: unknown): error is ToolgraphError {
+  return isToolgraphError(error) && DELEGATION_FAILURES.has(error.code);
+}
+
+function bearer(tokenType: string, token: string): Readonly<Record<string, string>> {
+  return Object.freeze({ authorization: `${tokenType} ${token}` });
+}
+
+/** One frozen headers object per delegated token, so a cache hit allocates nothing for them. */
+const delegatedHeaders = new WeakMap<DelegatedToken, Readonly<Record<string, string>>>();
+
+function headersOf(token: DelegatedToken): Readonly<Record<string, string>> {
+  let headers = delegatedHeaders.get(token);
+  if (headers === undefined) {
+    headers = bearer(token.tokenType, token.accessToken);
+    delegatedHeaders.set(token, headers);
+  }
+  return headers;
+}
+
+/** Whether a verified `aud` claim (a string or a list) names `audience` exactly. */
+export function audienceIncludes(aud: unknown, audience: string): boolean {
+  if (typeof aud === 'string') return aud === audience;
+  return Array.isArray(aud) && aud.includes(audience);
+}
+
+function describeAudience(aud: unknown): string {
+  if (typeof aud === 'string') return JSON.stringify(aud);
+  if (Array.isArray(aud)) return `[${aud.map((a) => JSON.stringify(a)).join(', ')}]`;
+  return 'absent';
+}
+
+/**
+ * Resolves what a tool sends to a downstream API, for the caller of the request being served,
+ * following the agent's pattern and the spec's rules and priority order (docs/delegation.md).
+ */
+export class DownstreamCredentials {
+  readonly #options: DownstreamCredentialsOptions;
+  readonly #cache: DelegatedTokenCache;
+  readonly #logger: Logger;
+  readonly #agents = new Map<string, AgentCredentials>();
+
+  constructor(options: DownstreamCredentialsOptions) {
+    this.#options = options;
+    this.#cache = new DelegatedTokenCache({ now: options.now, maxEntries: options.cacheMaxEntries });
+    this.#logger = (options.logger ?? silentLogger()).child({ component: 'delegation' });
+  }
+
+  get delegationEnabled(): boolean {
+    return this.#options.defaults.delegationEnabled;
+  }
+
+  /** Delegated tokens held (diagnostics and tests). */
+  get cachedDelegations(): number {
+    return this.#cache.size;
+  }
+
+  /**
+   * Registers an agent (checking its description: TG_CONFIG_INVALID names what is missing) and
+   * returns its resolver. Registering a name again replaces the earlier description.
+   */
+  agent(description: DownstreamAgent): AgentCredentials {
+    const checked = checkAgent(description, this.#options.defaults);
+    if (checked.agent.pattern === 'passthrough' && this.delegationEnabled && this.#options.auditLog === undefined) {
+      throw new ToolgraphError('TG_CONFIG_INVALID', `agent ${description.name}: identity passthrough with delegation enabled writes an audit log, and none is configured`, { details: { agent: description.name } });
+    }
+    const tokens = checked.agent.pattern === 'hybrid' || checked.agent.pattern === 'three-legged'
+      ? new StoredTokenSource({
+        store: this.#options.tokenSets,
+        agent: description.name,
+        client: () => this.#options.refreshClient(checked.agent),
+        signInHint: `toolgraph auth login ${description.name}${checked.agent.pattern === 'hybrid' ? ' --device' : ''}`,
+        now: this.#options.now,
+        logger: this.#options.logger,
+      })
+      : undefined;
+    const handle: AgentCredentials = {
+      name: description.name,
+      resolve: (options = {}) => {
+        const context = options.context === undefined ? currentRequestContext() : (options.context ?? undefined);
+        return this.#resolve(checked, tokens, context, options.operation);
+      },
+      forget: (options = {}) => {
+        const context = options.context === undefined ? currentRequestContext() : (options.context ?? undefined);
+        if (context === undefined || checked.audience === undefined) return;
+        this.#cache.delete(this.#delegationKey(checked, context));
+      },
+    };
+    this.#agents.set(description.name, handle);
+    return handle;
+  }
+
+  /** Flushes and closes the audit log. */
+  async close(): Promise<void> {
+    await this.#options.auditLog?.close();
+  }
+
+  /** The resolver of an agent registered earlier, by name. */
+  registered(name: string): AgentCredentials | undefined {
+    return this.#agents.get(name);
+  }
+
+  /** Registers the agent if needed and resolves its credential. */
+  resolve(agent: DownstreamAgent, options: ResolveOptions = {}): Promise<DownstreamCredential> {
+    return this.agent(agent).resolve(options);
+  }
+
+  async #resolve(checked: CheckedAgent, tokens: StoredTokenSource | undefined, context: RequestContext | undefined, operation: string | undefined): Promise<DownstreamCredential> {
+    switch (checked.agent.pattern) {
+      case 'static':
+        return this.#credentials(checked, false);
+      case 'passthrough':
+        if (this.delegationEnabled) await this.#options.auditLog!.record({ agent: checked.agent.name, ...(operation === undefined ? {} : { operation }), user: auditUserOf(context?.principal) });
+        return this.#credentials(checked, false);
+      case 'delegation':
+        if (!this.delegationEnabled) return this.#credentials(checked, false);
+        try {
+          return await this.#delegate(checked, context);
+        } catch (error) {
+          if (!checked.hasFallback || !isDelegationFailure(error)) throw error;
+          this.#warnFallback(checked, error);
+          return this.#credentials(checked, true);
+        }
+      case 'hybrid':
+        return this.#hybrid(checked, tokens!, context);
+      case 'three-legged': {
+        const set = await tokens!.current();
+        if (set !== undefined) return { headers: bearer(set.tokenType, set.accessToken), source: 'three-legged', fallback: false, cached: false };
+        if (checked.hasFallback) return this.#credentials(checked, true);
+        throw new ToolgraphError('TG_NO_DOWNSTREAM_CREDENTIAL', `No credential for agent ${checked.agent.name}: it uses three-legged OAuth and no user has signed it in. Run \`toolgraph auth login ${checked.agent.name}\` on the server (see docs/delegation.md).`, { details: { agent: checked.agent.name, fix: `toolgraph auth login ${checked.agent.name}` } });
+      }
+    }
+  }
+
+  #credentials(checked: CheckedAgent, fallback: boolean): DownstreamCredential {
+    return { headers: checked.credentialHeaders ?? {}, source: 'credentials', fallback, cached: false };
+  }
+
+  #warnFallback(checked: CheckedAgent, error: ToolgraphError): void {
+    this.#logger.warn({ agent: checked.agent.name, pattern: checked.agent.pattern, code: error.code, reason: error.message }, DELEGATION_FALLBACK_WARNING);
+  }
+
+  async #delegate(checked: CheckedAgent, context: RequestContext | undefined): Promise<DownstreamCredential> {
+    const subjectToken = context?.token;
+    if (!subjectToken) {
+      throw new ToolgraphError('TG_NO_USER_TOKEN', 'No user token available for delegation', { details: { agent: checked.agent.name, fix: DELEGATION_FIXES.TG_NO_USER_TOKEN } });
+    }
+    const audience = checked.audience as string;
+    const exchanger = this.#options.exchanger;
+    const { token, from } = await this.#cache.get(
+      this.#delegationKey(checked, context!),
+      () => exchanger.exchange({ subjectToken, audience, scopes: checked.scopes }),
+    );
+    if (from === 'exchange') this.#logger.debug({ agent: checked.agent.name, audience }, 'exchanged the caller\'s token for a delegated token');
+    return { headers: headersOf(token), source: 'delegation', fallback: false, cached: from !== 'exchange' };
+  }
+
+  #delegationKey(checked: CheckedAgent, context: RequestContext): DelegationKey {
+    const issuer = context.principal.claims?.['iss'];
+    return { issuer: typeof issuer === 'string' ? issuer : undefined, subject: context.principal.subject, audience: checked.audience as string, scopes: checked.scopes };
+  }
+
+  /** The spec's hybrid priority order: delegation, the vendor device flow's cached token, the caller's token. */
+  async #hybrid(checked: CheckedAgent, tokens: StoredTokenSource, context: RequestContext | undefined): Promise<DownstreamCredential> {
+    const name = checked.agent.name;
+    const audience = checked.audience as string;
+    const steps: string[] = [];
+    if (this.delegationEnabled) {
+      try {
+        return await this.#delegate(checked, context);
+      } catch (error) {
+        if (!isDelegationFailure(error)) throw error;
+        this.#warnFallback(checked, error);
+        steps.push(`1. OIDC delegation failed: ${error.code}: ${error.message.replace(/\.$/, '')}`);
+      }
+    } else {
+      steps.push('1. OIDC delegation is disabled (ENABLE_DELEGATION=false)');
+    }
+    try {
+      const set = await tokens.current();
+      if (set !== undefined) return { headers: bearer(set.tokenType, set.accessToken), source: 'device-flow', fallback: false, cached: false };
+      steps.push(`2. the device flow has no cached token (run \`toolgraph auth login ${name} --device\`)`);
+    } catch (error) {
+      if (!isToolgraphError(error)) throw error;
+      steps.push(`2. the device flow's cached token is unusable: ${error.code}: ${error.message}`);
+    }
+    if (context?.token) {
+      const aud = context.principal.claims?.['aud'];
+      // Only a token issued for this API may go to it (MCP authorization: no token passthrough).
+      if (audienceIncludes(aud, audience)) return { headers: bearer('Bearer', context.token), source: 'caller-token', fallback: false, cached: false };
+      steps.push(`3. the caller's token is not passed on: its audience ${describeAudience(aud)} does not include ${JSON.stringify(audience)}, and a token may only go to an API it was issued for`);
+    } else {
+      steps.push('3. there is no caller token to pass on');
+    }
+    if (checked.hasFallback) return this.#credentials(checked, true);
+    throw new ToolgraphError('TG_NO_DOWNSTREAM_CREDENTIAL', `No credential for agent ${name} (hybrid: OIDC delegation, then the device flow's cached token, then the caller's token): ${steps.join('; ')}.`, { details: { agent: name, steps } });
+  }
+}

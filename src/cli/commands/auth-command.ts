@@ -1,0 +1,93 @@
+import type { Command } from 'commander';
+import {
+  DEFAULT_CALLBACK_PORT, TokenSetStore, checkAgentName, oauthConfiguration, providerServer, signInWithDeviceFlow, signInWithLoopback,
+} from '../../auth/index.ts';
+import { ToolgraphError } from '../../errors/index.ts';
+import type { CliIo } from '../cli-io.ts';
+import { addSettingOptions } from '../setting-options.ts';
+import { printDevicePrompt, printSignedIn } from '../sign-in-output.ts';
+
+function integerOption(name: string, min: number, max: number): (raw: string) => number {
+  return (raw) => {
+    const value = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
+    if (!(value >= min && value <= max)) throw new ToolgraphError('TG_CONFIG_INVALID', `${name}: expected an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+    return value;
+  };
+}
+
+const SHOWN_SETTING_FLAGS: ReadonlySet<string> = new Set(['--oidc-config-url', '--oidc-client-id', '--state-dir', '--config']);
+
+const HELP_AFTER = `
+The loopback flow (default) listens on 127.0.0.1:${DEFAULT_CALLBACK_PORT} for the provider's redirect. When toolgraph
+runs on a remote server, forward that port from the machine with the browser before opening the URL:
+
+  ssh -L ${DEFAULT_CALLBACK_PORT}:127.0.0.1:${DEFAULT_CALLBACK_PORT} user@server
+
+--device signs in by the device flow instead (RFC 8628): nothing listens, any browser anywhere will do.
+
+The provider is OIDC_CONFIG_URL (--oidc-config-url), or --authorization-endpoint and --token-endpoint;
+the client is OIDC_CLIENT_ID (--oidc-client-id) with OIDC_CLIENT_SECRET from env or config.json.
+The token set is stored in {state_dir}/tokens/<agent>.json (mode 0600), where the agent's tools read it.
+See docs/delegation.md.`;
+
+/**
+ * `toolgraph auth login <agent>`: signs a downstream agent in, by the three-legged loopback flow or
+ * (`--device`) the device flow, and seeds the token set into the agent (its file in the state dir).
+ */
+export function registerAuthCommand(program: Command, io: CliIo): void {
+  const auth = program.command('auth').description('Sign downstream agents in (three-legged OAuth, device flow)');
+  const login = auth
+    .command('login')
+    .description('Sign an agent in and store its token set (mode 0600) where its tools read it')
+    .argument('<agent>', 'agent name (letters, digits, ".", "_", "-")')
+    .option('--device', 'use the device flow (RFC 8628) instead of the loopback redirect')
+    .option('--scope <scopes>', 'space-separated scopes to ask for', 'openid offline_access')
+    .option('--audience <uri>', 'RFC 8707 resource indicator: the API the tokens are for')
+    .option('--authorization-endpoint <url>', 'the provider\'s authorization endpoint (instead of discovery)')
+    .option('--token-endpoint <url>', 'the provider\'s token endpoint (instead of discovery)')
+    .option('--callback-port <port>', 'loopback port for the redirect (0 picks a free one)', integerOption('--callback-port', 0, 65535), DEFAULT_CALLBACK_PORT)
+    .option('--timeout <seconds>', 'how long to wait for the browser (loopback flow)', integerOption('--timeout', 1, 3600), 300);
+  const own = login.options.length;
+  const resolveFrom = addSettingOptions(login);
+  // Every setting flag is accepted; the help shows the ones a sign-in uses.
+  for (const option of login.options.slice(own)) {
+    if (!SHOWN_SETTING_FLAGS.has(option.long ?? '')) option.hideHelp();
+  }
+  login.addHelpText('after', HELP_AFTER);
+  login.action(async (agent: string, opts: Record<string, unknown>) => {
+    checkAgentName(agent);
+    const { values } = resolveFrom(opts);
+    if (values.oidcClientId === undefined) {
+      throw new ToolgraphError('TG_CONFIG_INVALID', 'auth login needs the OAuth client: set OIDC_CLIENT_ID (--oidc-client-id or config key oidc_client_id), and OIDC_CLIENT_SECRET for a confidential client', { details: { setting: 'OIDC_CLIENT_ID' } });
+    }
+    const tokenEndpoint = opts['tokenEndpoint'] as string | undefined;
+    if (tokenEndpoint === undefined && values.oidcConfigUrl === undefined) {
+      throw new ToolgraphError('TG_CONFIG_INVALID', 'auth login needs the provider: set OIDC_CONFIG_URL (--oidc-config-url), or give --authorization-endpoint and --token-endpoint', { details: { setting: 'OIDC_CONFIG_URL' } });
+    }
+    const server = await providerServer(tokenEndpoint !== undefined
+      ? { tokenEndpoint, authorizationEndpoint: opts['authorizationEndpoint'] as string | undefined }
+      : { configUrl: values.oidcConfigUrl as string });
+    const config = oauthConfiguration(server, { clientId: values.oidcClientId, clientSecret: values.oidcClientSecret });
+    const scopes = String(opts['scope']).split(' ').filter(Boolean);
+    const resource = opts['audience'] as string | undefined;
+    const set = opts['device']
+      ? await signInWithDeviceFlow(config, { agent, scopes, resource, onPrompt: (prompt) => printDevicePrompt(io, `agent ${agent}`, prompt) })
+      : await signInWithLoopback(config, {
+        agent, scopes, resource, port: opts['callbackPort'] as number, timeoutMs: (opts['timeout'] as number) * 1000,
+        onAuthorizationUrl: (url, redirectUri) => {
+          const port = new URL(redirectUri).port;
+          io.out(`Open this URL in a browser to sign agent ${agent} in:`);
+          io.out('');
+          io.out(`  ${url}`);
+          io.out('');
+          io.out(`The browser is sent back to ${redirectUri}. If this machine is remote, forward that port from the machine running the browser first:`);
+          io.out('');
+          io.out(`  ssh -L ${port}:127.0.0.1:${port} user@server`);
+          io.out('');
+          io.out(`Waiting up to ${opts['timeout'] as number} s for the sign-in...`);
+        },
+      });
+    const path = await new TokenSetStore(values.stateDir).save(set);
+    printSignedIn(io, `agent ${agent}`, set, path);
+  });
+}

@@ -1,0 +1,31 @@
+/**
+ * The limits of one query's execution budget. Every query, Cypher or GraphQL, runs under one; the
+ * defaults are the settings' defaults (TOOLGRAPH_QUERY_MAX_ROWS, TOOLGRAPH_QUERY_MAX_RESULT_BYTES,
+ * TOOLGRAPH_QUERY_TIMEOUT_MS in src/config/settings.ts).
+ */
+export interface BudgetLimits {
+  /** The most rows a query may produce, counted across all its steps (every scan hit and expansion, nested patterns included). */
+  readonly maxRows: number;
+  /** The most bytes (UTF-8) of the result's JSON text. */
+  readonly maxResultBytes: number;
+  /** The most milliseconds of execution, from the start of execution to the last result byte. */
+  readonly timeoutMs: number;
+}
+
+/**
+ * Sized so every documented example and test runs well inside them (a 100k-path aggregate over a
+ * 200k-node graph produces about 400k rows), while `MATCH (a),(b),(c),(d)` on a 94-node graph is
+ * refused after a million rows, in a fraction of a second and tens of MiB.
+ */
+export const DEFAULT_BUDGET_LIMITS: BudgetLimits = Object.freeze({
+  maxRows: 1_000_000,
+  maxResultBytes: 16 * 1024 * 1024,
+  timeoutMs: 5_000,
+});
+
+/** Which limit a refusal names, with the setting that raises it. */
+export const BUDGET_SETTINGS = Object.freeze({
+  maxRows: 'TOOLGRAPH_QUERY_MAX_ROWS',
+  maxResultBytes: 'TOOLGRAPH_QUERY_MAX_RESULT_BYTES',
+  timeoutMs: 'TOOLGRAPH_QUERY_TIMEOUT_MS',
+} satisfies Record<keyof BudgetLimits, string>);

@@ -1,0 +1,194 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ToolgraphError, toToolgraphError } from '../../errors/index.ts';
+import type { Logger } from '../../log/index.ts';
+import type { CarrierAccess } from './carrier-access.ts';
+import { CarrierResponse } from './carrier-response.ts';
+import { ConnectionGate } from './connection-gate.ts';
+import { DEFAULT_NONCE_CAPACITY, NonceLedger } from './nonce-ledger.ts';
+import type { SignerKeys } from './signer-keys.ts';
+import { SUBSCRIBE_PATH } from './subscribe-request.ts';
+import { SUBSCRIPTION_SCOPES, subscribeHandshake } from './subscribe-handshake.ts';
+import type { SubscriptionExecutor } from './subscription-executor.ts';
+import { SubscriptionHub, type CarrierGraphs, type HubStats } from './subscription-hub.ts';
+
+/** Keepalive comment interval; access is re-checked on every tick. */
+export const DEFAULT_KEEPALIVE_MS = 15_000;
+/** Unsent bytes a connection may hold before its next frame (beyond what the kernel buffers). */
+export const DEFAULT_BUFFER_CAP = 1024 * 1024;
+/** A connection must send its request head within this time. */
+export const HANDSHAKE_TIMEOUT_MS = 10_000;
+/** Room for a 32 KiB query percent-encoded in the URL and again inside the envelope. */
+const MAX_HEADER_BYTES = 256 * 1024;
+
+export interface CarrierOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly graphs: CarrierGraphs;
+  readonly executor: SubscriptionExecutor;
+  readonly access: CarrierAccess;
+  readonly signerKeys: SignerKeys;
+  readonly logger: Logger;
+  readonly maxConnections: number;
+  readonly maxSessionSecs: number;
+  readonly keepaliveMs?: number;
+  readonly bufferCap?: number;
+  readonly nonceCapacity?: number;
+  /** Wall-clock milliseconds (envelope expiry); Date.now by default. */
+  readonly now?: () => number;
+}
+
+export interface CarrierStats extends HubStats {
+  /** Handshakes in flight plus open sessions: what the connection cap counts. */
+  readonly connections: number;
+  readonly nonces: number;
+}
+
+export interface RunningCarrier {
+  readonly host: string;
+  readonly port: number;
+  readonly origin: string;
+  stats(): CarrierStats;
+  /** Ends every stream with a final event, then stops listening. */
+  close(): Promise<void>;
+}
+
+const COMMON_HEADERS = { 'cache-control': 'no-store', connection: 'close' } as const;
+
+function refusalHeaders(error: ToolgraphError): Record<string, string> {
+  switch (error.code) {
+    case 'TG_ENVELOPE_INVALID':
+    case 'TG_NONCE_REPLAYED':
+      return { 'www-authenticate': 'Bearer error="invalid_token"' };
+    case 'TG_INSUFFICIENT_SCOPE':
+      return { 'www-authenticate': `Bearer error="insufficient_scope", scope="${SUBSCRIPTION_SCOPES.join(' ')}"` };
+    case 'TG_TOO_MANY_CONNECTIONS':
+    case 'TG_RATE_LIMITED':
+      return { 'retry-after': '1' };
+    case 'TG_METHOD_NOT_ALLOWED':
+      return { allow: 'GET' };
+    default:
+      return {};
+  }
+}
+
+/**
+ * The subscription carrier: a bare node:http listener on a loopback address that serves only
+ * `GET /graphql/subscribe`. Every other path is 404 and every other method (OPTIONS included) 405;
+ * there are no CORS headers, no TLS, no default graph and no unsigned mode.
+ */
+export async function startCarrier(options: CarrierOptions): Promise<RunningCarrier> {
+  const { logger } = options;
+  const gate = new ConnectionGate(options.maxConnections);
+  const nonces = new NonceLedger(options.nonceCapacity ?? DEFAULT_NONCE_CAPACITY);
+  const hub = new SubscriptionHub({
+    graphs: options.graphs,
+    executor: options.executor,
+    access: options.access,
+    logger,
+    maxSessionMs: options.maxSessionSecs * 1000,
+    keepaliveMs: options.keepaliveMs ?? DEFAULT_KEEPALIVE_MS,
+    bufferCap: options.bufferCap ?? DEFAULT_BUFFER_CAP,
+  });
+  const deps = { signerKeys: options.signerKeys, nonces, access: options.access, now: options.now ?? Date.now };
+
+  // One handler for every connection's close: it frees the slot and the session, if any.
+  function onClose(this: CarrierResponse): void {
+    gate.release();
+    hub.closed(this);
+  }
+
+  function refuse(res: CarrierResponse, thrown: unknown): void {
+    const error = toToolgraphError(thrown);
+    // Codes and statuses only: messages may carry names from the request.
+    if (error.code === 'TG_INTERNAL') logger.error({ code: error.code, type: (error.cause as Error | undefined)?.name }, 'carrier handshake failed');
+    else logger.debug({ code: error.code, status: error.status }, 'carrier refused a handshake');
+    if (res.destroyed) return;
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const body = JSON.stringify(error.toBody());
+    res.writeHead(error.status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      ...COMMON_HEADERS,
+      ...refusalHeaders(error),
+    });
+    res.end(body);
+  }
+
+  async function handle(req: IncomingMessage, res: CarrierResponse): Promise<void> {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    if (path !== SUBSCRIBE_PATH) {
+      refuse(res, new ToolgraphError('TG_NOT_FOUND', `The carrier serves only GET ${SUBSCRIBE_PATH}.`));
+      return;
+    }
+    if (req.method !== 'GET') {
+      refuse(res, new ToolgraphError('TG_METHOD_NOT_ALLOWED', `${SUBSCRIBE_PATH} accepts only GET (no OPTIONS or CORS: the carrier is not a browser endpoint).`));
+      return;
+    }
+    if (!gate.tryAcquire()) {
+      refuse(res, new ToolgraphError('TG_TOO_MANY_CONNECTIONS', `The carrier is at its limit of ${gate.max} connections; retry later.`));
+      return;
+    }
+    res.once('close', onClose);
+    try {
+      const request = await subscribeHandshake(req, q === -1 ? '' : url.slice(q + 1), deps);
+      await hub.open(res, request);
+    } catch (error) {
+      refuse(res, error);
+    }
+  }
+
+  const server = createServer<typeof IncomingMessage, typeof CarrierResponse>({
+    ServerResponse: CarrierResponse,
+    maxHeaderSize: MAX_HEADER_BYTES,
+    headersTimeout: HANDSHAKE_TIMEOUT_MS,
+    requestTimeout: HANDSHAKE_TIMEOUT_MS,
+    requireHostHeader: true,
+  }, (req, res) => {
+    void handle(req, res);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    const fail = (error: NodeJS.ErrnoException): void => {
+      const shown = options.host.includes(':') ? `[${options.host}]:${options.port}` : `${options.host}:${options.port}`;
+      reject(error.code === 'EADDRINUSE' || error.code === 'EADDRNOTAVAIL'
+        ? new ToolgraphError('TG_CONFIG_INVALID', `SERVICE_GRAPHQL_ADDR ${shown} cannot be bound (${error.code}); choose another address.`, { cause: error })
+        : error);
+    };
+    server.once('error', fail);
+    server.listen(options.port, options.host, () => {
+      server.off('error', fail);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.address;
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  logger.info({ address: origin }, 'subscription carrier listening');
+
+  let closing: Promise<void> | undefined;
+  return {
+    host,
+    port: address.port,
+    origin,
+    stats: () => ({ ...hub.stats(), connections: gate.active, nonces: nonces.size }),
+    close() {
+      closing ??= (async () => {
+        hub.close();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          // Streams were ended with a final event; whatever has not gone in a moment is cut.
+          setTimeout(() => server.closeAllConnections(), 1000).unref();
+        });
+        logger.info('subscription carrier stopped');
+      })();
+      return closing;
+    },
+  };
+}

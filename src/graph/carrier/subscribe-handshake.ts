@@ -1,0 +1,76 @@
+import type { IncomingMessage } from 'node:http';
+import { ToolgraphError } from '../../errors/index.ts';
+import { parseU64, readScopes, requireScope } from '../dispatch/index.ts';
+import type { CarrierAccess } from './carrier-access.ts';
+import type { NonceLedger } from './nonce-ledger.ts';
+import { checkQueryText } from './query-text-rules.ts';
+import type { SignerKeys } from './signer-keys.ts';
+import type { OpenRequest } from './subscription-hub.ts';
+import { checkSubscriptionRules, parseSubscription } from './subscription-rules.ts';
+import { parseSubscribeQuery } from './subscribe-request.ts';
+import { verifyEnvelope } from './verify-envelope.ts';
+
+export interface HandshakeDeps {
+  readonly signerKeys: SignerKeys;
+  readonly nonces: NonceLedger;
+  readonly access: CarrierAccess;
+  /** Wall-clock milliseconds, for envelope expiry. */
+  readonly now: () => number;
+}
+
+/** The scopes that allow a subscription (spec, Authentication: carrier, rule 2). */
+export const SUBSCRIPTION_SCOPES: readonly string[] = readScopes('graphql');
+
+function mismatch(what: string): ToolgraphError {
+  return new ToolgraphError('TG_ENVELOPE_INVALID', `The envelope's ${what} is not byte-identical to the request's; sign the exact request you send.`, {
+    details: { field: what },
+  });
+}
+
+/**
+ * Runs every check of a subscription handshake, cheapest first, and answers what the hub needs to
+ * open the stream. Nothing here reads graph rows: the URL, the query text rules, the
+ * X-Service-Request-Id header, the envelope (signature, expiry, byte-identical id, graph and
+ * query), the scope, the nonce (consumed here, before any stream starts), the document rules and
+ * the graph ACL. Afterwards the request's headers and URL are cleared: the signed request is not
+ * kept.
+ */
+export async function subscribeHandshake(req: IncomingMessage, search: string, deps: HandshakeDeps): Promise<OpenRequest> {
+  const { graph, query } = parseSubscribeQuery(search);
+  checkQueryText(query);
+  const rawId = req.headers['x-service-request-id'];
+  if (typeof rawId !== 'string') throw new ToolgraphError('TG_REQUEST_INVALID', 'The X-Service-Request-Id header is missing; send the signed request id (a positive u64).');
+  const requestId = parseU64(rawId, 'X-Service-Request-Id', JSON.stringify(rawId.slice(0, 40)));
+
+  const nowMs = deps.now();
+  const envelope = await verifyEnvelope(req.headers.authorization, deps.signerKeys, Math.floor(nowMs / 1000));
+  if (envelope.request.id !== requestId) throw mismatch('request id');
+  if (envelope.request.graph !== graph) throw mismatch('graph');
+  if (envelope.query !== query) throw mismatch('subscription text');
+  const { principal } = envelope;
+  requireScope(principal, SUBSCRIPTION_SCOPES, 'A subscription');
+
+  const outcome = deps.nonces.consume(envelope.nonce, envelope.expiresAt, Math.floor(nowMs / 1000));
+  if (outcome === 'replayed') {
+    throw new ToolgraphError('TG_NONCE_REPLAYED', 'This envelope\'s nonce was already used; every request and reconnect needs a fresh id, nonce and envelope.');
+  }
+  if (outcome === 'full') {
+    throw new ToolgraphError('TG_RATE_LIMITED', 'The carrier remembers as many live nonces as it can; retry in a few seconds.');
+  }
+
+  const document = parseSubscription(query);
+  checkSubscriptionRules(document, envelope.variables);
+
+  const visibility = deps.access.visibility(principal, graph);
+  if (visibility === null) throw new ToolgraphError('TG_ACCESS_DENIED', 'The graph ACL does not allow this principal to read this graph.');
+
+  forgetRequest(req);
+  return { graph, query, document, variables: envelope.variables, principal, visibility };
+}
+
+/** Drops the signed request (Authorization header, URL) from the live request object. */
+function forgetRequest(req: IncomingMessage): void {
+  req.headers = {};
+  req.rawHeaders = [];
+  req.url = '';
+}

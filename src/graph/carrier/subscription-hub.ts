@@ -1,0 +1,418 @@
+import type { DocumentNode } from 'graphql';
+import { ToolgraphError, toToolgraphError } from '../../errors/index.ts';
+import type { Logger } from '../../log/index.ts';
+import type { ChangeEvent, GraphView } from '../engine/index.ts';
+import type { CarrierAccess } from './carrier-access.ts';
+import type { CarrierPrincipal } from './carrier-principal.ts';
+import type { CarrierResponse } from './carrier-response.ts';
+import { KEEPALIVE_FRAME, MAX_FRAME_BYTES, STREAM_HEADERS, completeFrame, nextFrame, type EndReason } from './sse-frames.ts';
+import type { SubscriptionExecutor } from './subscription-executor.ts';
+
+/** What the carrier needs of the engine: live views and the change feed (local and followed batches). */
+export interface CarrierGraphs {
+  view(graph: string): GraphView;
+  subscribe(listener: (event: ChangeEvent) => void): () => void;
+}
+
+export interface SubscriptionHubOptions {
+  readonly graphs: CarrierGraphs;
+  readonly executor: SubscriptionExecutor;
+  readonly access: CarrierAccess;
+  readonly logger: Logger;
+  readonly maxSessionMs: number;
+  readonly keepaliveMs: number;
+  /** Bytes a connection may have queued and unsent before its next frame; past it the reader is cut off. */
+  readonly bufferCap: number;
+  readonly now?: () => number;
+}
+
+export interface OpenRequest {
+  readonly graph: string;
+  readonly query: string;
+  readonly document: DocumentNode;
+  readonly variables: Readonly<Record<string, unknown>> | null;
+  readonly principal: CarrierPrincipal;
+  readonly visibility: string;
+}
+
+export interface HubStats {
+  readonly sessions: number;
+  readonly groups: number;
+  /** Executor runs since the hub started. */
+  readonly evaluations: number;
+}
+
+/** One subscriber: a handful of fields; the result it last got is a reference to its group's string. */
+export class Session {
+  readonly res: CarrierResponse;
+  readonly principal: CarrierPrincipal;
+  readonly expiresAt: number;
+  group: Group;
+  sent: string | null = null;
+
+  constructor(res: CarrierResponse, principal: CarrierPrincipal, group: Group, expiresAt: number) {
+    this.res = res;
+    this.principal = principal;
+    this.group = group;
+    this.expiresAt = expiresAt;
+  }
+}
+
+/** Subscribers of one graph, query text, variables and visibility key: one evaluation serves them all. */
+class Group {
+  readonly base: string;
+  readonly key: string;
+  readonly graph: string;
+  readonly prepared: unknown;
+  readonly visibility: string;
+  readonly members = new Set<Session>();
+  /** Runs the executor when no member can: the principal of the handshake that created or joined it last. */
+  principal: CarrierPrincipal;
+  joining = 0;
+  payload: string | null = null;
+  /** The `next` frame of `payload`; null while `payload` is null or when it is over 8 MiB. */
+  frame: Buffer | null = null;
+  version = -1;
+  dirty = true;
+  evaluating = false;
+  pending: Promise<void> | null = null;
+
+  constructor(base: string, visibility: string, graph: string, prepared: unknown, principal: CarrierPrincipal) {
+    this.base = base;
+    this.key = `${base}\u0000${visibility}`;
+    this.visibility = visibility;
+    this.graph = graph;
+    this.prepared = prepared;
+    this.principal = principal;
+  }
+}
+
+const noop = (): void => undefined;
+const REVOKED = new ToolgraphError('TG_ACCESS_DENIED', 'The graph ACL no longer allows this subscription.');
+const TOO_LARGE = new ToolgraphError('TG_FRAME_TOO_LARGE', `The subscription result serialises to more than ${MAX_FRAME_BYTES} bytes (8 MiB); select less or lower first/limit.`);
+const DROPPED = new ToolgraphError('TG_GRAPH_NOT_FOUND', 'The graph was dropped.');
+
+/**
+ * Shared re-execution and fan-out. Each committed batch of a graph (edges included) marks its groups
+ * dirty; one flush per event-loop turn evaluates each dirty group once, however many batches came,
+ * and a subscriber gets a frame only when the serialised result differs from the last one it got, so
+ * a change to rows it cannot see sends it nothing. Access is asked before every frame and on every
+ * keepalive tick: a denial ends the stream, a new visibility key moves the subscriber to the group of
+ * that key. Two timers serve every session: the keepalive tick and the expiry of the oldest session
+ * (sessions expire in the order they opened, all living the same time).
+ */
+export class SubscriptionHub {
+  readonly #options: SubscriptionHubOptions;
+  readonly #now: () => number;
+  readonly #groups = new Map<string, Group>();
+  readonly #byGraph = new Map<string, Set<Group>>();
+  /** Every open session, oldest first: the expiry order. */
+  readonly #sessions = new Set<Session>();
+  readonly #dirtyGraphs = new Set<string>();
+  readonly #unsubscribe: () => void;
+  readonly #keepalive: NodeJS.Timeout;
+  #expiry: NodeJS.Timeout | null = null;
+  #flushScheduled = false;
+  #evaluations = 0;
+  #closed = false;
+
+  constructor(options: SubscriptionHubOptions) {
+    this.#options = options;
+    this.#now = options.now ?? (() => performance.now());
+    this.#unsubscribe = options.graphs.subscribe((event) => this.#onChange(event));
+    this.#keepalive = setInterval(() => this.#tick(), options.keepaliveMs).unref();
+  }
+
+  stats(): HubStats {
+    return { sessions: this.#sessions.size, groups: this.#groups.size, evaluations: this.#evaluations };
+  }
+
+  /**
+   * Joins (or creates) the group of this request, brings its result up to date, writes the stream
+   * head and the initial frame. Throws, with nothing written, when the graph is gone, the executor
+   * refuses the subscription or its first evaluation fails, or access was withdrawn meanwhile.
+   */
+  async open(res: CarrierResponse, request: OpenRequest): Promise<void> {
+    const base = `${request.graph}\u0000${request.query}\u0000${request.variables === null ? '' : JSON.stringify(request.variables)}`;
+    let visibility = request.visibility;
+    let group = this.#groups.get(`${base}\u0000${visibility}`);
+    if (!group) {
+      const view = this.#options.graphs.view(request.graph);
+      const prepared = await this.#options.executor.prepare(view.catalogue, { query: request.query, document: request.document, variables: request.variables });
+      group = this.#groupFor(base, visibility, request.graph, prepared, request.principal);
+    }
+    for (;;) {
+      group.principal = request.principal;
+      group.joining++;
+      try {
+        await this.#fresh(group);
+      } catch (error) {
+        group.joining--;
+        this.#dropIfIdle(group);
+        throw error;
+      }
+      group.joining--;
+      if (this.#closed || res.destroyed) {
+        this.#dropIfIdle(group);
+        return;
+      }
+      // Access may have changed while the result was computed: ask again right before the first frame.
+      const now = this.#options.access.visibility(request.principal, request.graph);
+      if (now === null) {
+        this.#dropIfIdle(group);
+        throw new ToolgraphError('TG_ACCESS_DENIED', 'The graph ACL does not allow this principal to read this graph.');
+      }
+      if (now === visibility) break;
+      this.#dropIfIdle(group);
+      visibility = now;
+      group = this.#groupFor(base, visibility, request.graph, group.prepared, request.principal);
+    }
+    const session = new Session(res, request.principal, group, this.#now() + this.#options.maxSessionMs);
+    res.writeHead(200, STREAM_HEADERS);
+    res.session = session;
+    group.members.add(session);
+    this.#sessions.add(session);
+    this.#armExpiry();
+    this.#options.logger.debug({ sessions: this.#sessions.size, groups: this.#groups.size }, 'carrier session opened');
+    if (group.frame === null) {
+      this.#end(session, 'frame-too-large', TOO_LARGE);
+      return;
+    }
+    res.write(group.frame);
+    session.sent = group.payload;
+  }
+
+  /** The connection of `res` closed (the client left, or the server ended it). */
+  closed(res: CarrierResponse): void {
+    const session = res.session;
+    if (session === null) return;
+    res.session = null;
+    this.#detach(session);
+    this.#options.logger.debug({ sessions: this.#sessions.size }, 'carrier session closed by the client');
+  }
+
+  /** Ends every stream with a final event and stops following the engine. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#unsubscribe();
+    clearInterval(this.#keepalive);
+    if (this.#expiry) clearTimeout(this.#expiry);
+    for (const session of this.#sessions) this.#end(session, 'server-closing');
+  }
+
+  // ---- groups and evaluation ----------------------------------------------------------------
+
+  #groupFor(base: string, visibility: string, graph: string, prepared: unknown, principal: CarrierPrincipal): Group {
+    const key = `${base}\u0000${visibility}`;
+    const existing = this.#groups.get(key);
+    if (existing) return existing;
+    const group = new Group(base, visibility, graph, prepared, principal);
+    this.#groups.set(key, group);
+    let ofGraph = this.#byGraph.get(graph);
+    if (!ofGraph) {
+      ofGraph = new Set();
+      this.#byGraph.set(graph, ofGraph);
+    }
+    ofGraph.add(group);
+    return group;
+  }
+
+  #dropIfIdle(group: Group): void {
+    if (group.members.size > 0 || group.joining > 0) return;
+    if (this.#groups.get(group.key) === group) this.#groups.delete(group.key);
+    const ofGraph = this.#byGraph.get(group.graph);
+    ofGraph?.delete(group);
+    if (ofGraph?.size === 0) this.#byGraph.delete(group.graph);
+  }
+
+  /** Waits until the group's result is of the graph's current version. */
+  async #fresh(group: Group): Promise<void> {
+    for (;;) {
+      if (group.evaluating) {
+        await group.pending?.catch(noop);
+        continue;
+      }
+      const view = this.#options.graphs.view(group.graph);
+      if (!group.dirty && group.payload !== null && group.version === view.version) return;
+      await this.#evaluate(group);
+      return;
+    }
+  }
+
+  #evaluate(group: Group): Promise<void> {
+    const pending = this.#runLoop(group);
+    group.pending = pending;
+    pending.catch(noop);
+    return pending;
+  }
+
+  async #runLoop(group: Group): Promise<void> {
+    group.evaluating = true;
+    try {
+      do {
+        group.dirty = false;
+        const view = this.#options.graphs.view(group.graph);
+        const version = view.version;
+        const principal = this.#representative(group);
+        this.#evaluations++;
+        let result;
+        try {
+          result = await this.#options.executor.run(view, group.prepared, principal);
+        } catch (error) {
+          this.#fail(group, error);
+          throw error;
+        }
+        const payload = JSON.stringify(result);
+        if (payload !== group.payload) {
+          group.payload = payload;
+          group.frame = nextFrame(payload);
+        }
+        group.version = version;
+        this.#deliver(group);
+      } while (group.dirty && group.members.size + group.joining > 0);
+    } finally {
+      group.evaluating = false;
+    }
+  }
+
+  /** A member that may still read with the group's key runs the query; else the last joiner. */
+  #representative(group: Group): CarrierPrincipal {
+    for (const session of group.members) {
+      if (this.#options.access.visibility(session.principal, group.graph) === group.visibility) {
+        group.principal = session.principal;
+        return session.principal;
+      }
+    }
+    return group.principal;
+  }
+
+  #fail(group: Group, thrown: unknown): void {
+    const error = toToolgraphError(thrown);
+    const dropped = error.code === 'TG_GRAPH_NOT_FOUND';
+    // The code only: messages can name the graph, and the carrier never logs graph names.
+    if (!dropped) this.#options.logger.error({ code: error.code, type: thrown instanceof Error ? thrown.name : typeof thrown }, 'carrier evaluation failed');
+    for (const session of group.members) this.#end(session, dropped ? 'graph-dropped' : 'evaluation-failed', dropped ? DROPPED : error);
+  }
+
+  #deliver(group: Group): void {
+    const { frame, payload } = group;
+    for (const session of group.members) {
+      const visibility = this.#options.access.visibility(session.principal, group.graph);
+      if (visibility === null) this.#end(session, 'access-revoked', REVOKED);
+      else if (visibility !== group.visibility) this.#regroup(session, visibility);
+      else if (frame === null) this.#end(session, 'frame-too-large', TOO_LARGE);
+      else if (session.sent !== payload && this.#write(session, frame)) session.sent = payload;
+    }
+  }
+
+  #regroup(session: Session, visibility: string): void {
+    const from = session.group;
+    from.members.delete(session);
+    this.#dropIfIdle(from);
+    const to = this.#groupFor(from.base, visibility, from.graph, from.prepared, session.principal);
+    session.group = to;
+    to.members.add(session);
+    if (!to.dirty && !to.evaluating && to.payload !== null) {
+      if (to.frame === null) this.#end(session, 'frame-too-large', TOO_LARGE);
+      else if (session.sent !== to.payload && this.#write(session, to.frame)) session.sent = to.payload;
+      return;
+    }
+    to.dirty = true;
+    this.#schedule(to.graph);
+  }
+
+  // ---- changes and timers -------------------------------------------------------------------
+
+  #onChange(event: ChangeEvent): void {
+    const groups = this.#byGraph.get(event.graph);
+    if (!groups) return;
+    if (event.kind === 'dropGraph') {
+      for (const group of groups) for (const session of group.members) this.#end(session, 'graph-dropped', DROPPED);
+      return;
+    }
+    if (event.kind !== 'batch') return;
+    for (const group of groups) group.dirty = true;
+    this.#schedule(event.graph);
+  }
+
+  #schedule(graph: string): void {
+    this.#dirtyGraphs.add(graph);
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    // One flush per event-loop turn: a burst of batches costs one evaluation per group.
+    setImmediate(() => this.#flush());
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    if (this.#closed) return;
+    for (const graph of this.#dirtyGraphs) {
+      for (const group of this.#byGraph.get(graph) ?? []) {
+        if (group.dirty && !group.evaluating && group.members.size > 0) void this.#evaluate(group);
+      }
+    }
+    this.#dirtyGraphs.clear();
+  }
+
+  #tick(): void {
+    for (const session of this.#sessions) {
+      const group = session.group;
+      const visibility = this.#options.access.visibility(session.principal, group.graph);
+      if (visibility === null) {
+        this.#end(session, 'access-revoked', REVOKED);
+        continue;
+      }
+      if (visibility !== group.visibility) this.#regroup(session, visibility);
+      if (session.res.session === session) this.#write(session, KEEPALIVE_FRAME);
+    }
+  }
+
+  #armExpiry(): void {
+    if (this.#expiry !== null || this.#closed) return;
+    const oldest = this.#sessions.values().next();
+    if (oldest.done) return;
+    this.#expiry = setTimeout(() => this.#expire(), Math.max(0, Math.ceil(oldest.value.expiresAt - this.#now()))).unref();
+  }
+
+  #expire(): void {
+    this.#expiry = null;
+    const now = this.#now();
+    for (const session of this.#sessions) {
+      if (session.expiresAt > now) break;
+      this.#end(session, 'session-expired');
+    }
+    this.#armExpiry();
+  }
+
+  // ---- writing --------------------------------------------------------------------------------
+
+  /** Writes unless the connection already holds too much unsent data; then the reader is cut off. */
+  #write(session: Session, frame: Buffer): boolean {
+    const res = session.res;
+    const pending = res.writableLength;
+    if (pending > 0 && pending + frame.length > this.#options.bufferCap) {
+      this.#detach(session);
+      res.session = null;
+      res.destroy();
+      this.#options.logger.info({ pendingBytes: pending }, 'carrier cut off a slow reader');
+      return false;
+    }
+    res.write(frame);
+    return true;
+  }
+
+  #end(session: Session, reason: EndReason, error?: ToolgraphError): void {
+    this.#detach(session);
+    const res = session.res;
+    res.session = null;
+    if (!res.destroyed && !res.writableEnded) res.end(completeFrame(reason, error));
+    this.#options.logger.debug({ reason, sessions: this.#sessions.size }, 'carrier session ended');
+  }
+
+  #detach(session: Session): void {
+    this.#sessions.delete(session);
+    session.group.members.delete(session);
+    this.#dropIfIdle(session.group);
+  }
+}

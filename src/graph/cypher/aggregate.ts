@@ -1,0 +1,84 @@
+import type { Expr } from './ast.ts';
+import { runtimeError } from './cypher-error.ts';
+import { evaluate } from './evaluate.ts';
+import type { Row, RunContext } from './run-context.ts';
+import { compareValues, typeName, valueKey, type Value } from './values.ts';
+
+export type AggregateCall = Extract<Expr, { kind: 'call' }>;
+
+/**
+ * The running state of one aggregate over one group: rows are added as they stream by, so no group
+ * keeps its rows (a count over a million paths holds one number).
+ */
+export class Accumulator {
+  readonly #call: AggregateCall;
+  /** count(*), or a count(v) of a never-null v (see SlotLayout.countsRows): counts rows, reads nothing. */
+  readonly #rows: boolean;
+  readonly #seen: Set<string> | null;
+  #count = 0;
+  #total = 0;
+  #best: Value = null;
+  readonly #values: Value[] = [];
+
+  constructor(call: AggregateCall, countsRows: boolean) {
+    this.#call = call;
+    this.#rows = call.star || countsRows;
+    this.#seen = call.distinct ? new Set() : null;
+  }
+
+  /** Adds every row of a chunk. */
+  addAll(rows: readonly Row[], ctx: RunContext): void {
+    if (this.#rows) this.#count += rows.length;
+    else for (let i = 0; i < rows.length; i++) this.add(rows[i]!, ctx);
+  }
+
+  add(row: Row, ctx: RunContext): void {
+    const call = this.#call;
+    if (this.#rows) {
+      this.#count++;
+      return;
+    }
+    const v = evaluate(call.args[0]!, row, ctx);
+    if (v === null) return;
+    if (this.#seen !== null) {
+      const key = valueKey(v);
+      if (this.#seen.has(key)) return;
+      this.#seen.add(key);
+    }
+    switch (call.name) {
+      case 'count':
+        this.#count++;
+        return;
+      case 'collect':
+        this.#values.push(v);
+        return;
+      case 'sum':
+      case 'avg':
+        if (typeof v !== 'number') throw runtimeError(`Type error in ${call.name}(): expected numbers, got ${typeName(v)}.`);
+        this.#total += v;
+        this.#count++;
+        return;
+      case 'min':
+      case 'max': {
+        if (this.#count++ === 0) this.#best = v;
+        else {
+          const c = compareValues(v, this.#best);
+          if (call.name === 'min' ? c < 0 : c > 0) this.#best = v;
+        }
+        return;
+      }
+      default:
+        throw runtimeError(`${call.name}() is not an aggregate.`);
+    }
+  }
+
+  result(): Value {
+    switch (this.#call.name) {
+      case 'count': return this.#count;
+      case 'collect': return this.#values;
+      case 'sum': return this.#total;
+      case 'avg': return this.#count === 0 ? null : this.#total / this.#count;
+      default: return this.#best;
+    }
+  }
+}

@@ -1,0 +1,288 @@
+import type { Expr, NodePattern, Pattern, Query, RelPattern } from './ast.ts';
+import { forEachOperand } from './expr-operands.ts';
+
+/**
+ * Where each variable of a statement lives in a row. Rows are arrays, one slot per variable, decided
+ * once per statement: growing a row is one array copy, never a Map copy per row and step.
+ *
+ * - Every variable name gets a slot (the same name shares one slot: scoping rules make a name mean
+ *   one thing wherever it is bound). RETURN aliases get one too, so ORDER BY can read them.
+ * - Every node of a matched pattern gets a slot; anonymous ones get hidden slots, so a step can
+ *   continue from the node the previous step reached.
+ * - A relationship gets a slot when it is named, or when relationship uniqueness (one relationship
+ *   bound at most once per MATCH) needs to compare it: with another relationship of the same MATCH
+ *   (or pattern comprehension) whose types may overlap. Each such pair are each other's `partners`.
+ *   Relationships with no slot are expanded without building edge records at all.
+ */
+export interface SlotLayout {
+  readonly slots: ReadonlyMap<string, number>;
+  /** Named slots are 0 to names.length - 1, hidden ones follow. */
+  readonly names: readonly string[];
+  readonly width: number;
+  nodeSlot(node: NodePattern): number;
+  /** The relationship's slot, or -1 when it has none. */
+  relSlot(rel: RelPattern): number;
+  /** Slots of the relationships this one must differ from (all in the same match scope). */
+  partners(rel: RelPattern): readonly number[];
+  /**
+   * Whether a slot is read after the pattern that binds it: a variable used anywhere else in the
+   * statement (or everything, under RETURN *), or a relationship that uniqueness compares. A pattern
+   * writes only live slots into its rows: `MATCH (a)-->(b)-->(c) RETURN count(c)` never stores a or b.
+   */
+  isLive(slot: number): boolean;
+  /**
+   * Whether `count(v)` counts rows: v is bound by a MATCH (never an OPTIONAL one), so it is never
+   * null and `count(v)` is `count(*)`. Such a count does not keep v live.
+   */
+  countsRows(call: Expr): boolean;
+}
+
+const NONE: readonly number[] = Object.freeze([]);
+
+/** Calls `visit` for every pattern comprehension and predicate in `expr`, at any depth. */
+function forEachSubqueryPattern(expr: Expr, visit: (pattern: Pattern) => void): void {
+  if (expr.kind === 'patternComprehension' || expr.kind === 'patternPredicate') {
+    visit(expr.pattern);
+    if (expr.kind === 'patternComprehension') {
+      if (expr.where !== null) forEachSubqueryPattern(expr.where, visit);
+      forEachSubqueryPattern(expr.projection, visit);
+    }
+    return;
+  }
+  forEachOperand(expr, (operand) => forEachSubqueryPattern(operand, visit));
+}
+
+type CountCall = Extract<Expr, { kind: 'call' }>;
+
+/** Names first bound by a MATCH that is not OPTIONAL: their values are never null. */
+function neverNull(query: Query): Set<string> {
+  const seen = new Set<string>();
+  const out = new Set<string>();
+  for (const clause of query.reading) {
+    for (const pattern of clause.patterns) {
+      forEachPatternVariable(pattern, (name) => {
+        if (seen.has(name)) return;
+        seen.add(name);
+        if (!clause.optional) out.add(name);
+      }, () => undefined);
+    }
+  }
+  return out;
+}
+
+/** `count(v)` (not DISTINCT) of a variable that is never null. */
+function isRowCount(expr: Expr, nonNull: ReadonlySet<string>): expr is CountCall {
+  return expr.kind === 'call' && expr.name === 'count' && !expr.distinct && !expr.star && expr.args.length === 1
+    && expr.args[0]!.kind === 'variable' && nonNull.has(expr.args[0]!.name);
+}
+
+/** Calls `use` for every mention of a variable in `expr`, inside pattern comprehensions too. */
+function forEachVariableUse(expr: Expr, use: (name: string) => void, skip?: (expr: Expr) => boolean): void {
+  if (skip?.(expr)) return;
+  switch (expr.kind) {
+    case 'variable':
+      use(expr.name);
+      return;
+    case 'mapProjection':
+      use(expr.variable);
+      for (const item of expr.items) {
+        if (item.kind === 'variableSelector') use(item.name);
+        if (item.kind === 'literalEntry') forEachVariableUse(item.value, use, skip);
+      }
+      return;
+    case 'patternComprehension':
+    case 'patternPredicate':
+      forEachPatternVariable(expr.pattern, use, (e) => forEachVariableUse(e, use, skip));
+      if (expr.kind === 'patternComprehension') {
+        if (expr.where !== null) forEachVariableUse(expr.where, use, skip);
+        forEachVariableUse(expr.projection, use, skip);
+      }
+      return;
+    default:
+      forEachOperand(expr, (operand) => forEachVariableUse(operand, use, skip));
+  }
+}
+
+function forEachPatternVariable(pattern: Pattern, use: (name: string) => void, properties: (expr: Expr) => void): void {
+  for (const node of [pattern.start, ...pattern.steps.map((s) => s.node)]) {
+    if (node.variable !== null) use(node.variable);
+    if (node.properties !== null) properties(node.properties);
+  }
+  for (const step of pattern.steps) if (step.rel.variable !== null) use(step.rel.variable);
+}
+
+/**
+ * How often each name is mentioned (a binding counts; a name mentioned once is bound and never read),
+ * and whether RETURN * reads them all. Row counts (see `isRowCount`) are not reads.
+ */
+function usedNames(query: Query, rowCounts: Set<Expr>): { uses: Map<string, number>; all: boolean } {
+  const uses = new Map<string, number>();
+  const use = (name: string): void => {
+    uses.set(name, (uses.get(name) ?? 0) + 1);
+  };
+  const nonNull = neverNull(query);
+  const skip = (e: Expr): boolean => {
+    if (!isRowCount(e, nonNull)) return false;
+    rowCounts.add(e);
+    return true;
+  };
+  const expr = (e: Expr): void => forEachVariableUse(e, use, skip);
+  for (const clause of query.reading) {
+    for (const pattern of clause.patterns) forEachPatternVariable(pattern, use, expr);
+    if (clause.where !== null) expr(clause.where);
+  }
+  for (const clause of query.updating) {
+    switch (clause.kind) {
+      case 'create':
+        for (const pattern of clause.patterns) forEachPatternVariable(pattern, use, expr);
+        break;
+      case 'set':
+        for (const item of clause.items) {
+          use(item.variable);
+          expr(item.value);
+        }
+        break;
+      case 'remove':
+        for (const item of clause.items) use(item.variable);
+        break;
+      case 'delete':
+        clause.targets.forEach(expr);
+        break;
+    }
+  }
+  const ret = query.returns;
+  if (ret !== null) {
+    for (const item of ret.items) expr(item.expr);
+    for (const sort of ret.orderBy) expr(sort.expr);
+    if (ret.skip !== null) expr(ret.skip);
+    if (ret.limit !== null) expr(ret.limit);
+  }
+  return { uses, all: ret !== null && ret.star };
+}
+
+function overlaps(a: RelPattern, b: RelPattern): boolean {
+  if (a.types.length === 0 || b.types.length === 0) return true;
+  return a.types.some((t) => b.types.includes(t));
+}
+
+export function layoutOf(query: Query): SlotLayout {
+  const slots = new Map<string, number>();
+  const names: string[] = [];
+  const name = (variable: string): number => {
+    let slot = slots.get(variable);
+    if (slot === undefined) {
+      slot = names.length;
+      slots.set(variable, slot);
+      names.push(variable);
+    }
+    return slot;
+  };
+
+  // Match scopes: each MATCH clause (its patterns together) and each pattern comprehension or predicate.
+  const scopes: Pattern[][] = [];
+  const exprs: Expr[] = [];
+  const patternExprs = (pattern: Pattern): void => {
+    for (const node of [pattern.start, ...pattern.steps.map((s) => s.node)]) if (node.properties !== null) exprs.push(node.properties);
+  };
+  for (const clause of query.reading) {
+    scopes.push([...clause.patterns]);
+    for (const pattern of clause.patterns) patternExprs(pattern);
+    if (clause.where !== null) exprs.push(clause.where);
+  }
+  for (const clause of query.updating) {
+    switch (clause.kind) {
+      case 'create':
+        for (const pattern of clause.patterns) {
+          patternExprs(pattern);
+          if (pattern.start.variable !== null) name(pattern.start.variable);
+          for (const step of pattern.steps) {
+            if (step.rel.variable !== null) name(step.rel.variable);
+            if (step.node.variable !== null) name(step.node.variable);
+          }
+        }
+        break;
+      case 'set':
+        for (const item of clause.items) exprs.push(item.value);
+        break;
+      case 'delete':
+        exprs.push(...clause.targets);
+        break;
+      case 'remove':
+        break;
+    }
+  }
+  const ret = query.returns;
+  if (ret !== null) {
+    for (const item of ret.items) {
+      exprs.push(item.expr);
+      if (item.aliased) name(item.name);
+    }
+    for (const sort of ret.orderBy) exprs.push(sort.expr);
+  }
+  // Property maps inside subquery patterns may hold further subqueries: walk until none is new.
+  for (let i = 0; i < exprs.length; i++) {
+    forEachSubqueryPattern(exprs[i]!, (pattern) => {
+      scopes.push([pattern]);
+      patternExprs(pattern);
+    });
+  }
+
+  // Named variables first, so their slots are stable whatever the hidden ones are.
+  for (const scope of scopes) {
+    for (const pattern of scope) {
+      if (pattern.start.variable !== null) name(pattern.start.variable);
+      for (const step of pattern.steps) {
+        if (step.rel.variable !== null) name(step.rel.variable);
+        if (step.node.variable !== null) name(step.node.variable);
+      }
+    }
+  }
+  let width = names.length;
+  const nodeSlots = new Map<NodePattern, number>();
+  const relSlots = new Map<RelPattern, number>();
+  const partnerSlots = new Map<RelPattern, number[]>();
+  for (const scope of scopes) {
+    const rels: RelPattern[] = [];
+    for (const pattern of scope) {
+      for (const node of [pattern.start, ...pattern.steps.map((s) => s.node)]) {
+        nodeSlots.set(node, node.variable !== null ? slots.get(node.variable)! : width++);
+      }
+      for (const step of pattern.steps) rels.push(step.rel);
+    }
+    const partnered = new Set<RelPattern>();
+    for (let i = 0; i < rels.length; i++) {
+      for (let j = i + 1; j < rels.length; j++) {
+        if (overlaps(rels[i]!, rels[j]!)) {
+          partnered.add(rels[i]!);
+          partnered.add(rels[j]!);
+        }
+      }
+    }
+    for (const rel of rels) {
+      if (rel.variable !== null) relSlots.set(rel, slots.get(rel.variable)!);
+      else if (partnered.has(rel)) relSlots.set(rel, width++);
+    }
+    for (let i = 0; i < rels.length; i++) {
+      const list: number[] = [];
+      for (let j = 0; j < rels.length; j++) if (j !== i && overlaps(rels[i]!, rels[j]!)) list.push(relSlots.get(rels[j]!)!);
+      if (list.length > 0) partnerSlots.set(rels[i]!, list);
+    }
+  }
+  const rowCounts = new Set<Expr>();
+  const { uses, all } = usedNames(query, rowCounts);
+  const live = new Set<number>();
+  names.forEach((n, slot) => {
+    if (all || (uses.get(n) ?? 0) > 1) live.add(slot);
+  });
+  for (const list of partnerSlots.values()) for (const slot of list) live.add(slot);
+  return {
+    slots,
+    names,
+    width,
+    nodeSlot: (node) => nodeSlots.get(node)!,
+    relSlot: (rel) => relSlots.get(rel) ?? -1,
+    partners: (rel) => partnerSlots.get(rel) ?? NONE,
+    isLive: (slot) => live.has(slot),
+    countsRows: (call) => rowCounts.has(call),
+  };
+}

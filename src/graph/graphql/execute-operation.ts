@@ -1,0 +1,110 @@
+import {
+  GraphQLError, Kind, execute as graphqlExecute, getVariableValues,
+  type ExecutionArgs, type ExecutionResult, type FragmentDefinitionNode, type OperationDefinitionNode,
+} from 'graphql';
+import type { Principal } from '../dispatch/index.ts';
+import { collectFields } from './collect-fields.ts';
+import type { ExecState, ExecutionMeter } from './exec-state.ts';
+import { executeQueryFields } from './execute-query.ts';
+import type { GraphSchema } from './graph-schema.ts';
+import { graphqlError } from './graphql-errors.ts';
+import { executeMutationFields } from './mutation-batch.ts';
+import { visibleView, type GraphqlEngine } from './visible-view.ts';
+
+/** What our executor needs in the GraphQL context value (the pipeline puts it there). */
+export interface GraphqlRequestContext {
+  readonly graph: string;
+  readonly principal: Principal;
+  readonly engine: GraphqlEngine;
+  readonly graphSchema: GraphSchema;
+  readonly meter: ExecutionMeter;
+  /** Set by the executor for graphql-js resolvers (see generic-resolvers.ts). */
+  state?: ExecState;
+}
+
+const NO_VARIABLES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+/** The operation to run, with graphql-js's messages when there is none. */
+export function selectOperation(document: ExecutionArgs['document'], operationName: string | null | undefined): OperationDefinitionNode | GraphQLError {
+  let found: OperationDefinitionNode | undefined;
+  for (const definition of document.definitions) {
+    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+    if (operationName === null || operationName === undefined) {
+      if (found !== undefined) return graphqlError('TG_GRAPHQL_INVALID', 'Must provide operation name if query contains multiple operations.', { http: { status: 400, spec: true } });
+      found = definition;
+    } else if (definition.name?.value === operationName) {
+      found = definition;
+    }
+  }
+  if (found !== undefined) return found;
+  return graphqlError('TG_GRAPHQL_INVALID', operationName ? `Unknown operation named "${operationName}".` : 'Must provide an operation.', { http: { status: 400, spec: true } });
+}
+
+const fragmentsByDocument = new WeakMap<object, Record<string, FragmentDefinitionNode>>();
+
+/** The document's fragments by name (computed once per document). */
+function fragmentsOf(document: ExecutionArgs['document']): Record<string, FragmentDefinitionNode> {
+  const known = fragmentsByDocument.get(document);
+  if (known !== undefined) return known;
+  const fragments: Record<string, FragmentDefinitionNode> = Object.create(null) as Record<string, FragmentDefinitionNode>;
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
+  }
+  fragmentsByDocument.set(document, fragments);
+  return fragments;
+}
+
+function result(state: ExecState, data: Record<string, unknown> | null, version: number): ExecutionResult {
+  return state.errors.length > 0
+    ? { errors: state.errors, data, extensions: { version } }
+    : { data, extensions: { version } };
+}
+
+/**
+ * Executes a validated operation against one schema and one view of the graph. Queries run (and
+ * return) synchronously from the view's first read to the last, so they see one graph version; mutations
+ * commit one batch first (mutation-batch.ts). Operations that select `__schema` or `__type` go
+ * through graphql-js, whose resolvers read what the same executor computed.
+ */
+export function executeOperation(args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult> {
+  const context = args.contextValue as GraphqlRequestContext;
+  const operation = selectOperation(args.document, args.operationName);
+  if (operation instanceof GraphQLError) return { errors: [operation] };
+  const definitions = operation.variableDefinitions ?? [];
+  const coerced: { errors?: readonly GraphQLError[]; coerced?: Record<string, unknown> } = definitions.length === 0 ? { coerced: NO_VARIABLES } : getVariableValues(args.schema, definitions, (args.variableValues ?? {}) as Record<string, unknown>, { maxErrors: 50 });
+  if (coerced.errors !== undefined) {
+    return {
+      errors: coerced.errors.map((e) => new GraphQLError(e.message, {
+        nodes: e.nodes ?? null, extensions: { code: 'TG_GRAPHQL_INVALID', http: { status: 400, spec: true } },
+      })),
+    };
+  }
+  const state: ExecState = {
+    graphSchema: context.graphSchema,
+    view: visibleView(context.engine, context.graph, context.principal),
+    variables: coerced.coerced ?? NO_VARIABLES,
+    fragments: fragmentsOf(args.document),
+    errors: [],
+    meter: context.meter,
+    labels: null,
+  };
+  if (operation.operation === 'mutation') {
+    const fields = collectFields(state, 'Mutation', [operation.selectionSet]);
+    return executeMutationFields(state, fields, context).then((outcome) => result(state, outcome.data, outcome.version));
+  }
+  const fields = collectFields(state, 'Query', [operation.selectionSet]);
+  let introspects = false;
+  for (const nodes of fields.values()) {
+    const name = nodes[0]!.name.value;
+    if (name === '__schema' || name === '__type') introspects = true;
+  }
+  if (!introspects) return result(state, executeQueryFields(state, fields), state.view.version);
+  const slow: ExecState = { ...state, labels: new WeakMap() };
+  context.state = slow;
+  return Promise.resolve(graphqlExecute({ ...args, variableValues: args.variableValues ?? {} })).then((executed) => {
+    const errors = [...(executed.errors ?? []), ...slow.errors];
+    return errors.length > 0
+      ? { errors, data: executed.data ?? null, extensions: { version: slow.view.version } }
+      : { data: executed.data ?? null, extensions: { version: slow.view.version } };
+  });
+}

@@ -1,0 +1,224 @@
+import { Kind, getArgumentValues, type FieldNode, type GraphQLField, type GraphQLObjectType } from 'graphql';
+import { ToolgraphError, describeValue } from '../../errors/index.ts';
+import type { NodeRecord, Scalar } from '../engine/index.ts';
+import { PAGINATION_ARGS } from '../schema/index.ts';
+import { collectFields, subSelections, type CollectedFields } from './collect-fields.ts';
+import { connectionPage, decodeCursor, encodeCursor } from './connection-page.ts';
+import type { ExecState } from './exec-state.ts';
+import { NullBubble, graphqlError, toGraphQLError } from './graphql-errors.ts';
+import { pageSize, shapeNodes, type Shaped } from './shape-nodes.ts';
+
+function rootField(state: ExecState, name: string): GraphQLField<unknown, unknown> {
+  return (state.graphSchema.schema.getQueryType() as GraphQLObjectType).getFields()[name]!;
+}
+
+/** Arguments without variables are the same on every run of a document: coerced once per schema. */
+const literalArguments = new WeakMap<object, WeakMap<FieldNode, Record<string, unknown>>>();
+
+function usesVariables(node: FieldNode): boolean {
+  return node.arguments?.some((a) => a.value.kind !== Kind.INT && a.value.kind !== Kind.STRING && a.value.kind !== Kind.BOOLEAN
+    && a.value.kind !== Kind.FLOAT && a.value.kind !== Kind.NULL && a.value.kind !== Kind.ENUM) ?? false;
+}
+
+/** Root arguments coerced as graphql-js does (literals, variables, defaults). */
+function rootArguments(state: ExecState, name: string, node: FieldNode): Record<string, unknown> {
+  if (usesVariables(node)) return getArgumentValues(rootField(state, name), node, state.variables as Record<string, unknown>);
+  const schema = state.graphSchema.schema;
+  let byNode = literalArguments.get(schema);
+  if (byNode === undefined) {
+    byNode = new WeakMap();
+    literalArguments.set(schema, byNode);
+  }
+  let args = byNode.get(node);
+  if (args === undefined) {
+    args = getArgumentValues(rootField(state, name), node, state.variables as Record<string, unknown>);
+    byNode.set(node, args);
+  }
+  return args;
+}
+
+const filtersByArgs = new WeakMap<object, Record<string, Scalar>>();
+
+/** The property-equality filters among a root field's arguments (`id` included; null: no such property). */
+function filtersOf(args: Record<string, unknown>): Record<string, Scalar> {
+  // Cached arguments (literal ones) are the same object on every run, and so are their filters.
+  const known = filtersByArgs.get(args);
+  if (known !== undefined) return known;
+  const filter: Record<string, Scalar> = {};
+  for (const key of Object.keys(args)) if (!PAGINATION_ARGS.has(key)) filter[key] = args[key] as Scalar;
+  filtersByArgs.set(args, filter);
+  return filter;
+}
+
+/** Runs a field-level failure through the non-null root: the whole `data` becomes null. */
+function bubble(error: unknown, nodes: readonly FieldNode[], path: (string | number)[]): never {
+  if (error instanceof NullBubble) throw error;
+  throw new NullBubble(toGraphQLError(error, { nodes, path }));
+}
+
+function optionalInt(args: Record<string, unknown>, name: string): number | undefined {
+  const v = args[name];
+  return typeof v === 'number' ? v : undefined;
+}
+
+function optionalString(args: Record<string, unknown>, name: string): string | undefined {
+  const v = args[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** `Label(first, limit, filters…)`: one label scan, then the selection level by level. */
+function labelList(state: ExecState, label: string, key: string, nodes: readonly FieldNode[]): Shaped[] {
+  const args = rootArguments(state, label, nodes[0]!);
+  const count = pageSize(optionalInt(args, 'first'), optionalInt(args, 'limit'), () => ({ nodes, path: [key] }));
+  const filter = filtersOf(args);
+  const rows = state.view.scan(label, count === undefined ? { filter } : { filter, first: count });
+  state.meter.rows(rows.length, 0);
+  return shapeNodes(state, rows, nodes, 0, (i) => [key, i]);
+}
+
+/** `<Label>Connection(first, last, after, before, cursor, filters…)`: one page over keyset cursors. */
+function labelConnection(state: ExecState, fieldName: string, label: string, key: string, nodes: readonly FieldNode[]): Shaped {
+  const args = rootArguments(state, fieldName, nodes[0]!);
+  const first = optionalInt(args, 'first');
+  const last = optionalInt(args, 'last');
+  for (const [name, value] of [['first', first], ['last', last]] as const) {
+    if (value !== undefined && value < 0) {
+      throw new ToolgraphError('TG_BAD_REQUEST', `${fieldName}: ${name} must be a non-negative integer; got ${describeValue(value)}.`);
+    }
+  }
+  const afterCursor = optionalString(args, 'after');
+  const cursorArg = optionalString(args, 'cursor');
+  if (afterCursor !== undefined && cursorArg !== undefined && afterCursor !== cursorArg) {
+    throw new ToolgraphError('TG_BAD_REQUEST', `${fieldName}: cursor is another name for after; give one of them (or both the same).`);
+  }
+  const resume = afterCursor ?? cursorArg;
+  const after = resume === undefined ? undefined : decodeCursor(resume, label, afterCursor !== undefined ? 'after' : 'cursor');
+  const beforeCursor = optionalString(args, 'before');
+  const before = beforeCursor === undefined ? undefined : decodeCursor(beforeCursor, label, 'before');
+  const page = connectionPage(state.view, label, { filter: filtersOf(args), first, last, after, before });
+  state.meter.rows(page.nodes.length, 0);
+
+  const connectionType = `${fieldName}`;
+  const edgeType = state.graphSchema.labels.get(label)!.model.edgeType;
+  const out: Shaped = {};
+  for (const [ckey, cnodes] of collectFields(state, connectionType, subSelections(nodes))) {
+    const name = cnodes[0]!.name.value;
+    if (name === '__typename') out[ckey] = connectionType;
+    else if (name === 'pageInfo') out[ckey] = pageInfo(state, cnodes, page, label);
+    else out[ckey] = pageEdges(state, cnodes, page.nodes, label, edgeType, [key, ckey]);
+  }
+  return out;
+}
+
+function pageEdges(state: ExecState, nodes: readonly FieldNode[], rows: NodeRecord[], label: string, edgeType: string, path: (string | number)[]): Shaped[] {
+  const fields = collectFields(state, edgeType, subSelections(nodes));
+  const columns: { key: string; kind: 'typename' | 'cursor' | 'node'; shaped?: Shaped[] }[] = [];
+  for (const [ekey, enodes] of fields) {
+    const name = enodes[0]!.name.value;
+    if (name === 'node') columns.push({ key: ekey, kind: 'node', shaped: shapeNodes(state, rows, enodes, 0, (i) => [...path, i, ekey]) });
+    else columns.push({ key: ekey, kind: name === 'cursor' ? 'cursor' : 'typename' });
+  }
+  const out = new Array<Shaped>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const edge: Shaped = {};
+    for (const c of columns) edge[c.key] = c.kind === 'node' ? c.shaped![i] : c.kind === 'cursor' ? encodeCursor(label, rows[i]!.id) : edgeType;
+    out[i] = edge;
+  }
+  return out;
+}
+
+function pageInfo(state: ExecState, nodes: readonly FieldNode[], page: { nodes: NodeRecord[]; hasNextPage: boolean; hasPreviousPage: boolean }, label: string): Shaped {
+  const out: Shaped = {};
+  const firstNode = page.nodes[0];
+  const lastNode = page.nodes[page.nodes.length - 1];
+  for (const [pkey, pnodes] of collectFields(state, 'PageInfo', subSelections(nodes))) {
+    switch (pnodes[0]!.name.value) {
+      case 'hasNextPage': out[pkey] = page.hasNextPage; break;
+      case 'hasPreviousPage': out[pkey] = page.hasPreviousPage; break;
+      case 'startCursor': out[pkey] = firstNode === undefined ? null : encodeCursor(label, firstNode.id); break;
+      case 'endCursor': out[pkey] = lastNode === undefined ? null : encodeCursor(label, lastNode.id); break;
+      default: out[pkey] = 'PageInfo';
+    }
+  }
+  return out;
+}
+
+/**
+ * `_entities(representations)`: every representation looked up in one pass, answered in request
+ * order, null where no node of that label has the id; the found nodes are shaped together.
+ */
+function entities(state: ExecState, key: string, nodes: readonly FieldNode[]): (Shaped | null)[] {
+  const args = rootArguments(state, '_entities', nodes[0]!);
+  const representations = args['representations'] as unknown[];
+  const out = new Array<Shaped | null>(representations.length).fill(null);
+  const found: NodeRecord[] = [];
+  const at: number[] = [];
+  for (let i = 0; i < representations.length; i++) {
+    const rep = representations[i];
+    const typename = typeof rep === 'object' && rep !== null ? (rep as Record<string, unknown>)['__typename'] : undefined;
+    const id = typeof rep === 'object' && rep !== null ? (rep as Record<string, unknown>)['id'] : undefined;
+    if (typeof typename !== 'string' || !state.graphSchema.labels.has(typename) || typeof id !== 'string') {
+      state.errors.push(graphqlError('TG_BAD_REQUEST',
+        `_entities: representation ${i} must be an object with __typename (a label: ${[...state.graphSchema.labels.keys()].join(', ')}) and a string id; got ${describeValue(rep)}${typeof typename === 'string' ? ` with __typename ${describeValue(typename)}` : ''}.`,
+        { nodes, path: [key, i] }));
+      continue;
+    }
+    const node = state.view.node(id);
+    if (node === undefined || node.label !== typename) continue;
+    found.push(node);
+    at.push(i);
+  }
+  state.meter.rows(found.length, 0);
+  try {
+    const shaped = shapeNodes(state, found, nodes, 0, (j) => [key, at[j]!]);
+    for (let j = 0; j < shaped.length; j++) out[at[j]!] = shaped[j]!;
+  } catch (error) {
+    // Entities are nullable: a failing selection nulls the entities it covers, not the whole data.
+    if (!(error instanceof NullBubble)) throw error;
+    state.errors.push(error.error);
+  }
+  return out;
+}
+
+function service(state: ExecState, nodes: readonly FieldNode[]): Shaped {
+  const out: Shaped = {};
+  for (const [skey, snodes] of collectFields(state, '_Service', subSelections(nodes))) {
+    out[skey] = snodes[0]!.name.value === 'sdl' ? state.graphSchema.sdl : '_Service';
+  }
+  return out;
+}
+
+/** The value of one Query root field (introspection fields excepted: graphql-js answers those). */
+export function queryRootValue(state: ExecState, key: string, nodes: readonly FieldNode[]): unknown {
+  const name = nodes[0]!.name.value;
+  if (name === '__typename') return 'Query';
+  const root = state.graphSchema.roots.get(name);
+  try {
+    switch (root?.kind) {
+      case 'list': return labelList(state, root.label, key, nodes);
+      case 'connection': return labelConnection(state, name, root.label, key, nodes);
+      case 'entities': return entities(state, key, nodes);
+      case 'service': return service(state, nodes);
+      default: throw new ToolgraphError('TG_INTERNAL', `No executor for Query.${name}.`);
+    }
+  } catch (error) {
+    bubble(error, nodes, [key]);
+  }
+}
+
+/**
+ * Executes a query's root fields in order. Every root field is non-null, so the first failure
+ * makes `data` null (as graphql-js does, it stops there).
+ */
+export function executeQueryFields(state: ExecState, fields: CollectedFields): Record<string, unknown> | null {
+  const data: Record<string, unknown> = {};
+  try {
+    for (const [key, nodes] of fields) data[key] = queryRootValue(state, key, nodes);
+  } catch (error) {
+    if (!(error instanceof NullBubble)) throw error;
+    state.errors.push(error.error);
+    return null;
+  }
+  return data;
+}
+

@@ -1,0 +1,18 @@
+export { createGraphqlSurface, graphqlDispatchHandler } from './graphql-surface.ts';
+export type { GraphqlSurface, GraphqlSurfaceOptions } from './graphql-surface.ts';
+export { GraphqlPipeline } from './graphql-pipeline.ts';
+export type { GraphqlPipelineOptions, GraphqlRequest, GraphqlResponse } from './graphql-pipeline.ts';
+export { createGraphqlService, GRAPHQL_PATH, negotiate, statusOf } from './graphql-service.ts';
+export type { GraphqlServiceOptions } from './graphql-service.ts';
+export { GRAPHQL_BODY_LIMIT, graphqlOptionsFrom } from './graphql-options.ts';
+export type { GraphqlLimits, GraphqlOptions } from './graphql-options.ts';
+export { UNMETERED } from './exec-state.ts';
+export type { ExecState, ExecutionMeter } from './exec-state.ts';
+export { GraphSchemaCache, buildGraphSchema } from './graph-schema.ts';
+export type { GraphSchema, LabelPlan, NodeField, RootField } from './graph-schema.ts';
+export { executeOperation } from './execute-operation.ts';
+export type { GraphqlRequestContext } from './execute-operation.ts';
+export { decodeCursor, encodeCursor } from './connection-page.ts';
+export { defaultPersistedDocumentsFile, loadTrustedDocuments, sha256Hex, PERSISTED_DOCUMENTS_PATH } from './trusted-documents.ts';
+export { visibleView } from './visible-view.ts';
+export type { GraphqlEngine } from './visible-view.ts';

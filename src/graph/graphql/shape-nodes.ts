@@ -1,0 +1,196 @@
+import { Kind, type FieldNode, type ValueNode } from 'graphql';
+import { describeValue } from '../../errors/index.ts';
+import type { NodeRecord } from '../engine/index.ts';
+import { collectFields, subSelections } from './collect-fields.ts';
+import type { ExecState, PathFn } from './exec-state.ts';
+import { NullBubble, graphqlError } from './graphql-errors.ts';
+
+/** A shaped object: response keys in selection order, values as they go on the wire. */
+export type Shaped = Record<string, unknown>;
+
+const INT_MIN = -2147483648;
+const INT_MAX = 2147483647;
+
+function isInt32(value: number): boolean {
+  return value >= INT_MIN && value <= INT_MAX;
+}
+
+/** The value of an Int argument as written (literal or variable); undefined when absent or null. */
+export function intArgument(state: ExecState, node: FieldNode, name: string): number | undefined {
+  const arg = node.arguments?.find((a) => a.name.value === name);
+  if (arg === undefined) return undefined;
+  return intValue(state, arg.value);
+}
+
+function intValue(state: ExecState, value: ValueNode): number | undefined {
+  if (value.kind === Kind.INT) return Number.parseInt(value.value, 10);
+  if (value.kind === Kind.VARIABLE) {
+    const v = state.variables[value.name.value];
+    return typeof v === 'number' ? v : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * How many items a list field takes: `first` and `limit` mean the same; given both, the smaller
+ * applies. Absent (or null): all. Negative: an error on the field.
+ */
+export function pageSize(first: number | undefined, limit: number | undefined, where: () => { nodes: readonly FieldNode[]; path: (string | number)[] }): number | undefined {
+  for (const [name, value] of [['first', first], ['limit', limit]] as const) {
+    if (value !== undefined && value < 0) {
+      const { nodes, path } = where();
+      throw new NullBubble(graphqlError('TG_BAD_REQUEST', `${nodes[0]!.name.value}: ${name} must be a non-negative integer; got ${describeValue(value)}.`, { nodes, path }));
+    }
+  }
+  if (first === undefined) return limit;
+  if (limit === undefined) return first;
+  return Math.min(first, limit);
+}
+
+type Step =
+  | { readonly kind: 'const'; readonly key: string; readonly value: unknown }
+  | { readonly kind: 'id'; readonly key: string }
+  | { readonly kind: 'property'; readonly key: string; readonly name: string; readonly int: boolean; readonly nodes: readonly FieldNode[] }
+  | { readonly kind: 'edge'; readonly key: string; readonly shaped: Shaped[]; readonly offsets: Int32Array };
+
+/**
+ * Shapes the objects of one field position: every row (a node, possibly of several labels for a
+ * union) gets the fields its label's selection asks for. This is the breadth-first executor: the
+ * rows of a position are one frontier, and each edge field of the selection is one `expandEach`
+ * over that whole frontier; the children of all rows are then shaped together, one level down.
+ * Rows come in the engine's id order and keep it.
+ */
+export function shapeNodes(state: ExecState, rows: readonly NodeRecord[], nodes: readonly FieldNode[], level: number, pathOf: (i: number) => (string | number)[]): Shaped[] {
+  const out = new Array<Shaped>(rows.length);
+  if (rows.length === 0) return out;
+  const label = rows[0]!.label;
+  let mixed = false;
+  for (let i = 1; i < rows.length; i++) {
+    if (rows[i]!.label !== label) {
+      mixed = true;
+      break;
+    }
+  }
+  if (!mixed) {
+    shapeGroup(state, label, rows, null, nodes, level, pathOf, out);
+    return out;
+  }
+  // A union position: each label is a group of its own (its own collected fields and expansions).
+  const groups = new Map<string, number[]>();
+  for (let i = 0; i < rows.length; i++) {
+    const l = rows[i]!.label;
+    const g = groups.get(l);
+    if (g) g.push(i);
+    else groups.set(l, [i]);
+  }
+  for (const [l, positions] of groups) shapeGroup(state, l, positions.map((p) => rows[p]!), positions, nodes, level, pathOf, out);
+  return out;
+}
+
+function shapeGroup(
+  state: ExecState, label: string, rows: readonly NodeRecord[], positions: readonly number[] | null,
+  nodes: readonly FieldNode[], level: number, pathOf: (i: number) => (string | number)[], out: Shaped[],
+): void {
+  const plan = state.graphSchema.labels.get(label);
+  const fields = collectFields(state, label, subSelections(nodes));
+  const position = (j: number): number => (positions === null ? j : positions[j]!);
+  const steps: Step[] = [];
+  for (const [key, fieldNodes] of fields) {
+    const name = fieldNodes[0]!.name.value;
+    if (name === '__typename') {
+      steps.push({ kind: 'const', key, value: label });
+      continue;
+    }
+    const field = name === 'id' ? { kind: 'id' as const } : plan?.fields.get(name);
+    // Validation admits only schema fields; a label unknown to this schema (created by this very
+    // mutation) can only be selected through `Node`, whose one field is id.
+    if (field === undefined || field.kind === 'id') {
+      steps.push({ kind: 'id', key });
+      continue;
+    }
+    if (field.kind === 'property') {
+      steps.push({ kind: 'property', key, name: field.name, int: field.type === 'Int' || field.type === '[Int]', nodes: fieldNodes });
+      continue;
+    }
+    const first = fieldNodes[0]!;
+    const count = pageSize(intArgument(state, first, 'first'), intArgument(state, first, 'limit'), () => ({ nodes: fieldNodes, path: [...pathOf(position(0)), key] }));
+    const lists = state.view.expandEach(rows, field.edge.edgeType, field.edge.direction);
+    const offsets = new Int32Array(rows.length + 1);
+    let total = 0;
+    for (let j = 0; j < lists.length; j++) {
+      const n = lists[j]!.length;
+      total += count === undefined || n < count ? n : count;
+      offsets[j + 1] = total;
+    }
+    const children = new Array<NodeRecord>(total);
+    let k = 0;
+    for (let j = 0; j < lists.length; j++) {
+      const list = lists[j]!;
+      const end = offsets[j + 1]! - offsets[j]!;
+      for (let c = 0; c < end; c++) children[k++] = list[c]!;
+    }
+    state.meter.rows(total, level + 1);
+    const childPath = (c: number): (string | number)[] => {
+      // The parent j with offsets[j] <= c < offsets[j + 1] (binary search; only errors get here).
+      let lo = 0;
+      let hi = rows.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (offsets[mid]! <= c) lo = mid;
+        else hi = mid - 1;
+      }
+      return [...pathOf(position(lo)), key, c - offsets[lo]!];
+    };
+    steps.push({ kind: 'edge', key, shaped: shapeNodes(state, children, fieldNodes, level + 1, childPath), offsets });
+  }
+
+  const labels = state.labels;
+  for (let j = 0; j < rows.length; j++) {
+    const row = rows[j]!;
+    const props = row.props;
+    const obj: Shaped = {};
+    for (let s = 0; s < steps.length; s++) {
+      const step = steps[s]!;
+      switch (step.kind) {
+        case 'const':
+          obj[step.key] = step.value;
+          break;
+        case 'id':
+          obj[step.key] = row.id;
+          break;
+        case 'property': {
+          const value = props[step.name];
+          obj[step.key] = value === undefined ? null : step.int ? checkedInt(state, value, step, () => [...pathOf(position(j)), step.key]) : value;
+          break;
+        }
+        case 'edge':
+          obj[step.key] = step.shaped.slice(step.offsets[j]!, step.offsets[j + 1]!);
+          break;
+      }
+    }
+    if (labels !== null) labels.set(obj, label);
+    out[position(j)] = obj;
+  }
+}
+
+/**
+ * GraphQL's Int is 32-bit while the engine stores any safe integer: a value outside Int's range is
+ * a field error and null, as graphql-js's serializer makes it (for a list, the whole list).
+ */
+function checkedInt(state: ExecState, value: unknown, step: { key: string; nodes: readonly FieldNode[] }, pathOf: PathFn): unknown {
+  if (typeof value === 'number') {
+    if (isInt32(value)) return value;
+    state.errors.push(graphqlError('TG_VALUE_INVALID', `Int cannot represent non 32-bit signed integer value: ${value}`, { nodes: step.nodes, path: pathOf() }));
+    return null;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i] as number;
+      if (!isInt32(item)) {
+        state.errors.push(graphqlError('TG_VALUE_INVALID', `Int cannot represent non 32-bit signed integer value: ${item}`, { nodes: step.nodes, path: [...pathOf(), i] }));
+        return null;
+      }
+    }
+  }
+  return value;
+}

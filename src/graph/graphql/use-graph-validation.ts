@@ -1,0 +1,39 @@
+import type { Plugin } from 'graphql-yoga';
+import type { GraphQLError } from 'graphql';
+import type { GraphqlRequestContext } from './execute-operation.ts';
+import { graphqlError } from './graphql-errors.ts';
+
+/** A validation error on a Query field that is no label: the spec's wording, with our code. */
+const UNKNOWN_ROOT = /^Cannot query field "([^"]+)" on type "Query"\./;
+
+function noNodeType(error: GraphQLError, context: GraphqlRequestContext, introspection: boolean): GraphQLError {
+  const name = UNKNOWN_ROOT.exec(error.message)?.[1] ?? '';
+  const labels = [...context.graphSchema.labels.keys()];
+  // With introspection off the schema is not advertised, so neither are the labels.
+  const known = !introspection ? '' : labels.length === 0 ? ' (this graph has no labels yet)' : ` (${labels.join(', ')}, each also as <Label>Connection)`;
+  return graphqlError('TG_GRAPHQL_NO_NODE_TYPE',
+    `GraphQL: no node type "${name}" in this graph; root fields must be node labels${known}, or _entities and _service.`,
+    { nodes: error.nodes, http: { status: 400, spec: true } });
+}
+
+/**
+ * Our part of Yoga's envelop pipeline: every request validates against the schema of its graph's
+ * catalogue epoch, and validation errors carry TG_ codes (the spec's text for an unknown root field).
+ */
+export function useGraphValidation(introspection: boolean): Plugin<GraphqlRequestContext> {
+  return {
+    onEnveloped({ context, setSchema }) {
+      if (context !== undefined && context !== null) setSchema(context.graphSchema.schema);
+    },
+    onValidate({ context }) {
+      return ({ result, setResult }) => {
+        if (result.length === 0 || context === null) return;
+        setResult(result.map((error) => {
+          if (UNKNOWN_ROOT.test(error.message)) return noNodeType(error, context, introspection);
+          if (typeof error.extensions?.['code'] === 'string') return error;
+          return graphqlError('TG_GRAPHQL_INVALID', error.message, { nodes: error.nodes, http: { status: 400, spec: true } });
+        }));
+      };
+    },
+  };
+}

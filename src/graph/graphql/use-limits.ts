@@ -1,0 +1,119 @@
+import { EnvelopArmor } from '@escape.tech/graphql-armor';
+import type { Plugin } from '@envelop/core';
+import {
+  GraphQLError, Kind, NoSchemaIntrospectionCustomRule,
+  type ASTVisitor, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext,
+} from 'graphql';
+import { SETTINGS } from '../../config/index.ts';
+import type { GraphqlLimits } from './graphql-options.ts';
+
+type LimitName = 'depth' | 'cost' | 'aliases' | 'directives' | 'tokens' | 'fields';
+
+const SETTING_OF: Record<LimitName, string> = {
+  depth: SETTINGS.graphqlMaxDepth.env!,
+  cost: SETTINGS.graphqlMaxCost.env!,
+  aliases: SETTINGS.graphqlMaxAliases.env!,
+  directives: SETTINGS.graphqlMaxDirectives.env!,
+  tokens: SETTINGS.graphqlMaxTokens.env!,
+  fields: SETTINGS.graphqlMaxFields.env!,
+};
+
+const WHAT: Record<LimitName, string> = {
+  depth: 'nests fields', cost: 'costs', aliases: 'uses aliases', directives: 'uses directives',
+  tokens: 'has lexical tokens', fields: 'selects fields (fragments expanded)',
+};
+
+/** The refusal of a limit: names the limit, its setting, the maximum and what the operation has. */
+export function overLimit(limit: LimitName, max: number, found: number | undefined): GraphQLError {
+  const has = found === undefined ? `more than ${max}` : String(found);
+  return new GraphQLError(
+    `The operation ${WHAT[limit]} ${limit === 'depth' ? `${has} deep` : has}; the ${limit} limit is ${max} (${SETTING_OF[limit]}). Nothing was executed.`,
+    { extensions: { code: 'TG_QUERY_TOO_COMPLEX', details: { limit, max, ...(found === undefined ? {} : { found }) }, http: { status: 400, spec: true } } },
+  );
+}
+
+function foundIn(message: string): number | undefined {
+  const match = /found (\d+)/.exec(message);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** graphql-armor reports through the validation context, so a refusal is a validation error. */
+function reportAs(limit: LimitName, max: number) {
+  return {
+    propagateOnRejection: false,
+    onReject: [(context: ValidationContext | null, error: GraphQLError) => context?.reportError(overLimit(limit, max, foundIn(error.message)))],
+  };
+}
+
+/**
+ * Counts the fields an operation selects with every fragment spread expanded where it is used
+ * (memoised per fragment, so a fragment "bomb" is counted, never expanded). Introspection roots
+ * are not counted, as graphql-armor leaves them out of depth and cost.
+ */
+function maxFieldsRule(max: number) {
+  return (context: ValidationContext): ASTVisitor => {
+    const memo = new Map<string, number>();
+    const fragments = new Map<string, FragmentDefinitionNode>();
+    for (const d of context.getDocument().definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+    const count = (set: SelectionSetNode, visiting: Set<string>, root: boolean): number => {
+      let n = 0;
+      for (const s of set.selections) {
+        if (s.kind === Kind.FIELD) {
+          if (root && (s.name.value === '__schema' || s.name.value === '__type')) continue;
+          n += 1 + (s.selectionSet ? count(s.selectionSet, visiting, false) : 0);
+        } else if (s.kind === Kind.INLINE_FRAGMENT) {
+          n += count(s.selectionSet, visiting, root);
+        } else {
+          const name = s.name.value;
+          const fragment = fragments.get(name);
+          // A cycle is NoFragmentCyclesRule's to report; it adds nothing here.
+          if (fragment === undefined || visiting.has(name)) continue;
+          if (!root && memo.has(name)) {
+            n += memo.get(name)!;
+            continue;
+          }
+          visiting.add(name);
+          const c = count(fragment.selectionSet, visiting, root);
+          visiting.delete(name);
+          if (!root) memo.set(name, c);
+          n += c;
+        }
+        if (n > max) return n;
+      }
+      return n;
+    };
+    return {
+      OperationDefinition(node) {
+        const n = count(node.selectionSet, new Set(), true);
+        if (n > max) context.reportError(overLimit('fields', max, n));
+      },
+    };
+  };
+}
+
+/**
+ * The static limits as envelop plugins: graphql-armor's depth, cost, aliases, directives and
+ * tokens (each reported with our code and setting), our field count, and, with introspection off,
+ * graphql-js's NoSchemaIntrospectionCustomRule plus armor's masking of field suggestions.
+ */
+export function limitPlugins(limits: GraphqlLimits, introspection: boolean): Plugin[] {
+  const armor = new EnvelopArmor({
+    maxDepth: { n: limits.maxDepth, flattenFragments: true, ignoreIntrospection: true, ...reportAs('depth', limits.maxDepth) },
+    costLimit: { maxCost: limits.maxCost, flattenFragments: true, ignoreIntrospection: true, ...reportAs('cost', limits.maxCost) },
+    maxAliases: { n: limits.maxAliases, ...reportAs('aliases', limits.maxAliases) },
+    maxDirectives: { n: limits.maxDirectives, ...reportAs('directives', limits.maxDirectives) },
+    maxTokens: {
+      n: limits.maxTokens,
+      // The lexer has no validation context: refuse by throwing from the parser.
+      onReject: [() => { throw overLimit('tokens', limits.maxTokens, undefined); }],
+    },
+    blockFieldSuggestion: { enabled: !introspection },
+  });
+  const rules = [maxFieldsRule(limits.maxFields), ...(introspection ? [] : [NoSchemaIntrospectionCustomRule])];
+  const ours: Plugin = {
+    onValidate({ addValidationRule }) {
+      for (const rule of rules) addValidationRule(rule);
+    },
+  };
+  return [...(armor.protect().plugins as Plugin[]), ours];
+}

@@ -1,0 +1,41 @@
+import type { ResolvedValues } from '../config/index.ts';
+import { ToolgraphError } from '../errors/index.ts';
+import { loadSignerKeys, startCarrier, type RunningCarrier } from '../graph/carrier/index.ts';
+import type { GraphEngine } from '../graph/engine/index.ts';
+import type { Logger } from '../log/index.ts';
+import type { CarrierPorts } from './carrier-ports.ts';
+
+type CarrierSettings = Pick<ResolvedValues, 'graphqlAddr' | 'graphqlMaxConnections' | 'graphqlMaxSessionSecs' | 'graphqlSignerJwks'>;
+
+/**
+ * Starts the subscription carrier when SERVICE_GRAPHQL_ADDR is set (it is off otherwise). Start-up
+ * fails, naming what is missing, when this build has no executor and access ports, when the process
+ * does not run the graph service, or when no trusted signer keys are configured: there is no
+ * unsigned mode.
+ */
+export async function startSubscriptionCarrier(values: CarrierSettings, engine: GraphEngine | undefined, ports: CarrierPorts | undefined, logger: Logger): Promise<RunningCarrier | undefined> {
+  const address = values.graphqlAddr;
+  if (address === undefined) return undefined;
+  if (ports === undefined) {
+    throw new ToolgraphError('TG_CONFIG_INVALID', 'SERVICE_GRAPHQL_ADDR is set, but this build has no GraphQL subscription executor and access module yet, so the subscription carrier cannot start; unset SERVICE_GRAPHQL_ADDR (--graphql-addr).');
+  }
+  if (engine === undefined) {
+    throw new ToolgraphError('TG_CONFIG_INVALID', 'SERVICE_GRAPHQL_ADDR is set, but this process does not run the graph service the carrier streams from; include graph in --only.');
+  }
+  if (values.graphqlSignerJwks === undefined) {
+    throw new ToolgraphError('TG_CONFIG_INVALID', 'SERVICE_GRAPHQL_SIGNER_JWKS is required when SERVICE_GRAPHQL_ADDR is set: the carrier has no unsigned mode (set SERVICE_GRAPHQL_SIGNER_JWKS, --graphql-signer-jwks or config key graphql_signer_jwks to a JWKS file or URL).', {
+      details: { setting: 'graphqlSignerJwks' },
+    });
+  }
+  return startCarrier({
+    host: address.host,
+    port: address.port,
+    graphs: engine,
+    executor: ports.executor,
+    access: ports.access,
+    signerKeys: await loadSignerKeys(values.graphqlSignerJwks),
+    logger,
+    maxConnections: values.graphqlMaxConnections,
+    maxSessionSecs: values.graphqlMaxSessionSecs,
+  });
+}

@@ -1,0 +1,68 @@
+import { openDownstreamCredentials } from '../auth/index.ts';
+import type { ResolvedValues } from '../config/index.ts';
+import type { HttpService } from '../http/index.ts';
+import type { Logger } from '../log/index.ts';
+import { buildCatalogueEntriesStrict, type Catalogue } from '../manifest/index.ts';
+import { createSecretsBackend, type SecretValue } from '../secrets/index.ts';
+import { createDelegatedCredentials, createToolServer, TOOLS_CATALOGUE_SOURCE, type DownstreamCredentials } from '../tools/index.ts';
+import { tokenAudienceOf } from './bearer-auth.ts';
+import { isUnspecifiedAddress } from './exposure.ts';
+
+export interface ToolServiceOptions {
+  readonly values: ResolvedValues;
+  readonly logger: Logger;
+  /** The catalogue the `schemas` tool reads and the tool actions are published in. */
+  readonly catalogue: Catalogue;
+  /** `http://host:port` as bound. */
+  readonly origin: string;
+  /** Whether this process runs the graph service (the graph agent's default). */
+  readonly localGraph: boolean;
+  /** TOOLGRAPH_PUBLIC_URL or the bound origin. */
+  readonly publicBase: string;
+  /** Initial contents of the in-memory secrets backend (TOOLGRAPH_SECRETS_FILE). */
+  readonly secretsSeed?: Readonly<Record<string, SecretValue>>;
+  /**
+   * The credentials port. Default: with ENABLE_DELEGATION the delegation library (RFC 8693 exchange,
+   * cache, fallback, audit log); without it the configured credentials and caller tokens issued for
+   * the API (`createStaticCredentials`).
+   */
+  readonly credentials?: DownstreamCredentials;
+}
+
+/** This process's own origin as a client on this machine reaches it (0.0.0.0 and :: are not addresses to call). */
+export function localOrigin(origin: string): string {
+  const url = new URL(origin);
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (!isUnspecifiedAddress(host)) return origin;
+  url.hostname = host.includes(':') ? '[::1]' : '127.0.0.1';
+  return url.origin;
+}
+
+
+/**
+ * The MCP tool server of `toolgraph serve` (service name `tools`): its agents from the config, the
+ * `graph` agent calling this process's graph service unless configured otherwise, the `schemas`
+ * agent on the shared catalogue, the `secrets` agent on the configured backend. Its actions join
+ * the catalogue as the source `tools`.
+ */
+export async function openToolService(options: ToolServiceOptions): Promise<{ service: HttpService; close(): Promise<void> }> {
+  const { values, logger } = options;
+  // Delegation discovers the IdP's token endpoint now: an unreachable IdP stops start-up.
+  const credentials = options.credentials ?? (values.enableDelegation ? createDelegatedCredentials(await openDownstreamCredentials(values, { logger })) : undefined);
+  const secrets = createSecretsBackend(values, {
+    logger,
+    ...(options.secretsSeed ? { seed: options.secretsSeed } : {}),
+    seedHint: 'it starts empty in every process; seed it with TOOLGRAPH_SECRETS_FILE, or use SECRETS_BACKEND=store',
+  });
+  const server = createToolServer({
+    agents: values.agents,
+    localGraphUrl: options.localGraph ? localOrigin(options.origin) : undefined,
+    tokenAudience: values.authType === 'none' ? undefined : tokenAudienceOf(values, options.publicBase),
+    catalogue: options.catalogue,
+    secrets,
+    logger,
+    ...(credentials ? { credentials } : {}),
+  });
+  options.catalogue.putSource(TOOLS_CATALOGUE_SOURCE, buildCatalogueEntriesStrict(server.registry.catalogueSource()));
+  return { service: server.service, close: () => server.close() };
+}

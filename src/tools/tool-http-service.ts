@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { validateCallToolRequest } from '../../generated/validators/openapi.ts';
+import { currentRequestContext, type RequestContext } from '../auth/index.ts';
+import { ToolgraphError } from '../errors/index.ts';
+import { pathOf, readBody, sendError, sendJson, type HttpService } from '../http/index.ts';
+import type { Logger } from '../log/index.ts';
+import { describeManifestErrors } from '../manifest/index.ts';
+import { authInfoOf, createMcpServer } from './mcp-server.ts';
+import type { ToolRegistry } from './tool-registry.ts';
+
+export const MCP_PATH = '/mcp';
+export const TOOLS_CALL_PATH = '/mcp/tools/call';
+/** Largest REST call body: 1 MiB. */
+export const TOOLS_CALL_BODY_LIMIT = 1024 * 1024;
+/** Largest MCP message over Streamable HTTP: the SDK's own limit, 4 MiB. */
+export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
+
+export interface ToolHttpServiceOptions {
+  readonly registry: ToolRegistry;
+  readonly logger: Logger;
+  /** Most MCP sessions kept; past it the least recently used one is closed. Default 1000. */
+  readonly maxSessions?: number;
+  /** A session unused this long is closed. Default 30 minutes. */
+  readonly sessionIdleMs?: number;
+}
+
+interface Session {
+  readonly transport: StreamableHTTPServerTransport;
+  readonly server: Server;
+  /** Who opened it: a session is bound to its caller, so another caller cannot use its id. */
+  readonly owner: string;
+  lastUsed: number;
+}
+
+/** The caller a session belongs to: issuer and subject of the token, or the local operator. */
+function ownerOf(context: RequestContext | undefined): string {
+  if (context === undefined) return 'local';
+  return `${String(context.principal.claims?.['iss'] ?? '')}\u0000${context.principal.subject}`;
+}
+
+/** A JSON-RPC error answer outside any MCP session (the transport's own shape). */
+function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+function isJson(contentType: string | undefined): boolean {
+  return contentType !== undefined && /^application\/json\s*(;|$)/i.test(contentType);
+}
+
+
+/**
+ * The tool server on the shared host, under `/mcp`:
+ * - `/mcp`: MCP Streamable HTTP through the SDK's transport. POST `initialize` opens a session
+ *   (`Mcp-Session-Id`), POST carries requests (answered as SSE streams), GET opens the server's
+ *   SSE stream, DELETE ends the session. One SDK server per session.
+ * - `POST /mcp/tools/call`: the REST call `{name, arguments: {action, …}}`, answered with MCP's
+ *   CallToolResult (200; `isError: true` when the tool failed). An unknown tool or action is 404
+ *   TG_TOOL_NOT_FOUND and invalid arguments 400 TG_TOOL_ARGUMENTS_INVALID, with ErrorBody.
+ * Authentication wraps this service (requireBearer): handlers read the caller from the request context.
+ */
+export function createToolHttpService(options: ToolHttpServiceOptions): HttpService {
+  const { registry, logger } = options;
+  const maxSessions = options.maxSessions ?? 1000;
+  const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+  const sessions = new Map<string, Session>();
+
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, session] of sessions) if (now - session.lastUsed > idleMs) void closeSession(id, 'idle');
+  }, Math.min(idleMs, 60_000));
+  sweep.unref();
+
+  async function closeSession(id: string, why: string): Promise<void> {
+    const session = sessions.get(id);
+    if (session === undefined) return;
+    sessions.delete(id);
+    logger.debug({ why, sessions: sessions.size }, 'MCP session closed');
+    await session.transport.close().catch(() => undefined);
+    await session.server.close().catch(() => undefined);
+  }
+
+  async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
+    const body = await readBody(req, limit);
+    try {
+      return JSON.parse(body.toString('utf8'));
+    } catch (error) {
+      throw new ToolgraphError('TG_BAD_REQUEST', 'The body is not valid JSON.', { cause: error });
+    }
+  }
+
+  async function restCall(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'POST') {
+      sendError(res, new ToolgraphError('TG_METHOD_NOT_ALLOWED', `${req.method ?? 'GET'} is not allowed on ${TOOLS_CALL_PATH}; use POST.`), { allow: 'POST' });
+      return;
+    }
+    if (!isJson(req.headers['content-type'])) {
+      sendError(res, new ToolgraphError('TG_UNSUPPORTED_MEDIA_TYPE', `${TOOLS_CALL_PATH} accepts only Content-Type: application/json; got ${req.headers['content-type'] === undefined ? 'none' : JSON.stringify(req.headers['content-type'].slice(0, 100))}.`));
+      return;
+    }
+    const body = await readJson(req, TOOLS_CALL_BODY_LIMIT);
+    if (!validateCallToolRequest(body)) {
+      const violations = describeManifestErrors(validateCallToolRequest.errors);
+      throw new ToolgraphError('TG_BAD_REQUEST', `The body is not a tool call {name, arguments: {action, …}}: ${violations.map((v) => v.text).join('; ')}.`, {
+        details: { violations: violations.map(({ pointer, expected, got }) => ({ pointer, expected, got })) },
+      });
+    }
+    const call = registry.resolve(body.name, body.arguments);
+    const context = currentRequestContext();
+    registry.authorize(call, context);
+    const result = await registry.run(call, { request: context, logger, signal: undefined });
+    sendJson(res, 200, result);
+  }
+
+  /**
+   * Tool calls whose caller lacks the action's scopes are refused here, before the transport opens
+   * an SSE answer: as HTTP 403 with the `insufficient_scope` challenge, which MCP clients step up from.
+   * Calls that do not resolve are left to the MCP handler, which answers them in the protocol.
+   */
+  function refuseMissingScopes(parsed: unknown, context: RequestContext | undefined): void {
+    if (context === undefined) return;
+    for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+      const m = message as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
+      if (m === null || typeof m !== 'object' || m.method !== 'tools/call' || typeof m.params?.name !== 'string') continue;
+      let call;
+      try {
+        call = registry.resolve(m.params.name, m.params.arguments ?? {});
+      } catch {
+        continue;
+      }
+      registry.authorize(call, context);
+    }
+  }
+
+  async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const context = currentRequestContext();
+    const request = req as IncomingMessage & { auth?: ReturnType<typeof authInfoOf> };
+    if (context !== undefined) request.auth = authInfoOf(context);
+    const sessionId = req.headers['mcp-session-id'];
+    const parsed = req.method === 'POST' && isJson(req.headers['content-type']) ? await readJson(req, MCP_BODY_LIMIT) : undefined;
+    refuseMissingScopes(parsed, context);
+
+    if (typeof sessionId === 'string') {
+      const session = sessions.get(sessionId);
+      // Someone else's session answers like an expired one: the id alone grants nothing.
+      if (session === undefined || session.owner !== ownerOf(context)) {
+        rpcError(res, 404, -32001, 'Session not found: it ended or expired; start a new one with initialize.');
+        return;
+      }
+      session.lastUsed = Date.now();
+      await session.transport.handleRequest(request, res, parsed);
+      return;
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(parsed)) {
+      rpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; the first request of a session is initialize.');
+      return;
+    }
+    while (sessions.size >= maxSessions) {
+      const oldest = [...sessions].sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
+      if (oldest === undefined) break;
+      await closeSession(oldest[0], 'evicted');
+    }
+    const server = createMcpServer(registry, logger);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, server, owner: ownerOf(context), lastUsed: Date.now() });
+        logger.debug({ sessions: sessions.size }, 'MCP session opened');
+      },
+      onsessionclosed: (id) => {
+        void closeSession(id, 'deleted');
+      },
+    });
+    transport.onerror = (error) => logger.warn({ err: error }, 'MCP transport error');
+    await server.connect(transport);
+    await transport.handleRequest(request, res, parsed);
+  }
+
+  return {
+    name: 'tools',
+    prefixes: [MCP_PATH],
+    entryPath: MCP_PATH,
+    async handle(req, res) {
+      const path = pathOf(req);
+      if (path !== MCP_PATH && path !== TOOLS_CALL_PATH) {
+        sendError(res, new ToolgraphError('TG_NOT_FOUND', `No route for ${req.method ?? 'GET'} ${path.slice(0, 200)}; the tool server answers ${MCP_PATH} (MCP Streamable HTTP) and POST ${TOOLS_CALL_PATH}.`));
+        return;
+      }
+      if (path === TOOLS_CALL_PATH) await restCall(req, res);
+      else await mcp(req, res);
+    },
+    async close() {
+      clearInterval(sweep);
+      await Promise.all([...sessions.keys()].map((id) => closeSession(id, 'shutdown')));
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import type { RequestContext } from '../auth/index.ts';
+import { ToolgraphError, describeValue } from '../errors/index.ts';
+import { requireScope } from '../graph/dispatch/index.ts';
+import { toolActionSource, type JsonSchema, type SchemaSource } from '../manifest/index.ts';
+import type { ActionContext, ToolAgent } from './tool-agent.ts';
+import { resolveAction, type ResolvedCall } from './tool-arguments.ts';
+import { toolError, toolSuccess, type ToolResult } from './tool-result.ts';
+
+/** A tool as MCP `tools/list` describes it. */
+export interface ListedTool {
+  [key: string]: unknown;
+  name: string;
+  description: string;
+  inputSchema: { type: 'object'; [key: string]: unknown };
+  outputSchema: { type: 'object'; [key: string]: unknown };
+  annotations: { readOnlyHint: boolean };
+}
+
+/** The catalogue source name of the tool server's actions; operations are named `<tool>_<action>`. */
+export const TOOLS_CATALOGUE_SOURCE = 'tools';
+
+/**
+ * One tool per agent, its action picked by `arguments.action`: the spec's REST call is
+ * `{name, arguments: {action, …}}`, so MCP's `tools/call` takes the same shape and both reach the
+ * same code. The input schema MCP lists is a `oneOf` of one object per action, each with its
+ * `action` constant.
+ */
+function listedInputSchema(agent: ToolAgent): ListedTool['inputSchema'] {
+  return {
+    type: 'object',
+    properties: { action: { type: 'string', enum: agent.actions.map((a) => a.name), description: 'The action to run.' } },
+    required: ['action'],
+    oneOf: agent.actions.map((action) => {
+      const schema = action.inputSchema as { properties?: Record<string, unknown>; required?: readonly string[] };
+      return {
+        ...action.inputSchema,
+        description: `${agent.name}.${action.name}: ${action.description}`,
+        properties: { action: { const: action.name }, ...(schema.properties ?? {}) },
+        required: ['action', ...(schema.required ?? [])],
+      };
+    }),
+  };
+}
+
+/** Every output the tool can answer; a client checks structuredContent against it. */
+function listedOutputSchema(agent: ToolAgent): ListedTool['outputSchema'] {
+  return { type: 'object', anyOf: agent.actions.map((a) => a.outputSchema) };
+}
+
+/**
+ * The one tool registry: MCP `tools/list` and `tools/call`, the REST `POST /mcp/tools/call` and the
+ * schema catalogue all read it.
+ */
+export class ToolRegistry {
+  readonly #agents: ReadonlyMap<string, ToolAgent>;
+  readonly #listed: readonly ListedTool[];
+
+  constructor(agents: readonly ToolAgent[]) {
+    const byName = new Map<string, ToolAgent>();
+    for (const agent of agents) {
+      if (byName.has(agent.name)) throw new ToolgraphError('TG_CONFIG_INVALID', `Two tools are named ${JSON.stringify(agent.name)}; tool names must be unique.`);
+      byName.set(agent.name, agent);
+    }
+    this.#agents = byName;
+    this.#listed = Object.freeze([...byName.values()].map((agent) => Object.freeze({
+      name: agent.name,
+      description: `${agent.description} Actions: ${agent.actions.map((a) => `${a.name} (${a.description})`).join('; ')}`,
+      inputSchema: listedInputSchema(agent),
+      outputSchema: listedOutputSchema(agent),
+      annotations: { readOnlyHint: agent.actions.every((a) => a.readOnly) },
+    })));
+  }
+
+  get names(): string[] {
+    return [...this.#agents.keys()];
+  }
+
+  agent(name: string): ToolAgent | undefined {
+    return this.#agents.get(name);
+  }
+
+  list(): readonly ListedTool[] {
+    return this.#listed;
+  }
+
+  /**
+   * The agent and action a call names, its arguments checked: TG_TOOL_NOT_FOUND for an unknown
+   * tool or action (naming it and what exists), TG_TOOL_ARGUMENTS_INVALID naming JSON pointers.
+   */
+  resolve(name: string, args: unknown): ResolvedCall {
+    const agent = this.#agents.get(name);
+    if (agent === undefined) throw this.resolveError(name);
+    return resolveAction(agent, args);
+  }
+
+  /** The refusal of a call to a tool that does not exist. */
+  resolveError(name: string): ToolgraphError {
+    return new ToolgraphError('TG_TOOL_NOT_FOUND', `No tool is named ${describeValue(name)}; the tools are ${this.names.join(', ')}.`, {
+      details: { tool: name.slice(0, 100), tools: this.names },
+    });
+  }
+
+  /**
+   * Refuses (TG_INSUFFICIENT_SCOPE, naming the scopes) a call whose caller's token lacks every scope
+   * the action accepts. Callers check before the call is answered, so the HTTP layer can send 403
+   * with the `insufficient_scope` challenge (MCP step-up); without a request context (AUTH_TYPE=none,
+   * stdio) the caller is the local operator.
+   */
+  authorize(call: ResolvedCall, request: RequestContext | undefined): void {
+    if (request === undefined || call.action.scopes === undefined) return;
+    requireScope(request.principal, call.action.scopes, `The ${call.agent.name}.${call.action.name} action`);
+  }
+
+  /**
+   * Runs a resolved call. Whatever the action throws becomes a result with `isError: true` and the
+   * error's message; the log gets the tool, action, outcome and time, never the arguments.
+   */
+  async run(call: ResolvedCall, context: ActionContext): Promise<ToolResult> {
+    const started = performance.now();
+    const fields = { tool: call.agent.name, action: call.action.name };
+    try {
+      const output = await call.action.run(call.input as never, context);
+      context.logger.info({ ...fields, outcome: 'ok', ms: elapsed(started) }, 'tool call');
+      return toolSuccess(output);
+    } catch (thrown) {
+      const { result, error } = toolError(thrown);
+      if (error.code === 'TG_INTERNAL') context.logger.error({ ...fields, err: thrown }, 'tool call failed');
+      context.logger.info({ ...fields, outcome: error.code, ms: elapsed(started) }, 'tool call');
+      return result;
+    }
+  }
+
+  /** The actions as a catalogue source: operation `<tool>_<action>`, described as the action is. */
+  catalogueSource(): SchemaSource {
+    return toolActionSource(TOOLS_CATALOGUE_SOURCE, [...this.#agents.values()].flatMap((agent) => agent.actions.map((action) => ({
+      name: `${agent.name}_${action.name}`,
+      description: `${agent.name} tool, action ${action.name}: ${action.description}`,
+      // The definitions are JSON read from specs/tools/.
+      inputSchema: action.inputSchema as JsonSchema,
+      outputSchema: action.outputSchema as JsonSchema,
+    }))));
+  }
+}
+
+function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 10) / 10;
+}

@@ -1,0 +1,105 @@
+import { unconfiguredAgent, type AgentSettings, type AgentsSettings } from '../config/index.ts';
+import type { HttpService } from '../http/index.ts';
+import type { Logger } from '../log/index.ts';
+import type { Catalogue } from '../manifest/index.ts';
+import type { SecretsBackend } from '../secrets/index.ts';
+import { createStaticCredentials, type DownstreamCredentials } from './downstream-credentials.ts';
+import { createDownstreamHttp, type DownstreamHttp } from './downstream-http.ts';
+import { createGraphAgent, type GraphExplainer } from './graph/graph-agent.ts';
+import { createGraphServiceClient } from './graph/graph-service-client.ts';
+import { createHttpAgent } from './http-agent.ts';
+import { createSchemasAgent } from './schemas-agent.ts';
+import { createSecretsAgent } from './secrets-agent.ts';
+import { createToolHttpService } from './tool-http-service.ts';
+import type { ToolAgent } from './tool-agent.ts';
+import { ToolRegistry } from './tool-registry.ts';
+
+export interface ToolServerOptions {
+  /** The configured downstream agents (config.json `agents`, TOOLGRAPH_AGENT_*, --agent). */
+  readonly agents: AgentsSettings;
+  /**
+   * The graph service a graph agent without url calls (this process's own, e.g.
+   * `http://127.0.0.1:4000`); undefined when there is none, and such an agent is left out.
+   */
+  readonly localGraphUrl: string | undefined;
+  /** This process's TOKEN_AUDIENCE: the audience of the local graph service, whose tokens it accepts. */
+  readonly tokenAudience: string | undefined;
+  readonly catalogue: Catalogue;
+  readonly secrets: SecretsBackend;
+  /** The credentials port; default `createStaticCredentials()` (the delegation library plugs in here). */
+  readonly credentials?: DownstreamCredentials;
+  /** The query planner, once a later step provides it; graph.explain is listed only with one. */
+  readonly explain?: GraphExplainer;
+  readonly logger: Logger;
+}
+
+export interface ToolServer {
+  readonly registry: ToolRegistry;
+  /** The `/mcp` HttpService (Streamable HTTP and the REST call). */
+  readonly service: HttpService;
+  close(): Promise<void>;
+}
+
+/**
+ * The agents of the tool server: the built-in `graph`, `schemas` and `secrets`, plus every
+ * configured agent (graph agents for other graph services, http agents for REST APIs with API keys).
+ */
+export function createToolAgents(options: ToolServerOptions): { agents: ToolAgent[]; clients: DownstreamHttp[] } {
+  const credentials = options.credentials ?? createStaticCredentials();
+  const clients: DownstreamHttp[] = [];
+  const httpFor = (settings: AgentSettings) => {
+    const client = createDownstreamHttp({ name: settings.name, sslVerify: settings.sslVerify, timeoutMs: settings.timeoutSecs * 1000 });
+    clients.push(client);
+    return client;
+  };
+  const configured = { graph: unconfiguredAgent('graph'), ...options.agents };
+  const agents: ToolAgent[] = [];
+  for (const settings of Object.values(configured)) {
+    if (settings.kind === 'graph') {
+      const local = settings.url === undefined;
+      if (local && options.localGraphUrl === undefined) {
+        options.logger.info({ agent: settings.name }, 'graph tool off: no graph service in this process and no url configured for the agent');
+        continue;
+      }
+      const audience = settings.audience ?? (local ? options.tokenAudience : undefined);
+      const agent = { name: settings.name, pattern: 'full-delegation', audience, settings } as const;
+      credentials.prepare?.(agent);
+      agents.push(createGraphAgent({
+        name: settings.name,
+        client: createGraphServiceClient({
+          baseUrl: settings.url ?? (options.localGraphUrl as string),
+          agent,
+          credentials,
+          http: httpFor(settings),
+        }),
+        ...(options.explain ? { explain: options.explain } : {}),
+      }));
+    } else {
+      credentials.prepare?.({ name: settings.name, pattern: 'identity-passthrough', audience: settings.audience, settings });
+      agents.push(createHttpAgent({ settings, credentials, http: httpFor(settings) }));
+    }
+  }
+  agents.push(createSchemasAgent(options.catalogue), createSecretsAgent(options.secrets));
+  return { agents, clients };
+}
+
+/** The tool registry and its HTTP service; the registry's actions are published in the catalogue. */
+export function createToolServer(options: ToolServerOptions): ToolServer {
+  const { agents, clients } = createToolAgents(options);
+  const registry = new ToolRegistry(agents);
+  const service = createToolHttpService({ registry, logger: options.logger });
+  return {
+    registry,
+    service: {
+      ...service,
+      async close() {
+        await service.close?.();
+        for (const client of clients) client.close();
+        await options.credentials?.close?.();
+      },
+    },
+    async close() {
+      await this.service.close?.();
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBearerAuthenticator, currentRequestContext, openTrustedIssuer, requireBearer, type TrustedIssuer } from '../../src/auth/index.ts';
+import { ToolgraphError } from '../../src/errors/index.ts';
+import { sendJson, startHost, type HttpService, type RunningHost } from '../../src/http/index.ts';
+import { silentLogger } from '../../src/log/index.ts';
+import { startIdp, type TestIdp } from '../support/idp.ts';
+
+const AUDIENCE = 'https://graph.toolgraph.test';
+const META = 'https://graph.toolgraph.test/.well-known/oauth-protected-resource';
+
+let idp: TestIdp;
+let trusted: TrustedIssuer;
+let host: RunningHost;
+let closed = 0;
+
+/** A service that shows what it sees of the request context, or throws what the path asks for. */
+const probe: HttpService = {
+  name: 'probe',
+  prefixes: ['/probe'],
+  entryPath: '/probe',
+  async handle(req, res) {
+    await new Promise((resolve) => setTimeout(resolve, 5)); // the context survives awaits
+    if (req.url === '/probe/scope') throw new ToolgraphError('TG_INSUFFICIENT_SCOPE', 'Needs kg:admin.', { details: { required: ['kg:admin', '*'] } });
+    if (req.url === '/probe/other') throw new ToolgraphError('TG_NOT_FOUND', 'No such thing.');
+    const context = currentRequestContext();
+    sendJson(res, 200, { subject: context?.principal.subject, scopes: context?.principal.scopes, hasToken: context?.token !== undefined });
+  },
+  close: async () => {
+    closed += 1;
+  },
+};
+
+beforeAll(async () => {
+  idp = await startIdp({ defaultAudience: AUDIENCE });
+  trusted = await openTrustedIssuer(idp.discoveryUrl);
+  const authenticator = createBearerAuthenticator({ issuer: trusted, audience: AUDIENCE, resourceMetadataUrl: META });
+  host = await startHost({ services: [requireBearer(probe, authenticator)], logger: silentLogger(), host: '127.0.0.1', port: 0 });
+});
+afterAll(async () => {
+  await host.close();
+  trusted.close();
+  await idp.close();
+});
+
+const get = async (path: string, token?: string) => fetch(`${host.origin}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+
+describe('requireBearer', () => {
+  it('runs the service inside the request context of the verified token', async () => {
+    const res = await get('/probe', await idp.mintToken({ sub: 'alice', scope: 'kg:read kg:write' }));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ subject: 'alice', scopes: ['kg:read', 'kg:write'], hasToken: true });
+    // Outside a request there is no context.
+    expect(currentRequestContext()).toBeUndefined();
+  });
+
+  it('answers 401 with the challenge before the service runs', async () => {
+    const res = await get('/probe');
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${META}"`);
+  });
+
+  it('gives a scope refusal of the service its insufficient_scope challenge', async () => {
+    const res = await get('/probe/scope', await idp.mintToken({ sub: 'alice', scope: 'kg:read' }));
+    expect(res.status).toBe(403);
+    expect(res.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", error_description="Needs kg:admin.", scope="kg:admin", resource_metadata="${META}"`);
+  });
+
+  it('leaves other errors of the service to the host, without a challenge', async () => {
+    const res = await get('/probe/other', await idp.mintToken({ sub: 'alice', scope: 'kg:read' }));
+    expect(res.status).toBe(404);
+    expect(res.headers.get('www-authenticate')).toBeNull();
+  });
+
+  it('keeps the service\'s name, prefixes and close', async () => {
+    const wrapped = requireBearer(probe, createBearerAuthenticator({ issuer: trusted, audience: AUDIENCE, resourceMetadataUrl: META }));
+    expect([wrapped.name, wrapped.prefixes, wrapped.entryPath]).toEqual(['probe', ['/probe'], '/probe']);
+    await wrapped.close?.();
+    expect(closed).toBe(1);
+  });
+});

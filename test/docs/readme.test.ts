@@ -1,0 +1,58 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+const root = new URL('../../', import.meta.url);
+const readme = readFileSync(new URL('README.md', root), 'utf8');
+const docs = readdirSync(new URL('docs/', root)).filter((f) => f.endsWith('.md')).map((f) => [`docs/${f}`, readFileSync(new URL(`docs/${f}`, root), 'utf8')] as const);
+const tour = readme.slice(readme.indexOf('<!-- tour:start -->'), readme.indexOf('<!-- tour:end -->'));
+
+/** The commands of the tour's console blocks (lines starting with `$ `, continuation lines joined). */
+function tourCommands(): string[] {
+  const commands: string[] = [];
+  for (const block of tour.split('```console').slice(1)) {
+    for (const line of block.slice(0, block.indexOf('```')).split('\n')) {
+      if (line.startsWith('$ ')) commands.push(line.slice(2));
+      else if (line.startsWith('    ') && commands.length > 0) commands[commands.length - 1] += line;
+    }
+  }
+  return commands;
+}
+
+describe('the repository stands alone', () => {
+  it.each([['README.md', readme] as const, ...docs])('%s points at nothing outside the repository', (_name, text) => {
+    const outside = [...text.matchAll(/(?:\]\(|`)(\.\.\/[^)`\s]*)/g)].map((m) => m[1]);
+    expect(outside).toEqual([]);
+  });
+
+  it('the specification and the design are in docs/', () => {
+    expect(readme).toContain('[docs/spec.md](docs/spec.md)');
+    expect(readme).toContain('[docs/architecture.md](docs/architecture.md)');
+    expect(docs.map(([name]) => name)).toEqual(expect.arrayContaining(['docs/spec.md', 'docs/architecture.md']));
+  });
+});
+
+describe('the guided tour', () => {
+  const commands = tourCommands();
+
+  it('has commands to check', () => {
+    expect(commands.length).toBeGreaterThan(10);
+  });
+
+  it('writes its scratch files outside the clone, so git status stays clean', () => {
+    // Quoted arguments (Cypher, JSON) are data, not redirections.
+    const targets = commands.map((command) => command.replace(/'[^']*'/g, "''")).flatMap((command) => [
+      ...[...command.matchAll(/--out\s+(\S+)/g)].map((m) => m[1]!),
+      ...[...command.matchAll(/(?<![0-9&])>\s*([^\s&]+)/g)].map((m) => m[1]!).filter((t) => t !== '/dev/null'),
+    ]);
+    expect(targets.length).toBeGreaterThan(0);
+    for (const target of targets) expect(target, `the tour writes ${target} inside the clone`).toMatch(/^(\$tmp\/|"\$tmp\/)/);
+  });
+
+  it('says how to stop the server before the CLI opens the store', () => {
+    const start = tour.indexOf('Work on graphs from the CLI.');
+    const cliStep = tour.slice(start, tour.indexOf('\n**', start));
+    expect(start).toBeGreaterThan(0);
+    expect(cliStep).toMatch(/Ctrl-C/);
+    expect(cliStep).toContain('toolgraph: shutting down');
+  });
+});

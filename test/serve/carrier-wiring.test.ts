@@ -1,0 +1,92 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/config/index.ts';
+import { signEnvelope } from '../../src/graph/carrier/index.ts';
+import { silentLogger } from '../../src/log/index.ts';
+import { productCarrierPorts, startToolgraph, type RunningToolgraph } from '../../src/serve/index.ts';
+import { startSubscriptionCarrier } from '../../src/serve/start-carrier.ts';
+import { TestAccess } from '../support/carrier-access.ts';
+import { SseClient } from '../support/sse-client.ts';
+import { createTestExecutor } from '../support/subscription-executor.ts';
+import { generateSigner } from '../graph/carrier/carrier-fixture.ts';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function config(env: Record<string, string>) {
+  return resolveConfig({ env: { HOME: mkdtempSync(join(tmpdir(), 'tg-home-')), PORT: '0', TOOLGRAPH_PERSISTENCE: 'memory', ...env } });
+}
+
+let running: RunningToolgraph | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+});
+
+describe('the carrier in the composition root', () => {
+  it('is off unless SERVICE_GRAPHQL_ADDR is set', async () => {
+    running = await startToolgraph({ config: config({}), logger: silentLogger() });
+    expect(running.services.map((s) => s.name)).toEqual(['graph', 'graphql', 'catalogue', 'tools']);
+  });
+
+  it('refuses to start in this build, which has no subscription executor or access module yet', async () => {
+    expect(productCarrierPorts(undefined as never, silentLogger())).toBeUndefined();
+    const port = await freePort();
+    // The features-not-in-build table refuses every carrier setting first…
+    await expect(startToolgraph({ config: config({ SERVICE_GRAPHQL_ADDR: `127.0.0.1:${port}`, SERVICE_GRAPHQL_SIGNER_JWKS: '/nonexistent/jwks.json' }), logger: silentLogger() }))
+      .rejects.toThrow('the SSE subscription carrier is not in this build, so SERVICE_GRAPHQL_ADDR (from env), SERVICE_GRAPHQL_SIGNER_JWKS (from env) would do nothing');
+    // …and once its row is gone, the wiring still refuses while productCarrierPorts has nothing.
+    await expect(startSubscriptionCarrier(config({ SERVICE_GRAPHQL_ADDR: `127.0.0.1:${port}` }).values, undefined, undefined, silentLogger()))
+      .rejects.toThrow('SERVICE_GRAPHQL_ADDR is set, but this build has no GraphQL subscription executor and access module yet');
+  });
+
+  it('refuses to start without trusted signer keys, and without the graph service', async () => {
+    const ports = { executor: createTestExecutor(), access: new TestAccess() };
+    const port = await freePort();
+    await expect(startToolgraph({ config: config({ SERVICE_GRAPHQL_ADDR: `127.0.0.1:${port}` }), logger: silentLogger(), carrierPorts: ports }))
+      .rejects.toThrow('SERVICE_GRAPHQL_SIGNER_JWKS is required when SERVICE_GRAPHQL_ADDR is set');
+    await expect(startToolgraph({ config: config({ SERVICE_GRAPHQL_ADDR: `127.0.0.1:${port}`, SERVICE_GRAPHQL_SIGNER_JWKS: '/x/jwks.json' }), logger: silentLogger(), carrierPorts: ports, only: ['catalogue'] }))
+      .rejects.toThrow('include graph in --only');
+  });
+
+  it('streams the served graph on the configured loopback address once the ports are given', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tg-carrier-'));
+    const { privateKey, jwks } = await generateSigner();
+    writeFileSync(join(dir, 'jwks.json'), JSON.stringify(jwks));
+    const port = await freePort();
+    running = await startToolgraph({
+      config: config({ SERVICE_GRAPHQL_ADDR: `127.0.0.1:${port}`, SERVICE_GRAPHQL_SIGNER_JWKS: join(dir, 'jwks.json'), SERVICE_GRAPHQL_MAX_SESSION_SECS: '30' }),
+      logger: silentLogger(),
+      carrierPorts: { executor: createTestExecutor(), access: new TestAccess() },
+    });
+    expect(running.services.at(-1)).toEqual({ name: 'carrier', url: `http://127.0.0.1:${port}/graphql/subscribe` });
+    const query = 'subscription { Organization(first: 1) { name } }';
+    const signed = await signEnvelope({ key: privateKey, alg: 'EdDSA', kid: 'signer-1', graph: 'demo', query, subject: 'ada', scopes: ['query:graphql'] });
+    const client = new SseClient(`http://127.0.0.1:${port}`, signed.path, { ...signed.headers });
+    await client.opened();
+    await client.until((c) => c.events.length === 1, 'initial');
+    const first = client.frames()[0] as { data: { Organization: { name: string }[] } };
+    expect(first.data.Organization).toHaveLength(1);
+    const name = first.data.Organization[0]!.name;
+    const write = await fetch(`${running.origin}/dispatch`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 1, graph: 'demo', method: { Cypher: { query: "MATCH (o:Organization {name: $name}) SET o.name = 'Renamed' RETURN o.name", params: { name } } } }),
+    });
+    expect(await write.json()).toMatchObject({ result: { rows: [['Renamed']] } });
+    await client.until((c) => c.events.length === 2, 'the frame of the Cypher write');
+    expect(client.frames()[1]).toEqual({ data: { Organization: [{ name: 'Renamed' }] } });
+    await running.close();
+    running = undefined;
+    await client.done;
+    expect(JSON.parse(client.events.at(-1)!.data)).toEqual({ reason: 'server-closing' });
+  });
+});

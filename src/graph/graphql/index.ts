@@ -17,4 +17,4 @@ export { defaultPersistedDocumentsFile, loadTrustedDocuments, sha256Hex, PERSIST
 export { visibleView } from './visible-view.ts';
 export type { GraphqlEngine } from './visible-view.ts';
 export { createSubscriptionExecutor } from './subscription-executor.ts';
-export type { PreparedSubscription, SubscriptionExecutorOptions } from './subscription-executor.ts';
+export type { GraphqlSubscriptionExecutor, PreparedSubscription, SubscriptionExecutorOptions } from './subscription-executor.ts';

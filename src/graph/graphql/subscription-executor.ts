@@ -26,6 +26,12 @@ export interface SubscriptionExecutorOptions {
   readonly schemas?: GraphSchemaCache;
 }
 
+/** The port, answered synchronously: a run reads one graph version with no `await` inside. */
+export interface GraphqlSubscriptionExecutor extends SubscriptionExecutor<PreparedSubscription> {
+  prepare(catalogue: GraphCatalogue, request: SubscriptionRequest): PreparedSubscription;
+  run(view: GraphView, prepared: PreparedSubscription, principal: CarrierPrincipal): SubscriptionResult;
+}
+
 function invalid(message: string): ToolgraphError {
   return new ToolgraphError('TG_GRAPHQL_INVALID', message);
 }
@@ -60,7 +66,7 @@ function errorOf(error: GraphQLError): SubscriptionResult['errors'] & object {
  * label scan, then one frontier expansion per edge field and level), over the principal's
  * restricted view, so a frame equals the result of the matching query.
  */
-export function createSubscriptionExecutor(options: SubscriptionExecutorOptions): SubscriptionExecutor<PreparedSubscription> {
+export function createSubscriptionExecutor(options: SubscriptionExecutorOptions): GraphqlSubscriptionExecutor {
   const schemas = options.schemas ?? new GraphSchemaCache();
   return {
     prepare(catalogue: GraphCatalogue, request: SubscriptionRequest): PreparedSubscription {

@@ -3,13 +3,13 @@ import {
   DELEGATION_FALLBACK_WARNING, DownstreamCredentials, TokenSetStore, createBearerAuthenticator, createTokenExchanger, currentRequestContext,
   openTrustedIssuer, requireBearer, type DownstreamAgent, type TrustedIssuer,
 } from '../../src/auth/index.ts';
-import { ToolgraphError } from '../../src/errors/index.ts';
 import { sendJson, startHost, type HttpService } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import { captureLogger } from '../support/capture-logger.ts';
 import { closedPort } from '../support/closed-port.ts';
 import { whoami } from '../support/downstream-api.ts';
 import { API, TOOLGRAPH, UNREGISTERED, fakeClock, startDelegationFixture, type DelegationFixture } from './delegation-fixture.ts';
+import { failure } from '../support/toolgraph-failure.ts';
 
 let f: DelegationFixture;
 beforeAll(async () => {
@@ -21,15 +21,6 @@ afterAll(async () => {
 
 const graph: DownstreamAgent = { name: 'graph', pattern: 'delegation' };
 
-async function failure(promise: Promise<unknown>): Promise<ToolgraphError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ToolgraphError) return error;
-    throw error;
-  }
-  throw new Error('expected a ToolgraphError, got a value');
-}
 
 /** Log lines as objects, for asserting levels and messages. */
 function parsed(lines: string[]): Record<string, unknown>[] {

@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import type * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DELEGATION_FALLBACK_WARNING, TokenSetStore, signInWithDeviceFlow, type DownstreamAgent, type TokenSet } from '../../src/auth/index.ts';
-import { ToolgraphError } from '../../src/errors/index.ts';
 import { Browser } from '../support/browser.ts';
 import { captureLogger } from '../support/capture-logger.ts';
 import { whoami } from '../support/downstream-api.ts';
 import { API, TOOLGRAPH, clientConfigurations, startDelegationFixture, type DelegationFixture } from './delegation-fixture.ts';
+import { failure } from '../support/toolgraph-failure.ts';
 
 let f: DelegationFixture;
 let configs: { idp: oidc.Configuration; vendor: oidc.Configuration };
@@ -19,15 +19,6 @@ afterAll(async () => {
   await f?.close();
 });
 
-async function failure(promise: Promise<unknown>): Promise<ToolgraphError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ToolgraphError) return error;
-    throw error;
-  }
-  throw new Error('expected a ToolgraphError, got a value');
-}
 
 /** Signs `agent` in by the device flow, the user's browser confirming the code. */
 async function deviceSignIn(agent: string, config = configs.idp): Promise<TokenSet> {

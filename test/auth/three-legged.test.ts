@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import type * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenSetStore, buildAuthorizationRequest, signInWithLoopback, type DownstreamAgent, type TokenSet } from '../../src/auth/index.ts';
-import { ToolgraphError } from '../../src/errors/index.ts';
 import { Browser, type BrowserVisit } from '../support/browser.ts';
 import { whoami } from '../support/downstream-api.ts';
 import { API, clientConfigurations, fakeClock, startDelegationFixture, type DelegationFixture, type FakeClock } from './delegation-fixture.ts';
+import { failure } from '../support/toolgraph-failure.ts';
 
 let f: DelegationFixture;
 let configs: { idp: oidc.Configuration; vendor: oidc.Configuration };
@@ -19,15 +19,6 @@ afterAll(async () => {
   await f?.close();
 });
 
-async function failure(promise: Promise<unknown>): Promise<ToolgraphError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ToolgraphError) return error;
-    throw error;
-  }
-  throw new Error('expected a ToolgraphError, got a value');
-}
 
 const SCOPES = ['openid', 'email', 'api', 'offline_access'];
 

@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { registerSchemaCommand } from '../../src/cli/commands/schema-command.ts';
-import { ToolgraphError } from '../../src/errors/index.ts';
 import { pathOf, startHost, type HttpService, type RunningHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import {
   assertFetchable, buildCatalogueEntriesStrict, canonicalSchema, Catalogue, createCatalogueService, createSchemaClient,
   MAX_SCHEMA_BYTES, sha256Hex, toolActionSource, type SchemaManifest,
 } from '../../src/manifest/index.ts';
+import { failure } from '../support/toolgraph-failure.ts';
 
 /** What the test server does instead of serving fragment `index` (undefined: serve it). */
 type FragmentOverride = (index: number, bytes: Buffer) => { status: number; body: Buffer } | undefined;
@@ -68,15 +68,6 @@ function cli() {
   return { out, err, run };
 }
 
-async function failure(promise: Promise<unknown>): Promise<ToolgraphError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ToolgraphError) return error;
-    throw error;
-  }
-  throw new Error('expected a failure');
-}
 
 const FAST = { baseMs: 1, maxMs: 5 };
 let server: TestServer;

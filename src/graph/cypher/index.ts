@@ -4,7 +4,7 @@ export type { CypherEngine, CypherResult, PreparedCypher, RunOptions } from './e
 export type { WriteStats } from './update.ts';
 export { MAX_NESTING, MAX_QUERY_BYTES } from './limits.ts';
 export type {
-  ArithmeticOp, ComparisonOp, CreateClause, DeleteClause, Direction, Expr, ExprKind, MapEntry, MatchClause, NodePattern,
+  ArithmeticOp, CaseBranch, ComparisonOp, CreateClause, DeleteClause, Direction, Expr, ExprKind, MapEntry, MatchClause, NodePattern,
   Pattern, PatternStep, ProjectionItem, Query, RelPattern, RemoveClause, ReturnClause, ReturnItem, SetClause, SetItem,
   SortItem, StringOp, UpdatingClause,
 } from './ast.ts';

@@ -1,4 +1,4 @@
-export { parseCypher } from './parser.ts';
+export { RESERVED as CYPHER_RESERVED_WORDS, parseCypher } from './parser.ts';
 export { prepareCypher, runCypher, runCypherJson, toParams } from './execute.ts';
 export type { CypherEngine, CypherResult, PreparedCypher, RunOptions } from './execute.ts';
 export type { WriteStats } from './update.ts';

@@ -28,7 +28,8 @@ import { lex, type Token } from './lexer.ts';
 import { MAX_NESTING, tooDeep } from './limits.ts';
 
 /** Words that cannot name a variable (they still work as labels, property keys and map keys). */
-const RESERVED = new Set([
+/** Words the subset reserves: a variable with one of these names must be backtick-quoted. */
+export const RESERVED: ReadonlySet<string> = new Set([
   'ALL', 'AND', 'AS', 'ASC', 'ASCENDING', 'BY', 'CALL', 'CASE', 'CONTAINS', 'CREATE', 'DELETE', 'DESC', 'DESCENDING',
   'DETACH', 'DISTINCT', 'ELSE', 'END', 'ENDS', 'EXISTS', 'FALSE', 'FOREACH', 'IN', 'IS', 'LIMIT', 'LOAD', 'MATCH', 'MERGE',
   'NOT', 'NULL', 'OPTIONAL', 'OR', 'ORDER', 'REMOVE', 'RETURN', 'SET', 'SKIP', 'STARTS', 'THEN', 'TRUE', 'UNION', 'UNWIND',

@@ -16,3 +16,5 @@ export { decodeCursor, encodeCursor } from './connection-page.ts';
 export { defaultPersistedDocumentsFile, loadTrustedDocuments, sha256Hex, PERSISTED_DOCUMENTS_PATH } from './trusted-documents.ts';
 export { visibleView } from './visible-view.ts';
 export type { GraphqlEngine } from './visible-view.ts';
+export { dataFromCypher, translateToCypher } from './translate-to-cypher.ts';
+export type { CypherTranslation, PlanFilter, PlanStep, TranslateOptions, TranslatedRoot } from './translate-to-cypher.ts';

@@ -18,3 +18,5 @@ export { visibleView } from './visible-view.ts';
 export type { GraphqlEngine } from './visible-view.ts';
 export { dataFromCypher, translateToCypher } from './translate-to-cypher.ts';
 export type { CypherTranslation, PlanFilter, PlanStep, TranslateOptions, TranslatedRoot } from './translate-to-cypher.ts';
+export { explainGraphql, explanationText } from './explain-query.ts';
+export type { GraphqlExplanation } from './explain-query.ts';

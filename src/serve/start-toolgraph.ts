@@ -16,6 +16,7 @@ import { principalResolverFor } from './local-principal.ts';
 import { startSubscriptionCarrier } from './start-carrier.ts';
 import { DEMO_GRAPH, openGraphEngine } from './open-graph-engine.ts';
 import { SERVICE_NAMES, type ServiceName } from './service-names.ts';
+import { graphExplainerFor } from './graph-explainer.ts';
 import { openToolService } from './tool-service.ts';
 import type { SecretValue } from '../secrets/index.ts';
 
@@ -98,7 +99,7 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
     }
     if (catalogue && wanted.has('catalogue')) services.push(createCatalogueService({ catalogue, logger }));
     if (catalogue && wanted.has('tools')) {
-      const tools = await openToolService({ values: config.values, logger, catalogue, origin: host.origin, publicBase, localGraph: wanted.has('graph'), ...(options.secretsSeed ? { secretsSeed: options.secretsSeed } : {}) });
+      const tools = await openToolService({ values: config.values, logger, catalogue, origin: host.origin, publicBase, localGraph: wanted.has('graph'), ...(engine ? { explain: graphExplainerFor(engine, config.values.graphqlIntrospection) } : {}), ...(options.secretsSeed ? { secretsSeed: options.secretsSeed } : {}) });
       cleanups.push(() => tools.close());
       services.push(tools.service);
     }

@@ -1,7 +1,7 @@
 import { ToolgraphError } from '../errors/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { GraphEngine } from '../graph/engine/index.ts';
-import { createGraphqlSurface } from '../graph/graphql/index.ts';
+import { budgetMeters, createGraphqlSurface } from '../graph/graphql/index.ts';
 import { sdlFromCatalogue } from '../graph/schema/index.ts';
 import { createGraphService } from '../graph/service/index.ts';
 import { startHost, type HttpService } from '../http/index.ts';
@@ -85,7 +85,7 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
       const opened = engine;
       cleanups.push(() => opened.close());
       // /graphql/{graph} and the GraphQl method of /dispatch share one GraphQL pipeline.
-      const graphql = createGraphqlSurface({ engine, logger, values: config.values, resolvePrincipal });
+      const graphql = createGraphqlSurface({ engine, logger, values: config.values, resolvePrincipal, meter: budgetMeters(budgetLimitsOf(config.values)) });
       services.push(createGraphService({ engine, logger, resolvePrincipal, graphql: graphql.dispatch, cypher: { limits: budgetLimitsOf(config.values) } }), graphql.service);
     }
     // The tool server's `schemas` tool reads the same catalogue its routes serve.

@@ -20,3 +20,4 @@ export { dataFromCypher, translateToCypher } from './translate-to-cypher.ts';
 export type { CypherTranslation, PlanFilter, PlanStep, TranslateOptions, TranslatedRoot } from './translate-to-cypher.ts';
 export { explainGraphql, explanationText } from './explain-query.ts';
 export type { GraphqlExplanation } from './explain-query.ts';
+export { budgetMeters } from './budget-meter.ts';

@@ -3,6 +3,7 @@ import {
   type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLObjectType, type ValueNode,
 } from 'graphql';
 import { ToolgraphError, describeValue } from '../../errors/index.ts';
+import { CYPHER_RESERVED_WORDS } from '../cypher/index.ts';
 import type { Scalar } from '../engine/index.ts';
 import { PAGINATION_ARGS } from '../schema/index.ts';
 import { collectFields, subSelections, type CollectState } from './collect-fields.ts';
@@ -51,9 +52,13 @@ export interface TranslateOptions {
   readonly introspection?: boolean;
 }
 
-/** A Cypher variable for a node of `label` (or of several labels), distinct from every name in `taken`. */
+/**
+ * A Cypher variable for a node of `label` (or of several labels), distinct from every name in
+ * `taken` and never a reserved word (a label `Order` gives `orderNode`, not `order`).
+ */
 function variableFor(label: string | null, taken: ReadonlySet<string>): string {
-  const base = label === null ? 'node' : label === label.toUpperCase() ? label.toLowerCase() : label.charAt(0).toLowerCase() + label.slice(1);
+  const lowered = label === null ? 'node' : label === label.toUpperCase() ? label.toLowerCase() : label.charAt(0).toLowerCase() + label.slice(1);
+  const base = CYPHER_RESERVED_WORDS.has(lowered.toUpperCase()) ? `${lowered}Node` : lowered;
   let name = base;
   for (let i = 2; taken.has(name); i++) name = `${base}${i}`;
   return name;

@@ -14,7 +14,7 @@ import { graphql, graphqlOptions, pipelineFor } from './support.ts';
  * GraphQL orders keys by selection, Cypher's results by code point).
  */
 
-const LABELS = ['Person', 'Org', 'Doc'] as const;
+const LABELS = ['Person', 'Org', 'Order'] as const;
 const EDGE_TYPES = ['KNOWS', 'OWNS', 'match'] as const;
 const NAMES = ['Ann', 'Bob', "O'Neil", 'é\u00e9', 'back\\slash', '', 'line\nbreak', '😀'];
 
@@ -70,7 +70,10 @@ function randomQuery(schema: GraphSchema, spec: GraphSpec, seed: number): { quer
   const variableDefs: string[] = [];
   const variables: Record<string, unknown> = {};
   let aliasCount = 0;
-  const alias = (): string => (r.chance(0.25) ? `a${aliasCount++}: ` : '');
+  // Aliases are unique; some are Cypher's reserved words, which the translation must quote.
+  const RESERVED = ['end', 'where', 'order', 'return'];
+  const fresh = (): string => (aliasCount < RESERVED.length && r.chance(0.3) ? RESERVED[aliasCount++]! : `a${aliasCount++}`);
+  const alias = (): string => (r.chance(0.25) ? `${fresh()}: ` : '');
   const directive = (): string => {
     if (!r.chance(0.15)) return '';
     if (r.chance(0.5)) return ` @skip(if: ${r.chance(0.5)})`;
@@ -112,7 +115,7 @@ function randomQuery(schema: GraphSchema, spec: GraphSpec, seed: number): { quer
         const inner = edge.labels.length === 1
           ? selection(edge.labels[0]!, depth + 1, member)
           : [r.chance(0.5) ? '__typename' : '... on Node { id }', ...edge.labels.filter(() => r.chance(0.7)).map((l) => `... on ${l} { ${selection(l, depth + 1, true)} }`)].join(' ');
-        const key = args.length > 0 || member ? `a${aliasCount++}: ` : alias();
+        const key = args.length > 0 || member ? `${fresh()}: ` : alias();
         parts.push(`${key}${edge.name}${args.length > 0 ? `(${args.join(', ')})` : ''}${directive()} { ${inner} }`);
       } else if (r.chance(0.5)) {
         parts.push(`... on ${label}${directive()} { ${selection(label, depth + 1, member)} }`);
@@ -148,7 +151,7 @@ function randomQuery(schema: GraphSchema, spec: GraphSpec, seed: number): { quer
       }
     }
     if (r.chance(0.1) && nodesOf.length > 0) args.push(`id: ${JSON.stringify(r.pick(nodesOf).id)}`);
-    roots.push(`${i > 0 || r.chance(0.2) ? `r${i}: ` : ''}${label}${args.length > 0 ? `(${args.join(', ')})` : ''} { ${selection(label, 0)} }`);
+    roots.push(`${i > 0 || r.chance(0.2) ? `${r.chance(0.3) ? 'with' : 'r'}${i}: ` : ''}${label}${args.length > 0 ? `(${args.join(', ')})` : ''} { ${selection(label, 0)} }`);
   }
   if (r.chance(0.1)) roots.push('__typename');
   const head = variableDefs.length > 0 ? `query Q(${variableDefs.join(', ')}) ` : r.chance(0.5) ? 'query ' : '';

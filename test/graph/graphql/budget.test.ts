@@ -73,6 +73,17 @@ describe('the execution budget on GraphQL (ExecutionMeter)', () => {
   });
 });
 
+describe('the execution budget on a mutation\'s returned objects', () => {
+  it('refuses the selection at the mutation field after the commit, and reports the version written', async () => {
+    const before = engine.view('demo').version;
+    const { body } = await run({ maxRows: 0 }, 'mutation { made: createNode(label: "Topic", id: "budget-topic", props: {name: "b"}) { id } }');
+    expect(body.data).toBeNull();
+    expect(body.errors).toEqual([expect.objectContaining({ path: ['made'], extensions: expect.objectContaining({ code: 'TG_QUERY_BUDGET_EXCEEDED' }) })]);
+    expect(body.extensions?.version).toBe(before + 1);
+    expect(engine.view('demo').node('budget-topic')?.props).toEqual({ name: 'b' });
+  });
+});
+
 describe('GraphQL reads go through GraphEngine.read', () => {
   it('a query runs inside one engine read of its graph; a mutation commits instead', async () => {
     const reads: string[] = [];

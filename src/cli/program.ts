@@ -5,6 +5,7 @@ import { registerAuthCommand } from './commands/auth-command.ts';
 import { registerConfigCommand } from './commands/config-command.ts';
 import { registerCypherCommand } from './commands/cypher-command.ts';
 import { registerEnvelopeCommand } from './commands/envelope-command.ts';
+import { registerExplainCommand } from './commands/explain-command.ts';
 import { registerGraphCommand } from './commands/graph-command.ts';
 import { registerIntrospectCommand } from './commands/introspect-command.ts';
 import { registerSchemaCommand } from './commands/schema-command.ts';
@@ -24,6 +25,7 @@ export function createProgram(io: CliIo = processIo): Command {
   registerIntrospectCommand(program, io);
   registerGraphCommand(program, io);
   registerCypherCommand(program, io);
+  registerExplainCommand(program, io);
   registerSchemaCommand(program, io);
   registerToolsCommand(program, io);
   registerAuthCommand(program, io);

@@ -1,7 +1,7 @@
 import { ToolgraphError } from '../errors/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { GraphEngine } from '../graph/engine/index.ts';
-import { createGraphqlSurface } from '../graph/graphql/index.ts';
+import { budgetMeters, createGraphqlSurface } from '../graph/graphql/index.ts';
 import { sdlFromCatalogue } from '../graph/schema/index.ts';
 import { createGraphService } from '../graph/service/index.ts';
 import { startHost, type HttpService } from '../http/index.ts';
@@ -16,6 +16,7 @@ import { principalResolverFor } from './local-principal.ts';
 import { startSubscriptionCarrier } from './start-carrier.ts';
 import { DEMO_GRAPH, openGraphEngine } from './open-graph-engine.ts';
 import { SERVICE_NAMES, type ServiceName } from './service-names.ts';
+import { graphExplainerFor } from './graph-explainer.ts';
 import { openToolService } from './tool-service.ts';
 import type { SecretValue } from '../secrets/index.ts';
 
@@ -84,7 +85,7 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
       const opened = engine;
       cleanups.push(() => opened.close());
       // /graphql/{graph} and the GraphQl method of /dispatch share one GraphQL pipeline.
-      const graphql = createGraphqlSurface({ engine, logger, values: config.values, resolvePrincipal });
+      const graphql = createGraphqlSurface({ engine, logger, values: config.values, resolvePrincipal, meter: budgetMeters(budgetLimitsOf(config.values)) });
       services.push(createGraphService({ engine, logger, resolvePrincipal, graphql: graphql.dispatch, cypher: { limits: budgetLimitsOf(config.values) } }), graphql.service);
     }
     // The tool server's `schemas` tool reads the same catalogue its routes serve.
@@ -98,7 +99,7 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
     }
     if (catalogue && wanted.has('catalogue')) services.push(createCatalogueService({ catalogue, logger }));
     if (catalogue && wanted.has('tools')) {
-      const tools = await openToolService({ values: config.values, logger, catalogue, origin: host.origin, publicBase, localGraph: wanted.has('graph'), ...(options.secretsSeed ? { secretsSeed: options.secretsSeed } : {}) });
+      const tools = await openToolService({ values: config.values, logger, catalogue, origin: host.origin, publicBase, localGraph: wanted.has('graph'), ...(engine ? { explain: graphExplainerFor(engine, config.values.graphqlIntrospection) } : {}), ...(options.secretsSeed ? { secretsSeed: options.secretsSeed } : {}) });
       cleanups.push(() => tools.close());
       services.push(tools.service);
     }

@@ -4,7 +4,7 @@ import type { HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import { buildCatalogueEntriesStrict, type Catalogue } from '../manifest/index.ts';
 import { createSecretsBackend, type SecretValue } from '../secrets/index.ts';
-import { createDelegatedCredentials, createToolServer, TOOLS_CATALOGUE_SOURCE, type DownstreamCredentials } from '../tools/index.ts';
+import { createDelegatedCredentials, createToolServer, TOOLS_CATALOGUE_SOURCE, type DownstreamCredentials, type GraphExplainer } from '../tools/index.ts';
 import { tokenAudienceOf } from './bearer-auth.ts';
 import { isUnspecifiedAddress } from './exposure.ts';
 
@@ -27,6 +27,8 @@ export interface ToolServiceOptions {
    * the API (`createStaticCredentials`).
    */
   readonly credentials?: DownstreamCredentials;
+  /** `graph.explain` for the local graph service (given when this process runs it). */
+  readonly explain?: GraphExplainer;
 }
 
 /** This process's own origin as a client on this machine reaches it (0.0.0.0 and :: are not addresses to call). */
@@ -62,6 +64,7 @@ export async function openToolService(options: ToolServiceOptions): Promise<{ se
     secrets,
     logger,
     ...(credentials ? { credentials } : {}),
+    ...(options.explain ? { explain: options.explain } : {}),
   });
   options.catalogue.putSource(TOOLS_CATALOGUE_SOURCE, buildCatalogueEntriesStrict(server.registry.catalogueSource()));
   return { service: server.service, close: () => server.close() };

@@ -28,7 +28,11 @@ export interface ToolServerOptions {
   readonly secrets: SecretsBackend;
   /** The credentials port; default `createStaticCredentials()` (the delegation library plugs in here). */
   readonly credentials?: DownstreamCredentials;
-  /** The query planner, once a later step provides it; graph.explain is listed only with one. */
+  /**
+   * The query planner of the local graph service (the process's own engine); graph.explain is listed
+   * only with one, and only on the graph agent that calls the local service (an agent with a url
+   * reaches another graph service, whose schema this planner does not know).
+   */
   readonly explain?: GraphExplainer;
   readonly logger: Logger;
 }
@@ -72,7 +76,7 @@ export function createToolAgents(options: ToolServerOptions): { agents: ToolAgen
           credentials,
           http: httpFor(settings),
         }),
-        ...(options.explain ? { explain: options.explain } : {}),
+        ...(options.explain && local ? { explain: options.explain } : {}),
       }));
     } else {
       credentials.prepare?.({ name: settings.name, pattern: 'identity-passthrough', audience: settings.audience, settings });

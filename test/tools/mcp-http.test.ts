@@ -43,9 +43,9 @@ describe('the tool server over MCP Streamable HTTP (AUTH_TYPE=none), with the of
     expect(tools.map((t) => t.name)).toEqual(['graph', 'schemas', 'secrets']);
     const graph = tools.find((t) => t.name === 'graph')!;
     const input = graph.inputSchema as unknown as { properties: { action: { enum: string[] } }; oneOf: { properties: { action: { const: string } }; required: string[] }[] };
-    // explain needs the query planner a later step adds, so it is not listed (never promised).
-    expect(input.properties.action.enum).toEqual(['cypher', 'mutate', 'query', 'schema']);
-    expect(input.oneOf.map((o) => o.properties.action.const)).toEqual(['cypher', 'mutate', 'query', 'schema']);
+    // explain is listed because serve hands the tool server its engine's planner.
+    expect(input.properties.action.enum).toEqual(['cypher', 'explain', 'mutate', 'query', 'schema']);
+    expect(input.oneOf.map((o) => o.properties.action.const)).toEqual(['cypher', 'explain', 'mutate', 'query', 'schema']);
     expect(input.oneOf.find((o) => o.properties.action.const === 'cypher')!.required).toEqual(['action', 'graph', 'query']);
     expect(graph.annotations?.readOnlyHint).toBe(false);
     expect(tools.find((t) => t.name === 'schemas')!.annotations?.readOnlyHint).toBe(true);
@@ -65,6 +65,41 @@ describe('the tool server over MCP Streamable HTTP (AUTH_TYPE=none), with the of
     expect(result.isError).toBe(true);
     expect(textOf(result)).toBe("Cypher syntax error at line 1, column 17: expected ')' to close the node pattern but found 'RETURN'.");
     const missing = await client.callTool({ name: 'graph', arguments: { action: 'cypher', graph: 'nope', query: 'RETURN 1 AS n' } });
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).toContain('nope');
+  });
+
+  it('graph.explain answers the equivalent Cypher and the plan, and that Cypher gives the query\'s data', async () => {
+    const query = 'query Who($n: Int) { Person(first: $n, name: "Ada Lovelace") { name WORKS_AT { name } } }';
+    const result = await client.callTool({ name: 'graph', arguments: { action: 'explain', graph: 'demo', query, variables: { n: 1 } } });
+    expect(result.isError).toBeUndefined();
+    expectOutput('graph', 'explain', result.structuredContent);
+    const statement = [
+      "MATCH (person:Person {name: 'Ada Lovelace'})",
+      'RETURN person {.name, WORKS_AT: [(person)-[:WORKS_AT]->(organization:Organization) | organization {.name}]} AS Person',
+      'ORDER BY person.id',
+      'LIMIT 1',
+    ].join('\n');
+    expect(result.structuredContent).toMatchObject({
+      graph: 'demo',
+      plan: {
+        operation: 'Who',
+        cypher: [{ key: 'Person', statement }],
+        steps: [
+          { kind: 'scan', label: 'Person', filters: [{ property: 'name', value: 'Ada Lovelace' }], limit: 1 },
+          { kind: 'expand', path: 'Person.WORKS_AT', edgeType: 'WORKS_AT', direction: 'out', to: ['Organization'] },
+        ],
+      },
+    });
+    expect((result.structuredContent as { plan: { text: string } }).plan.text).toContain("1. scan Person for Person: filter name = 'Ada Lovelace'; first 1");
+    const rows = await client.callTool({ name: 'graph', arguments: { action: 'cypher', graph: 'demo', query: statement } });
+    const data = await client.callTool({ name: 'graph', arguments: { action: 'query', graph: 'demo', query, variables: { n: 1 } } });
+    expect((rows.structuredContent as { rows: unknown[][] }).rows.map((r) => r[0])).toEqual((data.structuredContent as { data: { Person: unknown[] } }).data.Person);
+
+    const refused = await client.callTool({ name: 'graph', arguments: { action: 'explain', graph: 'demo', query: '{ Spaceship { name } }' } });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/^GraphQL: no node type "Spaceship" in this graph/);
+    const missing = await client.callTool({ name: 'graph', arguments: { action: 'explain', graph: 'nope', query: '{ Person { id } }' } });
     expect(missing.isError).toBe(true);
     expect(textOf(missing)).toContain('nope');
   });
@@ -143,7 +178,7 @@ describe('the tool server over MCP Streamable HTTP (AUTH_TYPE=none), with the of
   it('an unknown action and invalid arguments are tool errors naming the action or each JSON pointer', async () => {
     const unknown = await client.callTool({ name: 'graph', arguments: { action: 'drop', graph: 'demo' } });
     expect(unknown.isError).toBe(true);
-    expect(textOf(unknown)).toBe('Tool graph has no action "drop"; its actions are cypher, mutate, query, schema.');
+    expect(textOf(unknown)).toBe('Tool graph has no action "drop"; its actions are cypher, explain, mutate, query, schema.');
     const invalid = await client.callTool({ name: 'graph', arguments: { action: 'cypher', graph: 'bad name!', query: '', extra: 1 } });
     expect(invalid.isError).toBe(true);
     expect(textOf(invalid)).toBe('Invalid arguments for graph.cypher (3 violations): /extra: expected no property "extra", got 1; /graph: expected a string matching ^[A-Za-z][A-Za-z0-9_-]{0,63}$, got "bad name!"; /query: expected a string of 1 to 32768 characters, got "".');

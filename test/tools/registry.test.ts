@@ -7,7 +7,8 @@ import { ToolgraphError } from '../../src/errors/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import { buildCatalogueEntriesStrict, createStaticCatalogue } from '../../src/manifest/index.ts';
 import { InMemorySecretsBackend } from '../../src/secrets/index.ts';
-import { createSchemasAgent, createSecretsAgent, defineAction, defineAgent, ToolRegistry } from '../../src/tools/index.ts';
+import { resolveConfig } from '../../src/config/index.ts';
+import { createSchemasAgent, createSecretsAgent, createToolAgents, defineAction, defineAgent, ToolRegistry } from '../../src/tools/index.ts';
 
 const registry = new ToolRegistry([createSchemasAgent(createStaticCatalogue({ publicBaseUrl: 'http://127.0.0.1:4000' })), createSecretsAgent(new InMemorySecretsBackend({}))]);
 
@@ -96,5 +97,19 @@ describe('generated validators', () => {
         fc.assert(fc.property(fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 })), (value) => generated(value) === compiled(value)), { numRuns: 200 });
       }
     }
+  });
+});
+
+describe('graph.explain', () => {
+  it('is listed on the graph agent of the local graph service only, and only when a planner is given', () => {
+    const values = resolveConfig({ env: { HOME: '/nonexistent', TOOLGRAPH_AGENT_OTHER_KIND: 'graph', TOOLGRAPH_AGENT_OTHER_URL: 'http://127.0.0.1:9' } }).values;
+    const base = { agents: values.agents, localGraphUrl: 'http://127.0.0.1:4000', tokenAudience: undefined, catalogue: createStaticCatalogue({ publicBaseUrl: 'http://127.0.0.1:4000' }), secrets: new InMemorySecretsBackend({}), logger: silentLogger() };
+    const actionsOf = (agents: { name: string; actions: readonly { name: string }[] }[]) => Object.fromEntries(agents.filter((a) => a.name !== 'schemas' && a.name !== 'secrets').map((a) => [a.name, a.actions.map((x) => x.name)]));
+    const explain = async () => ({ graph: 'g', plan: {} });
+    expect(actionsOf(createToolAgents({ ...base, explain }).agents)).toEqual({
+      graph: ['cypher', 'explain', 'mutate', 'query', 'schema'],
+      other: ['cypher', 'mutate', 'query', 'schema'],
+    });
+    expect(actionsOf(createToolAgents(base).agents)).toEqual({ graph: ['cypher', 'mutate', 'query', 'schema'], other: ['cypher', 'mutate', 'query', 'schema'] });
   });
 });

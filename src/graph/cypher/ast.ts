@@ -120,6 +120,13 @@ export type Expr =
   | { readonly kind: 'variable'; readonly name: string; readonly offset: number }
   | { readonly kind: 'property'; readonly target: Expr; readonly key: string; readonly offset: number }
   | { readonly kind: 'index'; readonly target: Expr; readonly index: Expr; readonly offset: number }
+  /** `list[from..to]`: either bound may be left out; negative bounds count from the end. */
+  | { readonly kind: 'slice'; readonly target: Expr; readonly from: Expr | null; readonly to: Expr | null; readonly offset: number }
+  /**
+   * `CASE [subject] WHEN a THEN x ... [ELSE y] END`: with a subject, the first `when` equal to it;
+   * without, the first `when` that is true. Null when none applies and there is no ELSE.
+   */
+  | { readonly kind: 'case'; readonly subject: Expr | null; readonly branches: readonly CaseBranch[]; readonly otherwise: Expr | null; readonly offset: number }
   /** `n:Label` used as a predicate. */
   | { readonly kind: 'hasLabel'; readonly target: Expr; readonly label: string; readonly offset: number }
   /** `a AND b AND c`: chains are flat so long conjunctions cost no recursion depth. */
@@ -138,6 +145,11 @@ export type Expr =
   | { readonly kind: 'patternComprehension'; readonly pattern: Pattern; readonly where: Expr | null; readonly projection: Expr; readonly offset: number }
   /** A bare pattern used as a predicate, e.g. `WHERE (a)-[:KNOWS]->(b)`: true when it matches at least once. */
   | { readonly kind: 'patternPredicate'; readonly pattern: Pattern; readonly offset: number };
+
+export interface CaseBranch {
+  readonly when: Expr;
+  readonly then: Expr;
+}
 
 export interface MapEntry {
   readonly key: string;

@@ -29,6 +29,17 @@ export function evaluate(expr: Expr, row: Row, ctx: RunContext): Value {
       return propertyOf(evaluate(expr.target, row, ctx), expr.key, ctx);
     case 'index':
       return indexOf(evaluate(expr.target, row, ctx), evaluate(expr.index, row, ctx));
+    case 'slice':
+      return sliceOf(evaluate(expr.target, row, ctx), expr.from === null ? 0 : evaluate(expr.from, row, ctx), expr.to === null ? undefined : evaluate(expr.to, row, ctx));
+    case 'case': {
+      const subject = expr.subject === null ? undefined : evaluate(expr.subject, row, ctx);
+      for (const branch of expr.branches) {
+        const when = evaluate(branch.when, row, ctx);
+        const applies = subject === undefined ? asBoolean(when, 'CASE WHEN') === true : equals(subject, when) === true;
+        if (applies) return evaluate(branch.then, row, ctx);
+      }
+      return expr.otherwise === null ? null : evaluate(expr.otherwise, row, ctx);
+    }
     case 'hasLabel': {
       const target = evaluate(expr.target, row, ctx);
       if (target === null) return null;
@@ -151,6 +162,20 @@ export function propertyOf(target: Value, key: string, ctx: RunContext): Value {
   }
   if (isMap(target)) return Object.hasOwn(target, key) ? target[key]! : null;
   throw typeError(`.${key}`, 'a node, relationship or map', target);
+}
+
+/** `list[from..to]` as Cypher slices: negative bounds count from the end, bounds are clamped, null in gives null. */
+function sliceOf(target: Value, from: Value, to: Value | undefined): Value {
+  if (target === null || from === null || to === null) return null;
+  if (!Array.isArray(target)) throw typeError('[from..to]', 'a list', target);
+  const list = target as readonly Value[];
+  for (const bound of to === undefined ? [from] : [from, to]) {
+    if (typeof bound !== 'number' || !Number.isInteger(bound)) throw typeError('[from..to]', 'integer bounds', bound);
+  }
+  const clamp = (b: number): number => Math.min(list.length, Math.max(0, b < 0 ? list.length + b : b));
+  const start = clamp(from as number);
+  const end = to === undefined ? list.length : clamp(to as number);
+  return start < end ? list.slice(start, end) : [];
 }
 
 function indexOf(target: Value, index: Value): Value {

@@ -11,6 +11,19 @@ export function forEachOperand(expr: Expr, visit: (operand: Expr) => void): void
     case 'map': for (const e of expr.entries) visit(e.value); return;
     case 'property': case 'hasLabel': visit(expr.target); return;
     case 'index': visit(expr.target); visit(expr.index); return;
+    case 'slice':
+      visit(expr.target);
+      if (expr.from !== null) visit(expr.from);
+      if (expr.to !== null) visit(expr.to);
+      return;
+    case 'case':
+      if (expr.subject !== null) visit(expr.subject);
+      for (const b of expr.branches) {
+        visit(b.when);
+        visit(b.then);
+      }
+      if (expr.otherwise !== null) visit(expr.otherwise);
+      return;
     case 'and': case 'or': case 'xor': for (const e of expr.operands) visit(e); return;
     case 'not': case 'negate': case 'isNull': visit(expr.operand); return;
     case 'comparison': case 'arithmetic':

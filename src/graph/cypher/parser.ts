@@ -1,5 +1,6 @@
 import type {
   ArithmeticOp,
+  CaseBranch,
   ComparisonOp,
   CreateClause,
   DeleteClause,
@@ -27,7 +28,8 @@ import { lex, type Token } from './lexer.ts';
 import { MAX_NESTING, tooDeep } from './limits.ts';
 
 /** Words that cannot name a variable (they still work as labels, property keys and map keys). */
-const RESERVED = new Set([
+/** Words the subset reserves: a variable with one of these names must be backtick-quoted. */
+export const RESERVED: ReadonlySet<string> = new Set([
   'ALL', 'AND', 'AS', 'ASC', 'ASCENDING', 'BY', 'CALL', 'CASE', 'CONTAINS', 'CREATE', 'DELETE', 'DESC', 'DESCENDING',
   'DETACH', 'DISTINCT', 'ELSE', 'END', 'ENDS', 'EXISTS', 'FALSE', 'FOREACH', 'IN', 'IS', 'LIMIT', 'LOAD', 'MATCH', 'MERGE',
   'NOT', 'NULL', 'OPTIONAL', 'OR', 'ORDER', 'REMOVE', 'RETURN', 'SET', 'SKIP', 'STARTS', 'THEN', 'TRUE', 'UNION', 'UNWIND',
@@ -571,12 +573,17 @@ class Parser {
       } else if (this.isSymbol('[')) {
         this.advance();
         this.enter(t);
-        if (this.isSymbol('..')) throw unsupported(this.source, this.peek().offset, 'list slicing');
-        const index = this.parseExpression();
-        if (this.isSymbol('..')) throw unsupported(this.source, this.peek().offset, 'list slicing');
-        this.expectSymbol(']', "']' to close the index");
-        this.leave();
-        expr = { kind: 'index', target: expr, index, offset: expr.offset };
+        const index = this.isSymbol('..') ? null : this.parseExpression();
+        if (this.acceptSymbol('..')) {
+          const to = this.isSymbol(']') ? null : this.parseExpression();
+          this.expectSymbol(']', "']' to close the slice");
+          this.leave();
+          expr = { kind: 'slice', target: expr, from: index, to, offset: expr.offset };
+        } else {
+          this.expectSymbol(']', "'..' or ']' to close the index");
+          this.leave();
+          expr = { kind: 'index', target: expr, index: index!, offset: expr.offset };
+        }
       } else if (this.isSymbol(':') && expr.kind === 'variable') {
         this.advance();
         const label = this.parseName('a label name after :');
@@ -626,7 +633,7 @@ class Parser {
       this.advance();
       return { kind: 'literal', value: null, offset: t.offset };
     }
-    if (upper === 'CASE') throw unsupported(this.source, t.offset, 'CASE expressions');
+    if (upper === 'CASE') return this.parseCase(t);
     if ((upper === 'EXISTS' || upper === 'COUNT' || upper === 'COLLECT') && this.isSymbol('{', 1)) {
       throw unsupported(this.source, t.offset, `${upper} subqueries`);
     }
@@ -762,6 +769,24 @@ class Parser {
     });
     this.leave();
     return result;
+  }
+
+  /** `CASE [subject] WHEN a THEN x ... [ELSE y] END` (at least one WHEN). */
+  private parseCase(open: Token): Expr {
+    this.advance();
+    this.enter(open);
+    const subject = this.isKeyword('WHEN') ? null : this.parseExpression();
+    const branches: CaseBranch[] = [];
+    do {
+      this.expectKeyword('WHEN', branches.length === 0 ? 'WHEN in the CASE expression' : 'WHEN, ELSE or END in the CASE expression');
+      const when = this.parseExpression();
+      this.expectKeyword('THEN', 'THEN after the WHEN condition');
+      branches.push({ when, then: this.parseExpression() });
+    } while (this.isKeyword('WHEN'));
+    const otherwise = this.acceptKeyword('ELSE') ? this.parseExpression() : null;
+    this.expectKeyword('END', branches.length > 0 && otherwise === null ? 'WHEN, ELSE or END in the CASE expression' : 'END to close the CASE expression');
+    this.leave();
+    return { kind: 'case', subject, branches, otherwise, offset: open.offset };
   }
 
   private parseMapLiteral(): Expr {

@@ -4,10 +4,13 @@ import {
 } from 'graphql';
 import type { ExecState } from './exec-state.ts';
 
+/** What collecting fields reads: the schema, the variables and the document's fragments. */
+export type CollectState = Pick<ExecState, 'graphSchema' | 'variables' | 'fragments'>;
+
 /** Response key → the field nodes merged under it, in the order GraphQL's CollectFields gives. */
 export type CollectedFields = Map<string, FieldNode[]>;
 
-function included(state: ExecState, node: FieldNode | FragmentSpreadNode | InlineFragmentNode): boolean {
+function included(state: CollectState, node: FieldNode | FragmentSpreadNode | InlineFragmentNode): boolean {
   const directives = node.directives;
   if (directives === undefined || directives.length === 0) return true;
   const skip = getDirectiveValues(GraphQLSkipDirective, node, state.variables as Record<string, unknown>);
@@ -21,7 +24,7 @@ function included(state: ExecState, node: FieldNode | FragmentSpreadNode | Inlin
  * an abstract type (union, the `Node` interface, `_Entity`) it belongs to. A label created after the
  * document was validated is unknown to the schema but still implements `Node`.
  */
-function applies(state: ExecState, condition: string, typeName: string): boolean {
+function applies(state: CollectState, condition: string, typeName: string): boolean {
   if (condition === typeName) return true;
   const schema = state.graphSchema.schema;
   const abstract = schema.getType(condition);
@@ -53,7 +56,7 @@ function sameSets(a: readonly (SelectionSetNode | undefined)[], b: readonly (Sel
  * field node merged under one response key: aliases, `@skip`/`@include` with variables, named and
  * inline fragments with type conditions. Each named fragment is expanded once per call.
  */
-export function collectFields(state: ExecState, typeName: string, selectionSets: readonly (SelectionSetNode | undefined)[]): CollectedFields {
+export function collectFields(state: CollectState, typeName: string, selectionSets: readonly (SelectionSetNode | undefined)[]): CollectedFields {
   const first = selectionSets[0];
   const schema = state.graphSchema.schema;
   let byType: Map<string, CachedCollection[]> | undefined;
@@ -81,7 +84,7 @@ export function collectFields(state: ExecState, typeName: string, selectionSets:
   return fields;
 }
 
-function collect(state: ExecState, typeName: string, selectionSets: readonly (SelectionSetNode | undefined)[]): { fields: CollectedFields; directives: boolean } {
+function collect(state: CollectState, typeName: string, selectionSets: readonly (SelectionSetNode | undefined)[]): { fields: CollectedFields; directives: boolean } {
   const out: CollectedFields = new Map();
   const visited = new Set<string>();
   let directives = false;

@@ -2,6 +2,7 @@ import { Kind, getArgumentValues, type FieldNode, type GraphQLField, type GraphQ
 import { ToolgraphError, describeValue } from '../../errors/index.ts';
 import type { NodeRecord, Scalar } from '../engine/index.ts';
 import { PAGINATION_ARGS } from '../schema/index.ts';
+import { isBudgetRefusal } from './budget-meter.ts';
 import { collectFields, subSelections, type CollectedFields } from './collect-fields.ts';
 import { connectionPage, decodeCursor, encodeCursor } from './connection-page.ts';
 import type { ExecState } from './exec-state.ts';
@@ -52,7 +53,8 @@ function filtersOf(args: Record<string, unknown>): Record<string, Scalar> {
 
 /** Runs a field-level failure through the non-null root: the whole `data` becomes null. */
 function bubble(error: unknown, nodes: readonly FieldNode[], path: (string | number)[]): never {
-  if (error instanceof NullBubble) throw error;
+  // The execution budget stops the request: its refusal is the whole answer, not a field's error.
+  if (error instanceof NullBubble || isBudgetRefusal(error)) throw error;
   throw new NullBubble(toGraphQLError(error, { nodes, path }));
 }
 

@@ -392,6 +392,10 @@ export class GraphqlPipeline {
     if (operation instanceof GraphQLError) return { errors: [operation] };
     const refused = gateOperation(operation, request.method, context.principal);
     if (refused !== null) return { errors: [refused] };
-    return executeOperation({ schema, document: prepared.document, contextValue: context, variableValues: (params.variables ?? undefined) as Record<string, unknown> | undefined, operationName });
+    const args = { schema, document: prepared.document, contextValue: context, variableValues: (params.variables ?? undefined) as Record<string, unknown> | undefined, operationName };
+    // Reads run inside the engine's read of the graph (as Cypher's do): they start after a commit
+    // that is waiting, and a commit arriving meanwhile applies once they end. Mutations commit first.
+    if (operation.operation === 'query') return this.#engine.read(context.graph, () => executeOperation(args));
+    return executeOperation(args);
   }
 }

@@ -18,3 +18,8 @@ export { visibleView } from './visible-view.ts';
 export type { GraphqlEngine } from './visible-view.ts';
 export { createSubscriptionExecutor } from './subscription-executor.ts';
 export type { GraphqlSubscriptionExecutor, PreparedSubscription, SubscriptionExecutorOptions } from './subscription-executor.ts';
+export { dataFromCypher, translateToCypher } from './translate-to-cypher.ts';
+export type { CypherTranslation, PlanFilter, PlanStep, TranslateOptions, TranslatedRoot } from './translate-to-cypher.ts';
+export { explainGraphql, explanationText } from './explain-query.ts';
+export type { GraphqlExplanation } from './explain-query.ts';
+export { budgetMeters } from './budget-meter.ts';

@@ -4,6 +4,7 @@ import type { MutationInput, Properties } from '../engine/index.ts';
 import type { Principal } from '../dispatch/index.ts';
 import { collectFields, subSelections, type CollectedFields } from './collect-fields.ts';
 import type { ExecState } from './exec-state.ts';
+import { isBudgetRefusal } from './budget-meter.ts';
 import { NullBubble, toGraphQLError } from './graphql-errors.ts';
 import { shapeNodes, type Shaped } from './shape-nodes.ts';
 import { visibleView, type GraphqlEngine } from './visible-view.ts';
@@ -143,9 +144,18 @@ export async function executeMutationFields(state: ExecState, fields: CollectedF
   }
   const after: ExecState = { ...state, view: visibleView(target.engine, target.graph, target.principal) };
   const data: Record<string, unknown> = {};
+  let current: PlannedField | undefined;
   try {
-    for (const field of planned) data[field.key] = fieldResult(after, field, ids);
+    for (const field of planned) {
+      current = field;
+      data[field.key] = fieldResult(after, field, ids);
+    }
   } catch (error) {
+    if (isBudgetRefusal(error) && current !== undefined) {
+      // The batch is committed: the refusal is the returned selection's, and the version says what was written.
+      after.errors.push(toGraphQLError(error, { nodes: current.nodes, path: [current.key] }));
+      return { data: null, version };
+    }
     if (!(error instanceof NullBubble)) throw error;
     after.errors.push(error.error);
     return { data: null, version };

@@ -6,14 +6,20 @@ import { graphqlError } from './graphql-errors.ts';
 /** A validation error on a Query field that is no label: the spec's wording, with our code. */
 const UNKNOWN_ROOT = /^Cannot query field "([^"]+)" on type "Query"\./;
 
-function noNodeType(error: GraphQLError, context: GraphqlRequestContext, introspection: boolean): GraphQLError {
-  const name = UNKNOWN_ROOT.exec(error.message)?.[1] ?? '';
-  const labels = [...context.graphSchema.labels.keys()];
-  // With introspection off the schema is not advertised, so neither are the labels.
+/**
+ * The spec's text for a validation error on a Query field that is no label, or null when `message`
+ * is another validation error. With introspection off the schema is not advertised, so neither are the labels.
+ */
+export function noNodeTypeMessage(message: string, labels: readonly string[], introspection: boolean): string | null {
+  const match = UNKNOWN_ROOT.exec(message);
+  if (match === null) return null;
   const known = !introspection ? '' : labels.length === 0 ? ' (this graph has no labels yet)' : ` (${labels.join(', ')}, each also as <Label>Connection)`;
-  return graphqlError('TG_GRAPHQL_NO_NODE_TYPE',
-    `GraphQL: no node type "${name}" in this graph; root fields must be node labels${known}, or _entities and _service.`,
-    { nodes: error.nodes, http: { status: 400, spec: true } });
+  return `GraphQL: no node type "${match[1]!}" in this graph; root fields must be node labels${known}, or _entities and _service.`;
+}
+
+function noNodeType(error: GraphQLError, context: GraphqlRequestContext, introspection: boolean): GraphQLError {
+  const message = noNodeTypeMessage(error.message, [...context.graphSchema.labels.keys()], introspection)!;
+  return graphqlError('TG_GRAPHQL_NO_NODE_TYPE', message, { nodes: error.nodes, http: { status: 400, spec: true } });
 }
 
 /**

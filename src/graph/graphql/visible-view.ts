@@ -5,6 +5,8 @@ import type { Principal } from '../dispatch/index.ts';
 export interface GraphqlEngine {
   hasGraph(name: string): boolean;
   view(name: string): GraphView;
+  /** Runs `work` as a read of one graph version: commits arriving meanwhile apply after it (GraphEngine.read). */
+  read<T>(name: string, work: (view: GraphView) => T | Promise<T>): Promise<T>;
   commit(batch: BatchRequest): Promise<CommitResult>;
 }
 

@@ -95,6 +95,14 @@ describe('runCypher: reads', () => {
       [[7, 'a1', [1, 2, 3], 1024, 1, 1, { a: [null], b: 1 }]]],
     ['null logic', 'RETURN null = null, null AND false, null OR true, NOT null, 1 IN [null, 1], 2 IN [null, 1]', undefined,
       [[null, false, true, null, true, null]]],
+    ['list slicing: bounds, open ends, negatives, clamping', 'RETURN [1, 2, 3, 4][1..3], [1, 2, 3][..2], [1, 2, 3][1..], [1, 2, 3][-2..], [1, 2, 3][..-1], [1, 2][0..9], [1, 2][2..1], [1, 2][null..1]', undefined,
+      [[[2, 3], [1, 2], [2, 3], [2, 3], [1, 2], [1, 2], [], null]]],
+    ['slicing a pattern comprehension', "MATCH (p {id: 'ann'}) RETURN [(p)-[:KNOWS]->(f) | f.name][..1], [(p)-[:KNOWS]->(f) | f.name][0..0]", undefined,
+      [[['Bob'], []]]],
+    ['CASE: generic and simple forms, ELSE, no match is null', "MATCH (p:Person) RETURN CASE WHEN p.age > 35 THEN 'old' WHEN p.age IS NULL THEN '?' ELSE 'young' END, CASE p.name WHEN 'Ann' THEN 1 WHEN 'Bob' THEN 2 END", undefined,
+      [['young', 1], ['young', 2], ['old', null], ['?', null]]],
+    ['CASE over labels picks a projection per label', "MATCH (a {id: 'ann'}) RETURN [(a)-->(x) | CASE labels(x)[0] WHEN 'Company' THEN x {.name, kind: 'c'} ELSE x {.age} END]", undefined,
+      [[[{ kind: 'c', name: 'Acme' }, { age: 25 }, { age: 41 }]]]],
     ['RETURN * orders variables by name', "MATCH (b {id: 'bob'}), (a {id: 'ann'}) RETURN *", undefined,
       [[{ age: 30, id: 'ann', name: 'Ann', tags: ['a', 'b'] }, { age: 25, id: 'bob', name: 'Bob' }]]],
   ])('%s', async (_name, text, params, want) => {
@@ -114,6 +122,9 @@ describe('runCypher: reads', () => {
     ['division by zero', 'RETURN 1 / 0', undefined, 'division by zero'],
     ['bad LIMIT', 'MATCH (p) RETURN p LIMIT $l', { l: -1 }, 'LIMIT needs a non-negative integer'],
     ['WHERE not boolean', 'MATCH (p) WHERE p.name RETURN p', undefined, 'expected a boolean'],
+    ['slice of a non-list', "RETURN 'abc'[0..1]", undefined, 'Type error in [from..to]'],
+    ['fractional slice bound', 'RETURN [1, 2][0..1.5]', undefined, 'integer bounds'],
+    ['CASE WHEN not boolean', 'RETURN CASE WHEN 1 THEN 2 END', undefined, 'Type error in CASE WHEN'],
   ])('runtime error: %s', async (_name, text, params, fragment) => {
     const error = await failure(text, params);
     expect(error.code).toBe('TG_CYPHER_RUNTIME');

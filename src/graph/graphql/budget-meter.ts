@@ -1,0 +1,46 @@
+import { QueryBudget, type BudgetLimits, type QueryBudgetOptions } from '../budget/index.ts';
+import type { ExecutionMeter } from './exec-state.ts';
+
+/**
+ * The execution budget of GraphQL requests (the one Cypher runs under: `src/graph/budget`), through
+ * the executor's ExecutionMeter seam: every row a scan, expansion or entity lookup produces counts
+ * against TOOLGRAPH_QUERY_MAX_ROWS (the time budget is read every 256 rows), and the response body
+ * against TOOLGRAPH_QUERY_MAX_RESULT_BYTES, after a last reading of the clock against
+ * TOOLGRAPH_QUERY_TIMEOUT_MS. The clock starts at the request's first row. Over a limit the meter
+ * throws TG_QUERY_BUDGET_EXCEEDED naming the limit, its value and its setting, and the request
+ * answers that error alone (no data).
+ */
+class BudgetMeter implements ExecutionMeter {
+  readonly #limits: BudgetLimits;
+  readonly #options: QueryBudgetOptions;
+  #budget: QueryBudget | undefined;
+
+  constructor(limits: BudgetLimits, options: QueryBudgetOptions) {
+    this.#limits = limits;
+    this.#options = options;
+  }
+
+  #started(): QueryBudget {
+    return (this.#budget ??= new QueryBudget(this.#limits, this.#options));
+  }
+
+  rows(count: number): void {
+    this.#started().addRows(count);
+  }
+
+  resultBytes(bytes: number): void {
+    const budget = this.#started();
+    budget.checkTime();
+    budget.checkBytes(bytes);
+  }
+}
+
+/** A fresh budget meter per request (the GraphqlPipeline's `meter` option). */
+export function budgetMeters(limits: BudgetLimits, options: QueryBudgetOptions = {}): () => ExecutionMeter {
+  return () => new BudgetMeter(limits, options);
+}
+
+/** Whether an error is the budget's refusal, which stops the whole request rather than nulling a field. */
+export function isBudgetRefusal(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'TG_QUERY_BUDGET_EXCEEDED';
+}

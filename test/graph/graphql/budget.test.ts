@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BudgetLimits } from '../../../src/graph/budget/index.ts';
+import type { GraphEngine } from '../../../src/graph/engine/index.ts';
+import { GraphqlPipeline, budgetMeters, statusOf } from '../../../src/graph/graphql/index.ts';
+import { silentLogger } from '../../../src/log/index.ts';
+import type { RunningToolgraph } from '../../../src/serve/index.ts';
+import { startServe } from '../../tools/support.ts';
+import { LOCAL, graphqlOptions, referenceEngine, type Body } from './support.ts';
+
+const ROOMY: BudgetLimits = { maxRows: 1_000_000, maxResultBytes: 16 * 1024 * 1024, timeoutMs: 60_000 };
+const QUERY = '{ Person { id KNOWS { id } } }';
+
+let engine: GraphEngine;
+beforeAll(async () => {
+  engine = await referenceEngine();
+});
+
+/** One request through a pipeline whose requests run under `limits` (and the clock `now`, when given). */
+async function run(limits: Partial<BudgetLimits>, query = QUERY, now?: () => number) {
+  const pipeline = new GraphqlPipeline({
+    engine, logger: silentLogger(), options: graphqlOptions(), meter: budgetMeters({ ...ROOMY, ...limits }, now ? { now } : {}),
+  });
+  const response = await pipeline.run({ graph: 'demo', principal: LOCAL, method: 'POST', params: { query } });
+  return { response, body: JSON.parse(response.body) as Body };
+}
+
+function expectRefused(body: Body, limit: string, max: number, setting: string): void {
+  expect(body.data).toBeUndefined();
+  expect(body.errors).toHaveLength(1);
+  expect(body.errors![0]!.extensions).toEqual({ code: 'TG_QUERY_BUDGET_EXCEEDED', details: { limit, max, setting } });
+  expect(body.errors![0]!.message).toContain(`(${setting}). Narrow the query`);
+}
+
+describe('the execution budget on GraphQL (ExecutionMeter)', () => {
+  it('counts every scanned and expanded row: exactly at the cap passes, one under it is refused', async () => {
+    const view = engine.view('demo');
+    const people = view.scan('Person');
+    const rows = people.length + view.expandEach(people, 'KNOWS', 'out').reduce((n, list) => n + list.length, 0);
+    const at = await run({ maxRows: rows });
+    expect(at.body.errors).toBeUndefined();
+    expect((at.body.data!['Person'] as unknown[]).length).toBe(people.length);
+
+    const over = await run({ maxRows: rows - 1 });
+    expectRefused(over.body, 'maxRows', rows - 1, 'TOOLGRAPH_QUERY_MAX_ROWS');
+    expect(over.body.errors![0]!.message).toBe(`The query was stopped after producing more than ${rows - 1} rows, its row budget (TOOLGRAPH_QUERY_MAX_ROWS). Narrow the query (a more selective pattern, WHERE or LIMIT) or raise the budget.`);
+    // A refusal, not data: 400 whatever the media type.
+    expect(statusOf(over.response, 'application/json').status).toBe(400);
+    expect(statusOf(over.response, 'application/graphql-response+json').status).toBe(400);
+  });
+
+  it('checks the response size: a body exactly at the cap passes, one byte over it is refused', async () => {
+    const size = Buffer.byteLength((await run({})).response.body);
+    const at = await run({ maxResultBytes: size });
+    expect(Buffer.byteLength(at.response.body)).toBe(size);
+    expect(at.body.errors).toBeUndefined();
+    expectRefused((await run({ maxResultBytes: size - 1 })).body, 'maxResultBytes', size - 1, 'TOOLGRAPH_QUERY_MAX_RESULT_BYTES');
+  });
+
+  it('checks the time budget from the first row to the response: at the limit passes, past it is refused', async () => {
+    // The clock reads 0 when the first row is counted and 100 ms at every later reading.
+    const clock = () => {
+      let readings = 0;
+      return () => (readings++ === 0 ? 0 : 100);
+    };
+    expect((await run({ timeoutMs: 100 }, QUERY, clock())).body.errors).toBeUndefined();
+    expectRefused((await run({ timeoutMs: 99 }, QUERY, clock())).body, 'timeoutMs', 99, 'TOOLGRAPH_QUERY_TIMEOUT_MS');
+  });
+
+  it('stops a nested expansion in flight, in _entities lookups too', async () => {
+    const entities = '{ _entities(representations: [{__typename: "Person", id: "person-001"}, {__typename: "Person", id: "person-002"}]) { ... on Person { id } } }';
+    expect((await run({ maxRows: 2 }, entities)).body.errors).toBeUndefined();
+    expectRefused((await run({ maxRows: 1 }, entities)).body, 'maxRows', 1, 'TOOLGRAPH_QUERY_MAX_ROWS');
+  });
+});
+
+describe('the execution budget on a mutation\'s returned objects', () => {
+  it('refuses the selection at the mutation field after the commit, and reports the version written', async () => {
+    const before = engine.view('demo').version;
+    const { body } = await run({ maxRows: 0 }, 'mutation { made: createNode(label: "Topic", id: "budget-topic", props: {name: "b"}) { id } }');
+    expect(body.data).toBeNull();
+    expect(body.errors).toEqual([expect.objectContaining({ path: ['made'], extensions: expect.objectContaining({ code: 'TG_QUERY_BUDGET_EXCEEDED' }) })]);
+    expect(body.extensions?.version).toBe(before + 1);
+    expect(engine.view('demo').node('budget-topic')?.props).toEqual({ name: 'b' });
+  });
+});
+
+describe('GraphQL reads go through GraphEngine.read', () => {
+  it('a query runs inside one engine read of its graph; a mutation commits instead', async () => {
+    const reads: string[] = [];
+    const counted = new Proxy(engine, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target) as unknown;
+        if (typeof value !== 'function') return value;
+        if (prop === 'read') {
+          return (graph: string, work: (view: unknown) => unknown) => {
+            reads.push(graph);
+            return target.read(graph, work as never);
+          };
+        }
+        return (value as (...a: unknown[]) => unknown).bind(target);
+      },
+    });
+    const pipeline = new GraphqlPipeline({ engine: counted, logger: silentLogger(), options: graphqlOptions() });
+    await pipeline.run({ graph: 'demo', principal: LOCAL, method: 'POST', params: { query: '{ Topic(first: 1) { id } }' } });
+    expect(reads).toEqual(['demo']);
+    await pipeline.run({ graph: 'demo', principal: LOCAL, method: 'POST', params: { query: 'mutation { createNode(label: "Topic", props: {name: "t"}) { id } }' } });
+    expect(reads).toEqual(['demo']);
+  });
+});
+
+describe('toolgraph serve runs GraphQL under the query_* settings', () => {
+  let running: RunningToolgraph;
+  beforeAll(async () => {
+    running = await startServe({ env: { TOOLGRAPH_QUERY_MAX_ROWS: '3' }, only: ['graph'] });
+  });
+  afterAll(async () => {
+    await running?.close();
+  });
+
+  it('refuses over the row budget on /graphql/{graph} and in the GraphQl method of /dispatch', async () => {
+    const post = (path: string, body: unknown) => fetch(`${running.origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const under = await post('/graphql/demo', { query: '{ Person(first: 3) { id } }' });
+    expect(under.status).toBe(200);
+    const over = await post('/graphql/demo', { query: '{ Person(first: 4) { id } }' });
+    expect(over.status).toBe(400);
+    expectRefused((await over.json()) as Body, 'maxRows', 3, 'TOOLGRAPH_QUERY_MAX_ROWS');
+    const dispatched = await post('/dispatch', { id: 9, graph: 'demo', method: { GraphQl: { query: '{ Person(first: 4) { id } }' } } });
+    expect(dispatched.status).toBe(200);
+    expectRefused(((await dispatched.json()) as { result: Body }).result, 'maxRows', 3, 'TOOLGRAPH_QUERY_MAX_ROWS');
+  });
+});

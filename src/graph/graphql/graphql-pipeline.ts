@@ -1,4 +1,5 @@
 import { useAPQ } from '@graphql-yoga/plugin-apq';
+import { mayRead } from '../access/index.ts';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { GraphQLError, type DocumentNode, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
 import { YogaServer, type GraphQLParams, type Plugin, type YogaLogger } from 'graphql-yoga';
@@ -323,7 +324,8 @@ export class GraphqlPipeline {
    */
   async run(request: GraphqlRequest): Promise<GraphqlResponse> {
     const { graph, principal } = request;
-    if (!this.#engine.hasGraph(graph)) {
+    // A graph the principal may not read (its access policy) answers exactly as a missing one.
+    if (!this.#engine.hasGraph(graph) || !mayRead(this.#engine, graph, principal)) {
       throw new ToolgraphError('TG_GRAPH_NOT_FOUND', `No graph is named ${describeValue(graph)}; each graph is served at /graphql/{graph} (toolgraph graph list names them).`);
     }
     requireScope(principal, ANY_GRAPHQL_SCOPE, 'A GraphQL request');

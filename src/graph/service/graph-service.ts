@@ -2,15 +2,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolgraphError } from '../../errors/index.ts';
 import { pathOf, readBody, sendError, type HttpService } from '../../http/index.ts';
 import type { Logger } from '../../log/index.ts';
-import type { CypherEngine, RunOptions } from '../cypher/index.ts';
-import { answerNativeRequest, parseNativeRequest, type GraphQlHandler, type Principal } from '../dispatch/index.ts';
+import type { RunOptions } from '../cypher/index.ts';
+import { answerNativeRequest, parseNativeRequest, type DispatchDeps, type GraphQlHandler, type Principal } from '../dispatch/index.ts';
 
 export const DISPATCH_PATH = '/dispatch';
 /** Largest accepted request body: 1 MiB. */
 export const DISPATCH_BODY_LIMIT = 1024 * 1024;
 
 export interface GraphServiceOptions {
-  readonly engine: CypherEngine;
+  readonly engine: DispatchDeps['engine'];
   readonly logger: Logger;
   /** Authenticates the request (throws TG_UNAUTHENTICATED and the like); called before the body is read. */
   readonly resolvePrincipal: (req: IncomingMessage) => Promise<Principal>;

@@ -138,7 +138,7 @@ describe('dispatch', () => {
   });
 
   it('hides unexpected faults behind TG_INTERNAL', async () => {
-    const broken = { read: () => Promise.reject(new Error('secret detail')), transact: () => Promise.reject(new Error('x')) };
+    const broken = { read: () => Promise.reject(new Error('secret detail')), transact: () => Promise.reject(new Error('x')), hasGraph: () => true, access: () => null };
     const response = await dispatch(parseNativeRequest(body('2')), reader, { engine: broken });
     expect(response).toMatchObject({ error: { code: 'TG_INTERNAL', message: 'Internal server error.' } });
   });

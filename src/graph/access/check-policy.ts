@@ -27,31 +27,26 @@ function tooDeep(value: unknown): string | null {
 }
 
 /**
- * The most telling ajv error: the deepest pointer (oneOf reports every branch that failed; the
- * branch that got furthest names the real problem), then a missing or unknown property over a
- * type mismatch.
+ * The most telling ajv error. Alternatives (oneOf) report every branch that failed, so: take the
+ * deepest instance path (the branch that got furthest); there, an unknown property every failing
+ * branch names is the culprit, a lone missing property is, a keyword error (length, enum, items)
+ * is; when branches disagree, the value matches none of the allowed forms.
  */
 function pickError(errors: readonly ErrorObject[]): { pointer: string; message: string } {
-  let best: ErrorObject | undefined;
-  const depth = (e: ErrorObject): number => pointerOf(e).split('/').length;
-  for (const error of errors) {
-    if (error.keyword === 'oneOf' || error.keyword === 'anyOf') continue;
-    if (best === undefined || depth(error) > depth(best)) best = error;
-  }
-  best ??= errors[0]!;
-  return { pointer: pointerOf(best), message: messageOf(best) };
-}
-
-function pointerOf(error: ErrorObject): string {
-  if (error.keyword === 'additionalProperties') return `${error.instancePath}/${encode(String((error.params as { additionalProperty: string }).additionalProperty))}`;
-  if (error.keyword === 'required') return `${error.instancePath}/${encode(String((error.params as { missingProperty: string }).missingProperty))}`;
-  return error.instancePath;
-}
-
-function messageOf(error: ErrorObject): string {
-  if (error.keyword === 'additionalProperties') return 'is not a property this object may have';
-  if (error.keyword === 'required') return 'is required';
-  return `${error.message ?? error.keyword}; got ${describeValue(error.data)}`;
+  const relevant = errors.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf');
+  if (relevant.length === 0) return { pointer: errors[0]?.instancePath ?? '', message: errors[0]?.message ?? 'is invalid' };
+  const depth = (pointer: string): number => (pointer === '' ? 0 : pointer.split('/').length);
+  let path = relevant[0]!.instancePath;
+  for (const e of relevant) if (depth(e.instancePath) > depth(path)) path = e.instancePath;
+  const here = relevant.filter((e) => e.instancePath === path);
+  const extra = new Set(here.filter((e) => e.keyword === 'additionalProperties').map((e) => String((e.params as { additionalProperty: string }).additionalProperty)));
+  const missing = new Set(here.filter((e) => e.keyword === 'required').map((e) => String((e.params as { missingProperty: string }).missingProperty)));
+  const others = here.filter((e) => e.keyword !== 'additionalProperties' && e.keyword !== 'required' && e.keyword !== 'type');
+  if (extra.size === 1) return { pointer: `${path}/${encode([...extra][0]!)}`, message: 'is not a property this object may have' };
+  if (extra.size === 0 && missing.size === 1 && others.length === 0) return { pointer: `${path}/${encode([...missing][0]!)}`, message: 'is required' };
+  if (extra.size === 0 && missing.size === 0 && others.length > 0) return { pointer: path, message: `${others[0]!.message ?? others[0]!.keyword}; got ${describeValue(others[0]!.data)}` };
+  if (extra.size === 0 && missing.size === 0 && here.length === 1) return { pointer: path, message: `${here[0]!.message ?? here[0]!.keyword}; got ${describeValue(here[0]!.data)}` };
+  return { pointer: path, message: `matches none of the allowed forms (docs/access.md); got ${describeValue(here[0]!.data)}` };
 }
 
 /**

@@ -32,8 +32,7 @@ export class RowRules {
         if ('constant' in compiled) {
           rule = compiled.constant === TRUE;
         } else {
-          const test = compiled.test;
-          rule = (node) => test(node) === TRUE;
+          rule = compiled.holds;
         }
       }
       this.#compiled.set(label, rule);
@@ -75,6 +74,8 @@ export class CompiledPolicy {
   readonly #claims: readonly string[];
   readonly #digest: string;
   readonly #rules = new Map<string, Grant>();
+  /** Principals are immutable and a verified token's is reused across its requests: one lookup each. */
+  readonly #byPrincipal = new WeakMap<Principal, Grant>();
 
   constructor(stored: StoredAccess) {
     this.version = stored.version;
@@ -86,6 +87,12 @@ export class CompiledPolicy {
   }
 
   grantFor(principal: Principal): Grant {
+    let grant = this.#byPrincipal.get(principal);
+    if (grant === undefined) this.#byPrincipal.set(principal, (grant = this.#grantFor(principal)));
+    return grant;
+  }
+
+  #grantFor(principal: Principal): Grant {
     const policy = this.#policy;
     if (policy === null || !policy.read.some((m) => matches(m, principal))) return NO_GRANT;
     const write = policy.write.some((m) => matches(m, principal));

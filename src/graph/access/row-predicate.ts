@@ -15,13 +15,22 @@ export type Truth = typeof FALSE | typeof TRUE | typeof UNKNOWN;
 
 /** A compiled row rule: a constant, or a function of the row. */
 export type RowTest = (node: NodeRecord) => Truth;
-export type CompiledPredicate = { readonly constant: Truth } | { readonly test: RowTest };
+/**
+ * `test` answers the three-valued truth (what `not` needs); `holds` answers only "is it TRUE", the
+ * question row filtering asks, with fewer steps (an eq against a constant is one comparison, an in
+ * against a claim list one Set lookup).
+ */
+export type CompiledPredicate = { readonly constant: Truth } | { readonly test: RowTest; readonly holds: (node: NodeRecord) => boolean };
+
+function fromTest(test: RowTest): CompiledPredicate {
+  return { test, holds: (node) => test(node) === TRUE };
+}
 
 type Scalar = string | number | boolean;
 type Value = Scalar | readonly Scalar[] | undefined;
 
 /** An operand once the principal is known: claims and literals are constants; row reads stay. */
-type Bound = { readonly constant: Value } | { readonly read: (node: NodeRecord) => Value };
+type Bound = { readonly constant: Value } | { readonly read: (node: NodeRecord) => Value; readonly raw: (node: NodeRecord) => unknown };
 
 function isScalar(value: unknown): value is Scalar {
   return typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number';
@@ -38,8 +47,14 @@ function rowReader(name: string): (node: NodeRecord) => Value {
   };
 }
 
+/** The raw value at a row operand (any own or inherited property): only for comparing with a known scalar or Set. */
+function rawReader(name: string): (node: NodeRecord) => unknown {
+  if (name === 'id') return (node) => node.id;
+  return (node) => (node.props as Record<string, unknown>)[name];
+}
+
 function bind(operand: Operand, claim: (name: string) => ClaimValue): Bound {
-  if ('row' in operand) return { read: rowReader(operand.row) };
+  if ('row' in operand) return { read: rowReader(operand.row), raw: rawReader(operand.row) };
   if ('claim' in operand) return { constant: claim(operand.claim) };
   return { constant: operand.value };
 }
@@ -61,18 +76,22 @@ function compileEq(a: Bound, b: Bound): CompiledPredicate {
   if ('constant' in a && 'constant' in b) return constant(eqValues(a.constant, b.constant));
   if ('constant' in a || 'constant' in b) {
     const fixed = 'constant' in a ? a.constant : (b as { constant: Value }).constant;
-    const read = 'read' in a ? a.read : (b as { read: (node: NodeRecord) => Value }).read;
+    const row = ('read' in a ? a : b) as { read: (node: NodeRecord) => Value; raw: (node: NodeRecord) => unknown };
+    const read = row.read;
+    const raw = row.raw;
     if (!isScalar(fixed)) return constant(UNKNOWN);
     return {
       test: (node) => {
         const v = read(node);
         return isScalar(v) ? (v === fixed ? TRUE : FALSE) : UNKNOWN;
       },
+      // Equal to a scalar means present and a scalar.
+      holds: (node) => raw(node) === fixed,
     };
   }
   const ra = a.read;
   const rb = b.read;
-  return { test: (node) => eqValues(ra(node), rb(node)) };
+  return fromTest((node) => eqValues(ra(node), rb(node)));
 }
 
 function compileIn(item: Bound, list: Bound): CompiledPredicate {
@@ -81,23 +100,25 @@ function compileIn(item: Bound, list: Bound): CompiledPredicate {
     const fixed = list.constant;
     if (fixed === undefined) return constant(UNKNOWN);
     // The common case (row.team in claims.groups): one hash lookup per row.
-    const members = new Set<Scalar>(isScalar(fixed) ? [fixed] : fixed);
-    const read = (item as { read: (node: NodeRecord) => Value }).read;
+    const members = new Set<unknown>(isScalar(fixed) ? [fixed] : fixed);
+    const { read, raw } = item as { read: (node: NodeRecord) => Value; raw: (node: NodeRecord) => unknown };
     return {
       test: (node) => {
         const v = read(node);
         return isScalar(v) ? (members.has(v) ? TRUE : FALSE) : UNKNOWN;
       },
+      // The Set holds only scalars: a list, a missing value or an inherited member is never in it.
+      holds: (node) => members.has(raw(node)),
     };
   }
   const readList = list.read;
   if ('constant' in item) {
     const fixed = item.constant;
     if (!isScalar(fixed)) return constant(UNKNOWN);
-    return { test: (node) => inValues(fixed, readList(node)) };
+    return fromTest((node) => inValues(fixed, readList(node)));
   }
   const readItem = item.read;
-  return { test: (node) => inValues(readItem(node), readList(node)) };
+  return fromTest((node) => inValues(readItem(node), readList(node)));
 }
 
 function compileAnd(parts: CompiledPredicate[]): CompiledPredicate {
@@ -113,8 +134,14 @@ function compileAnd(parts: CompiledPredicate[]): CompiledPredicate {
   }
   if (tests.length === 0) return constant(unknown ? UNKNOWN : TRUE);
   const base: Truth = unknown ? UNKNOWN : TRUE;
-  if (tests.length === 1 && base === TRUE) return { test: tests[0]! };
+  if (tests.length === 1 && base === TRUE) return parts.find((p) => 'test' in p)!;
+  const holds = parts.flatMap((p) => ('holds' in p ? [p.holds] : []));
   return {
+    // TRUE exactly when every part is TRUE (and no constant part is UNKNOWN).
+    holds: base === UNKNOWN ? () => false : (node) => {
+      for (const h of holds) if (!h(node)) return false;
+      return true;
+    },
     test: (node) => {
       let result: Truth = base;
       for (const test of tests) {
@@ -140,8 +167,14 @@ function compileOr(parts: CompiledPredicate[]): CompiledPredicate {
   }
   if (tests.length === 0) return constant(unknown ? UNKNOWN : FALSE);
   const base: Truth = unknown ? UNKNOWN : FALSE;
-  if (tests.length === 1 && base === FALSE) return { test: tests[0]! };
+  if (tests.length === 1 && base === FALSE) return parts.find((p) => 'test' in p)!;
+  const holds = parts.flatMap((p) => ('holds' in p ? [p.holds] : []));
   return {
+    // TRUE exactly when some part is TRUE.
+    holds: (node) => {
+      for (const h of holds) if (h(node)) return true;
+      return false;
+    },
     test: (node) => {
       let result: Truth = base;
       for (const test of tests) {
@@ -170,7 +203,7 @@ export function compilePredicate(predicate: Predicate, claim: (name: string) => 
   const inner = compilePredicate(predicate.not, claim);
   if ('constant' in inner) return constant(NEGATE[inner.constant]!);
   const test = inner.test;
-  return { test: (node) => NEGATE[test(node)]! };
+  return { test: (node) => NEGATE[test(node)]!, holds: (node) => test(node) === FALSE };
 }
 
 /** The claim names a predicate reads (what a principal's compiled rules depend on). */

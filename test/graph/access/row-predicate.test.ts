@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Predicate } from '../../../src/graph/access/index.ts';
 import { FALSE, TRUE, UNKNOWN, compilePredicate } from '../../../src/graph/access/row-predicate.ts';
@@ -60,5 +61,33 @@ describe('the predicate language (three-valued: a missing value is unknown, neve
     expect(compilePredicate({ in: [{ value: 'red' }, { claim: 'groups' }] }, claim)).toEqual({ constant: TRUE });
     expect(compilePredicate({ and: [{ eq: [{ claim: 'sub' }, { value: 'bob' }] }, { eq: [{ row: 'a' }, { value: 1 }] }] }, claim)).toEqual({ constant: FALSE });
     expect(compilePredicate({ not: { eq: [{ claim: 'missing' }, { value: 1 }] } }, claim)).toEqual({ constant: UNKNOWN });
+  });
+});
+
+describe('holds (the filter\'s question) agrees with test === TRUE', () => {
+  const operand = fc.oneof(
+    fc.constantFrom({ row: 'a' }, { row: 'b' }, { row: 'id' }, { row: 'constructor' }, { claim: 'groups' }, { claim: 'level' }, { claim: 'nope' }),
+    fc.oneof(fc.constantFrom('red', 'x', 3, true), fc.constant(['red', 3])).map((value) => ({ value })),
+  ) as fc.Arbitrary<import('../../../src/graph/access/index.ts').Operand>;
+  const predicate: fc.Arbitrary<Predicate> = fc.letrec<{ p: Predicate }>((tie) => ({
+    p: fc.oneof(
+      { depthSize: 'small' },
+      fc.boolean(),
+      fc.tuple(operand, operand).map(([a, b]): Predicate => ({ eq: [a, b] })),
+      fc.tuple(operand, operand).map(([a, b]): Predicate => ({ in: [a, b] })),
+      fc.array(tie('p'), { minLength: 1, maxLength: 3 }).map((and): Predicate => ({ and: and as [Predicate, ...Predicate[]] })),
+      fc.array(tie('p'), { minLength: 1, maxLength: 3 }).map((or): Predicate => ({ or: or as [Predicate, ...Predicate[]] })),
+      tie('p').map((not): Predicate => ({ not })),
+    ),
+  })).p;
+  const value = fc.option(fc.oneof(fc.constantFrom('red', 'x', 3, true, 'n1'), fc.constant(['red', 'x'])), { nil: undefined });
+
+  it('for random predicates and rows', () => {
+    fc.assert(fc.property(predicate, value, value, (p, a, b) => {
+      const compiled = compilePredicate(p, claim);
+      if ('constant' in compiled) return;
+      const n = node({ ...(a === undefined ? {} : { a }), ...(b === undefined ? {} : { b }) });
+      expect(compiled.holds(n)).toBe(compiled.test(n) === TRUE);
+    }), { numRuns: 3000 });
   });
 });

@@ -37,6 +37,15 @@ export function viewThrough(view: GraphView, grant: Grant): GraphView {
   return new FilteredView(view, grant.rows);
 }
 
+/**
+ * Row-level security as a function of a view and a principal: the `restrict` option of the
+ * carrier's subscription executor (graph/graphql `createSubscriptionExecutor`), so every frame
+ * is read through the same grants as every request.
+ */
+export function restrictionFor(source: AccessSource): (view: GraphView, principal: Principal) => GraphView {
+  return (view, principal) => viewThrough(view, grantOf(source, view.name, principal));
+}
+
 /** The read view of `graph` as `principal` may see it. */
 export function readableView(source: AccessSource & { view(name: string): GraphView }, graph: string, principal: Principal): GraphView {
   return viewThrough(source.view(graph), grantOf(source, graph, principal));

@@ -5,7 +5,7 @@ export type { ClaimValue } from './principal-claims.ts';
 export { CompiledPolicy, FULL_GRANT, NO_GRANT, RowRules, compiledPolicy } from './compiled-policy.ts';
 export type { Grant, LabelRule } from './compiled-policy.ts';
 export { EmptyView, FilteredView } from './filtered-view.ts';
-export { grantOf, graphNotFound, mayRead, readableView, viewThrough, writableBatch, writeDenied } from './access-control.ts';
+export { grantOf, graphNotFound, mayRead, readableView, restrictionFor, viewThrough, writableBatch, writeDenied } from './access-control.ts';
 export type { AccessSource } from './access-control.ts';
 export { engineAs } from './access-cypher-engine.ts';
 export type { ReadTransactEngine } from './access-cypher-engine.ts';

@@ -34,3 +34,22 @@ describe('createCarrierAccess (the carrier\'s access port)', () => {
     }
   });
 });
+
+describe('restrictionFor (the subscription executor\'s restrict option)', () => {
+  it('shows a carrier principal its rows, an admin every row, a denied one none', async () => {
+    const { restrictionFor } = await import('../../../src/graph/access/index.ts');
+    const engine = await openEngine();
+    try {
+      await seedTeams(engine, 'g');
+      await replaceAccessPolicy(engine, 'g', TEAM_POLICY);
+      const restrict = restrictionFor(engine);
+      const ids = (p: CarrierPrincipal) => restrict(engine.view('g'), p).scan('Document').map((n) => n.id);
+      expect(ids(who('a', ['red']))).toEqual(['d1', 'd3', 'd6']);
+      expect(ids(who('b', ['blue']))).toEqual(['d2', 'd4']);
+      expect(ids(who('root', [], ['kg:admin']))).toHaveLength(6);
+      expect(ids(who('e', ['green']))).toEqual([]);
+    } finally {
+      await engine.close();
+    }
+  });
+});

@@ -5,7 +5,7 @@ import type { GraphEngine } from '../../../src/graph/engine/index.ts';
 import { encodeCursor } from '../../../src/graph/graphql/connection-page.ts';
 import type { GraphqlPipeline } from '../../../src/graph/graphql/index.ts';
 import { openEngine } from '../engine/helpers.ts';
-import { pipelineFor } from '../graphql/support.ts';
+import { graphqlOptions, pipelineFor, startServer } from '../graphql/support.ts';
 import { ADMIN, TEAM_POLICY, cypher, gql, seedTeams, withoutVersion } from './fixture.ts';
 
 const alice: Principal = { subject: 'alice', scopes: ['kg:read', 'kg:write'], groups: ['red'] };
@@ -106,6 +106,27 @@ describe('what the hidden rows must never show through', () => {
     const cypherDenied = await cypher(engine, 'g', eve, 'MATCH (n) RETURN count(n)');
     expect(cypherDenied).toEqual(JSON.parse(JSON.stringify(cypherMissing).replaceAll('nope', 'g')));
     expect(JSON.stringify(cypherDenied)).not.toMatch(/Document|count|\b6\b/);
+  });
+
+  it('GraphiQL (a browser\'s GET) is no way to learn that a hidden graph exists', async () => {
+    const server = await startServer(engine, graphqlOptions(), eve);
+    try {
+      const get = async (graph: string) => {
+        const res = await fetch(`${server.origin}/graphql/${graph}`, { headers: { accept: 'text/html' } });
+        return { status: res.status, body: (await res.text()).replaceAll(`\\"${graph}\\"`, 'NAME') };
+      };
+      const denied = await get('g');
+      expect(denied.status).toBe(404);
+      expect(denied).toEqual(await get('nope'));
+    } finally {
+      await server.close();
+    }
+    const admin = await startServer(engine, graphqlOptions(), ADMIN);
+    try {
+      expect((await fetch(`${admin.origin}/graphql/g`, { headers: { accept: 'text/html' } })).status).toBe(200);
+    } finally {
+      await admin.close();
+    }
   });
 
   it('a graph with no policy is hidden from everyone but kg:admin (default deny)', async () => {

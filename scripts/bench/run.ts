@@ -16,6 +16,7 @@ const SUITES: Record<string, { readonly script: string; readonly about: string }
   dispatch: { script: 'dispatch.ts', about: 'POST /dispatch (Cypher) req/s against a hand-written node:http server answering the same bytes' },
   graphql: { script: 'graphql.ts', about: 'GraphQL over HTTP, three shapes, against Mercurius + graphql-jit; APQ; GraphQL vs Cypher in process' },
   auth: { script: 'auth.ts', about: 'POST /dispatch with a verified JWT against AUTH_TYPE=none' },
+  access: { script: 'access.ts', about: 'GraphQL read with a verified JWT and a row rule on every row against AUTH_TYPE=none; per-row RLS cost on a 100k-row scan' },
   carrier: { script: 'carrier.ts', about: 'SSE carrier: RSS/heap per subscription and fan-out at 10,000 subscriptions against graphql-yoga SSE' },
   secrets: { script: 'secrets.ts', about: 'secret reads/s with a cached store token against plain fetch; logins under 1,000 concurrent reads' },
   delegation: { script: 'delegation.ts', about: 'downstream calls with a cached delegated token against no delegation; exchanges under 1,000 calls' },

@@ -5,6 +5,7 @@ import { normaliseText } from './format.ts';
 import type { GeneratedFile } from './generated-file.ts';
 import { GENERATOR, headerFor } from './header.ts';
 import { manifestStep, MANIFEST_SCHEMA } from './manifest-step.ts';
+import { accessPolicyStep, ACCESS_POLICY_SCHEMA } from './access-policy-step.ts';
 import { graphqlStep } from './graphql-step.ts';
 import { openapiStep, OPENAPI_DOCUMENT } from './openapi-step.ts';
 import { toolsStep, TOOL_SOURCES } from './tools-step.ts';
@@ -25,8 +26,9 @@ export interface GenerateOptions {
 export async function generateAll(options: GenerateOptions = {}): Promise<GeneratedFile[]> {
   const root = options.root ?? REPO_ROOT;
   const files: GeneratedFile[] = [];
-  files.push(validatorTypeFile([MANIFEST_SCHEMA, OPENAPI_DOCUMENT, TOOL_SOURCES]));
+  files.push(validatorTypeFile([MANIFEST_SCHEMA, ACCESS_POLICY_SCHEMA, OPENAPI_DOCUMENT, TOOL_SOURCES]));
   files.push(...(await manifestStep(root)));
+  files.push(...(await accessPolicyStep(root)));
   files.push(...(await openapiStep(root)));
   files.push(...(await graphqlStep(root)));
   files.push(...(await toolsStep(root)));

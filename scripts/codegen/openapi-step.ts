@@ -8,6 +8,7 @@ import { standaloneFunctions } from './ajv-standalone.ts';
 import { prettyPrintScript } from './format.ts';
 import type { GeneratedFile } from './generated-file.ts';
 import { ajvOptions, MANIFEST_SCHEMA } from './manifest-step.ts';
+import { ACCESS_POLICY_SCHEMA } from './access-policy-step.ts';
 
 export const OPENAPI_DOCUMENT = 'specs/tool-server.openapi.yaml';
 /** Base URI of the OpenAPI schemas inside ajv; relative `$ref`s (the manifest schema) resolve against it. */
@@ -27,7 +28,8 @@ export async function openapiStep(root: string): Promise<GeneratedFile[]> {
   const documentPath = path.join(root, OPENAPI_DOCUMENT);
   const document = parse(await readFile(documentPath, 'utf8')) as Json;
   const manifestSchema = JSON.parse(await readFile(path.join(root, MANIFEST_SCHEMA), 'utf8')) as Json;
-  const sources = [OPENAPI_DOCUMENT, MANIFEST_SCHEMA];
+  const accessSchema = JSON.parse(await readFile(path.join(root, ACCESS_POLICY_SCHEMA), 'utf8')) as Json;
+  const sources = [OPENAPI_DOCUMENT, MANIFEST_SCHEMA, ACCESS_POLICY_SCHEMA];
 
   const ast = await openapiTS(pathToFileURL(documentPath), { alphabetize: true, immutable: false, rootTypes: false, silent: true });
   const types = astToString(ast);
@@ -42,6 +44,7 @@ export async function openapiStep(root: string): Promise<GeneratedFile[]> {
   });
   const ajv = new Ajv2020(ajvOptions());
   ajv.addSchema(manifestSchema);
+  ajv.addSchema(accessSchema);
   // ajv knows `$defs`, not `components/schemas`; the same schemas under `$defs` keep `#/…` refs meaningful.
   ajv.addSchema({ $id: OPENAPI_ID, $defs: rewriteComponentRefs(schemas) });
 

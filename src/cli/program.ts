@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { processIo, type CliIo } from './cli-io.ts';
 import { runCli } from './run-cli.ts';
+import { registerAccessCommand } from './commands/access-command.ts';
 import { registerAuthCommand } from './commands/auth-command.ts';
 import { registerConfigCommand } from './commands/config-command.ts';
 import { registerCypherCommand } from './commands/cypher-command.ts';
@@ -24,6 +25,7 @@ export function createProgram(io: CliIo = processIo): Command {
   registerConfigCommand(program, io);
   registerIntrospectCommand(program, io);
   registerGraphCommand(program, io);
+  registerAccessCommand(program, io);
   registerCypherCommand(program, io);
   registerExplainCommand(program, io);
   registerSchemaCommand(program, io);

@@ -81,6 +81,7 @@ export const ERROR_CODES = {
   TG_ENVELOPE_INVALID: { status: 401, meaning: 'The signed envelope is missing, malformed, badly signed, expired, or does not match the request byte for byte.' },
   TG_NONCE_REPLAYED: { status: 401, meaning: 'The envelope\'s nonce was already used; every request and reconnect needs a fresh one.' },
   TG_ACCESS_DENIED: { status: 403, meaning: 'The graph ACL or row-level security denies the request.' },
+  TG_ACCESS_POLICY_INVALID: { status: 400, meaning: 'An access policy breaks specs/access-policy.schema.json; the message names the JSON pointer of the first problem.' },
   TG_TOO_MANY_CONNECTIONS: { status: 503, meaning: 'The subscription carrier is at its connection limit.' },
   TG_FRAME_TOO_LARGE: { status: 413, meaning: 'A subscription result serialises to more than 8 MiB; the stream ends with this error (select less or lower first/limit).' },
 } as const satisfies Record<string, ErrorCodeInfo>;

@@ -115,7 +115,8 @@ export class CatalogueSearch {
   }
 
   /** Ranked hits: exact (case-insensitive) operation or alias matches first, then by score, operation, alias. */
-  search(query: string, limit: number): SearchHit[] {
+  /** `allow` leaves entries out before ranking, so the scores of what is shown say nothing about what is not. */
+  search(query: string, limit: number, allow?: (entry: CatalogueEntry) => boolean): SearchHit[] {
     const text = query.trim();
     if (text.length === 0) return [];
     const wanted = text.toLowerCase();
@@ -124,9 +125,9 @@ export class CatalogueSearch {
     const scored = new Map<string, number>();
     for (const result of this.#index.search(text)) scored.set(String(result.id), result.score);
     for (const [id, entry] of this.#byId) if (isExact(entry) && !scored.has(id)) scored.set(id, 0);
-    const hits = [...scored].map(([id, score]) => {
+    const hits = [...scored].flatMap(([id, score]) => {
       const entry = this.#byId.get(id)!;
-      return { entry, score, exact: isExact(entry) };
+      return allow === undefined || allow(entry) ? [{ entry, score, exact: isExact(entry) }] : [];
     });
     // Exact matches are lifted above the best inexact score so scores stay in ranking order.
     const top = Math.max(0, ...hits.filter((h) => !h.exact).map((h) => h.score));

@@ -3,18 +3,30 @@ import { ToolgraphError, describeValue } from '../errors/index.ts';
 import { pathOf, sendError, sendJson, type HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { Catalogue } from './catalogue.ts';
+import type { CatalogueEntry } from './catalogue-entry.ts';
 import { isDigest } from './limits.ts';
 
 export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+/** When entries are filtered per caller, shared caches must not hand one caller's answer to another. */
+export const PRIVATE_IMMUTABLE_CACHE_CONTROL = 'private, max-age=31536000, immutable';
 /** As the OpenAPI document writes it: decimal, no leading zeros, at most 4 digits (fragment_count ≤ 4100). */
 const INDEX_PATTERN = /^(?:0|[1-9][0-9]{0,3})$/;
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 100;
 const MAX_QUERY_LENGTH = 256;
 
+/** Which entries a request may see; null: every one. */
+export type CatalogueEntryFilter = (req: IncomingMessage) => Promise<((entry: CatalogueEntry) => boolean) | null>;
+
 export interface CatalogueServiceOptions {
   catalogue: Catalogue;
   logger: Logger;
+  /**
+   * Leaves out entries the caller may not see (a graph's operations are listed only to principals
+   * that may read that graph): hidden entries are absent from search, and their manifests and
+   * fragments answer as unknown digests. Absent: every entry is public.
+   */
+  visibleEntries?: CatalogueEntryFilter;
 }
 
 /**
@@ -24,26 +36,36 @@ export interface CatalogueServiceOptions {
  */
 export function createCatalogueService(options: CatalogueServiceOptions): HttpService {
   const { catalogue } = options;
+  const visible = options.visibleEntries ?? (async () => null);
   return {
     name: 'catalogue',
     prefixes: ['/schemas'],
     entryPath: '/schemas/search',
-    handle(req, res) {
+    async handle(req, res) {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         sendError(res, new ToolgraphError('TG_METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${pathOf(req)}; use GET.`), { allow: 'GET, HEAD' });
         return;
       }
       const path = pathOf(req);
       const parts = path.split('/').slice(2); // ['', 'schemas', ...]
-      if (parts.length === 1 && parts[0] === 'search') return search(catalogue, req, res);
-      if (parts.length === 1 && parts[0] !== '') return manifest(catalogue, req, res, parts[0]!);
-      if (parts.length === 3 && parts[1] === 'fragments') return fragment(catalogue, req, res, parts[0]!, parts[2]!);
+      // With a filter, even an unfiltered (admin) answer is private: shared caches must not reuse it.
+      const allow = options.visibleEntries === undefined ? undefined : ((await visible(req)) ?? EVERY_ENTRY);
+      if (parts.length === 1 && parts[0] === 'search') return search(catalogue, req, res, allow);
+      if (parts.length === 1 && parts[0] !== '') return manifest(catalogue, req, res, parts[0]!, allow);
+      if (parts.length === 3 && parts[1] === 'fragments') return fragment(catalogue, req, res, parts[0]!, parts[2]!, allow);
       sendError(res, new ToolgraphError('TG_NOT_FOUND', `No route for ${req.method} ${path}.`));
     },
   };
 }
 
-function search(catalogue: Catalogue, req: IncomingMessage, res: ServerResponse): void {
+type Allow = ((entry: CatalogueEntry) => boolean) | undefined;
+const EVERY_ENTRY = (): boolean => true;
+
+function cacheControl(allow: Allow): string {
+  return allow === undefined ? IMMUTABLE_CACHE_CONTROL : PRIVATE_IMMUTABLE_CACHE_CONTROL;
+}
+
+function search(catalogue: Catalogue, req: IncomingMessage, res: ServerResponse, allow: Allow): void {
   const url = req.url ?? '';
   const params = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
   const query = params.get('q') ?? '';
@@ -58,7 +80,7 @@ function search(catalogue: Catalogue, req: IncomingMessage, res: ServerResponse)
       throw new ToolgraphError('TG_BAD_REQUEST', `limit: expected an integer from 1 to ${MAX_LIMIT}, got ${JSON.stringify(rawLimit)}.`);
     }
   }
-  sendJson(res, 200, { results: catalogue.search(query, limit) }, { 'cache-control': 'no-cache' });
+  sendJson(res, 200, { results: catalogue.search(query, limit, allow) }, { 'cache-control': 'no-cache' });
 }
 
 function checkedDigest(raw: string): string {
@@ -68,45 +90,45 @@ function checkedDigest(raw: string): string {
   return raw;
 }
 
-function manifest(catalogue: Catalogue, req: IncomingMessage, res: ServerResponse, rawDigest: string): void {
+function manifest(catalogue: Catalogue, req: IncomingMessage, res: ServerResponse, rawDigest: string, allow: Allow): void {
   const digest = checkedDigest(rawDigest);
-  const found = catalogue.manifestByDigest(digest);
+  const found = catalogue.manifestByDigest(digest, allow);
   if (!found) throw new ToolgraphError('TG_SCHEMA_NOT_FOUND', `No manifest has schema_sha256 ${digest}.`);
   const etag = `"${digest}"`;
-  if (notModified(req, res, etag)) return;
-  sendJson(res, 200, found, { etag, 'cache-control': IMMUTABLE_CACHE_CONTROL });
+  if (notModified(req, res, etag, allow)) return;
+  sendJson(res, 200, found, { etag, 'cache-control': cacheControl(allow) });
 }
 
-function fragment(catalogue: Catalogue, req: IncomingMessage, res: ServerResponse, rawDigest: string, rawIndex: string): void {
+function fragment(catalogue: Catalogue, req: IncomingMessage, res: ServerResponse, rawDigest: string, rawIndex: string, allow: Allow): void {
   const digest = checkedDigest(rawDigest);
   if (!INDEX_PATTERN.test(rawIndex)) {
     throw new ToolgraphError('TG_FRAGMENT_INDEX_INVALID', `index: expected a non-negative decimal integer without leading zeros (at most 4 digits), got ${describeValue(rawIndex)}.`);
   }
-  const entry = catalogue.entryByDigest(digest);
+  const entry = catalogue.entryByDigest(digest, allow);
   if (!entry) throw new ToolgraphError('TG_SCHEMA_NOT_FOUND', `No manifest has schema_sha256 ${digest}.`);
   const index = Number(rawIndex);
-  const bytes = catalogue.fragment(digest, index);
+  const bytes = catalogue.fragment(digest, index, allow);
   if (!bytes) {
     throw new ToolgraphError('TG_FRAGMENT_NOT_FOUND', `Fragment ${index} is past the end: schema ${digest} has ${entry.manifest.fragment_count} fragment${entry.manifest.fragment_count === 1 ? '' : 's'} (0 to ${entry.manifest.fragment_count - 1}).`);
   }
   const etag = `"${digest}-${index}"`;
-  if (notModified(req, res, etag)) return;
+  if (notModified(req, res, etag, allow)) return;
   res.writeHead(200, {
     'content-type': 'application/octet-stream',
     'content-length': bytes.length,
     etag,
-    'cache-control': IMMUTABLE_CACHE_CONTROL,
+    'cache-control': cacheControl(allow),
   });
   res.end(bytes);
 }
 
 /** Answers 304 when If-None-Match names this ETag (or `*`); weak comparison, as RFC 9110 asks for If-None-Match. */
-function notModified(req: IncomingMessage, res: ServerResponse, etag: string): boolean {
+function notModified(req: IncomingMessage, res: ServerResponse, etag: string, allow: Allow): boolean {
   const header = req.headers['if-none-match'];
   if (header === undefined) return false;
   const tags = header.split(',').map((t) => t.trim().replace(/^W\//, ''));
   if (!tags.includes(etag) && !tags.includes('*')) return false;
-  res.writeHead(304, { etag, 'cache-control': IMMUTABLE_CACHE_CONTROL });
+  res.writeHead(304, { etag, 'cache-control': cacheControl(allow) });
   res.end();
   return true;
 }

@@ -117,12 +117,13 @@ export class Catalogue {
   }
 
   /** The entry served under a digest: the first added when two sources yield the same canonical document. */
-  entryByDigest(schemaSha256: string): CatalogueEntry | undefined {
-    return this.#byDigest.get(schemaSha256)?.[0];
+  entryByDigest(schemaSha256: string, allow?: (entry: CatalogueEntry) => boolean): CatalogueEntry | undefined {
+    const entries = this.#byDigest.get(schemaSha256);
+    return allow === undefined ? entries?.[0] : entries?.find(allow);
   }
 
-  manifestByDigest(schemaSha256: string): SchemaManifest | undefined {
-    const entry = this.entryByDigest(schemaSha256);
+  manifestByDigest(schemaSha256: string, allow?: (entry: CatalogueEntry) => boolean): SchemaManifest | undefined {
+    const entry = this.entryByDigest(schemaSha256, allow);
     return entry && this.manifestOf(entry);
   }
 
@@ -144,14 +145,14 @@ export class Catalogue {
   }
 
   /** Fragment `index` of the schema with this digest; undefined for an unknown digest or an index past the end. */
-  fragment(schemaSha256: string, index: number): Uint8Array | undefined {
-    const entry = this.entryByDigest(schemaSha256);
+  fragment(schemaSha256: string, index: number, allow?: (entry: CatalogueEntry) => boolean): Uint8Array | undefined {
+    const entry = this.entryByDigest(schemaSha256, allow);
     return entry && fragmentOf(entry.document, index);
   }
 
   /** Ranked search; an empty query or no match gives []. */
-  search(query: string, limit = 10): CatalogueSearchResult[] {
-    return this.#search.search(query, limit).map((hit) => ({
+  search(query: string, limit = 10, allow?: (entry: CatalogueEntry) => boolean): CatalogueSearchResult[] {
+    return this.#search.search(query, limit, allow).map((hit) => ({
       manifest: this.manifestOf(hit.entry),
       score: hit.score,
       description: hit.entry.description,

@@ -39,7 +39,7 @@ export type {
 
 // HTTP
 export { createCatalogueService, IMMUTABLE_CACHE_CONTROL } from './catalogue-service.ts';
-export type { CatalogueServiceOptions } from './catalogue-service.ts';
+export type { CatalogueEntryFilter, CatalogueServiceOptions } from './catalogue-service.ts';
 
 // Verified fetch
 export {

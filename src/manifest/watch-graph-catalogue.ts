@@ -53,6 +53,8 @@ export interface GraphCatalogueWatch {
   settled(): Promise<void>;
   /** Rebuilds every watched graph whose catalogue epoch moved, now. */
   refresh(): void;
+  /** The watched graph whose operations a catalogue source holds, if any (the catalogue lists them only to its readers). */
+  graphOfSource(source: string): string | undefined;
   close(): void;
 }
 
@@ -122,6 +124,11 @@ class CatalogueRebuilder<C extends { readonly epoch: string }> implements GraphC
 
   tracks(graph: string): boolean {
     return this.#graphs.has(graph);
+  }
+
+  graphOfSource(source: string): string | undefined {
+    for (const [graph, tracked] of this.#graphs) if (tracked.sourceName === source) return graph;
+    return undefined;
   }
 
   /** Starts watching a graph; builds its source now (at start-up) or on the next rebuild. */

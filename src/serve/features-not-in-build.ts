@@ -30,7 +30,6 @@ export const FEATURES_NOT_IN_BUILD: readonly MissingFeature[] = [
     settings: [{ name: 'graphqlAddr' }, { name: 'graphqlMaxConnections' }, { name: 'graphqlMaxSessionSecs' }, { name: 'graphqlSignerJwks' }],
     operations: ['subscribeGraph'],
   },
-  { feature: 'graph ACL and row-level security', settings: [], operations: [] },
   { feature: 'rate limits', settings: [], operations: [] },
 ];
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { ResolvedValues } from '../config/index.ts';
 import { GraphEngine } from '../graph/engine/index.ts';
 import { loadReferenceGraph } from '../graph/fixtures/index.ts';
+import { OPEN_POLICY, replaceAccessPolicy } from '../graph/access/index.ts';
 import { openPersistence } from '../graph/persist/index.ts';
 import type { Logger } from '../log/index.ts';
 
@@ -48,6 +49,8 @@ export async function openGraphEngine(values: EngineSettings, logger: Logger, op
   try {
     if ((fresh || values.persistence === 'postgres') && engine.listGraphs().length === 0) {
       await loadReferenceGraph(engine, DEMO_GRAPH);
+      // Open, so the tour works with real tokens too: anyone signed in reads it, kg:write writes.
+      await replaceAccessPolicy(engine, DEMO_GRAPH, OPEN_POLICY);
       logger.info({ graphs: 1 }, 'seeded the reference graph on a fresh store');
     }
   } catch (error) {

@@ -6,6 +6,7 @@ import { sdlFromCatalogue } from '../graph/schema/index.ts';
 import { createGraphService } from '../graph/service/index.ts';
 import { startHost, type HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
+import { catalogueVisibility } from './catalogue-visibility.ts';
 import { createCatalogueService, createStaticCatalogue, watchGraphCatalogues, type GraphCatalogueWatch } from '../manifest/index.ts';
 import { openServeBearerAuth } from './bearer-auth.ts';
 import { allowedHostsOf, publicBaseUrl, refuseUnsafeExposure } from './exposure.ts';
@@ -97,7 +98,13 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
       watch = watching;
       cleanups.push(() => watching.close());
     }
-    if (catalogue && wanted.has('catalogue')) services.push(createCatalogueService({ catalogue, logger }));
+    if (catalogue && wanted.has('catalogue')) {
+      // With real tokens, a graph's operations are listed only to principals that may read the graph.
+      const visibleEntries = config.values.authType !== 'none' && engine !== undefined && watch !== undefined
+        ? catalogueVisibility(engine, watch, resolvePrincipal)
+        : undefined;
+      services.push(createCatalogueService({ catalogue, logger, ...(visibleEntries ? { visibleEntries } : {}) }));
+    }
     if (catalogue && wanted.has('tools')) {
       const tools = await openToolService({ values: config.values, logger, catalogue, origin: host.origin, publicBase, localGraph: wanted.has('graph'), ...(engine ? { explain: graphExplainerFor(engine, config.values.graphqlIntrospection) } : {}), ...(options.secretsSeed ? { secretsSeed: options.secretsSeed } : {}) });
       cleanups.push(() => tools.close());

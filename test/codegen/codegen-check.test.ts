@@ -48,7 +48,7 @@ describe('codegen output', () => {
   it('starts every committed generated file with the header naming the script (JSON files are named by the index)', async () => {
     const files = await listFiles(path.join(REPO_ROOT, 'generated'));
     expect(files).toContain(INDEX_FILE);
-    expect(files).toEqual(expect.arrayContaining(['types/schema-manifest.ts', 'validators/schema-manifest.ts', 'validators/openapi.ts', 'openapi/types.ts']));
+    expect(files).toEqual(expect.arrayContaining(['types/schema-manifest.ts', 'validators/schema-manifest.ts', 'types/access-policy.ts', 'validators/access-policy.ts', 'validators/openapi.ts', 'openapi/types.ts']));
     const index = await readFile(path.join(REPO_ROOT, 'generated', INDEX_FILE), 'utf8');
     for (const file of files) {
       const text = await readFile(path.join(REPO_ROOT, 'generated', file), 'utf8');

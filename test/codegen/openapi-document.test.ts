@@ -38,6 +38,7 @@ describe('specs/tool-server.openapi.yaml', () => {
   it('documents every route the brief names, with the agreed operationIds', () => {
     expect(operations.map(({ method, route, op }) => `${method.toUpperCase()} ${route} ${op.operationId}`).sort()).toEqual([
       'GET /graphql/subscribe subscribeGraph',
+      'GET /graphs/{graph}/access getGraphAccess',
       'GET /healthz health',
       'GET /livez liveness',
       'GET /schemas/search searchSchemas',
@@ -45,6 +46,7 @@ describe('specs/tool-server.openapi.yaml', () => {
       'GET /schemas/{schema_sha256}/fragments/{index} getSchemaFragment',
       'POST /dispatch dispatch',
       'POST /mcp/tools/call callTool',
+      'PUT /graphs/{graph}/access putGraphAccess',
     ]);
   });
 

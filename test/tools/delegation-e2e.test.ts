@@ -95,8 +95,8 @@ describe('--auth-type oidc-proxy --enable-delegation: a signed-in client\'s grap
     await client.connect(new StreamableHTTPClientTransport(new URL(`${tools.origin}/mcp`), { authProvider: provider }));
     const before = idp.tokenExchanges();
     const first = await client.callTool(CYPHER);
-    expect(first.structuredContent, JSON.stringify(first)).toEqual({ columns: ['n'], rows: [[8]], version: 2 });
-    expect((await client.callTool(CYPHER)).structuredContent).toEqual({ columns: ['n'], rows: [[8]], version: 2 });
+    expect(first.structuredContent, JSON.stringify(first)).toEqual({ columns: ['n'], rows: [[8]], version: 3 });
+    expect((await client.callTool(CYPHER)).structuredContent).toEqual({ columns: ['n'], rows: [[8]], version: 3 });
     expect(idp.tokenExchanges() - before).toBe(1);
     expect(toolLines.some((l) => l.includes('"credential":"headers:delegated"'))).toBe(true);
     // The graph service verified a token for its own audience and served it (its log has the dispatch, no refusal).

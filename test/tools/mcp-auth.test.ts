@@ -48,7 +48,7 @@ describe('AUTH_TYPE=jwt: the tool server verifies the caller\'s token before any
     const { client } = await mcpClient(running.origin, token);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['graph', 'schemas', 'secrets']);
     const result = await client.callTool(CYPHER);
-    expect(result.structuredContent).toEqual({ columns: ['n'], rows: [[8]], version: 2 });
+    expect(result.structuredContent).toEqual({ columns: ['n'], rows: [[8]], version: 3 });
     // The graph service verified the same token: a second, token-protected hop.
     expect(lines.some((l) => l.includes('"credential":"bearer:caller"'))).toBe(true);
     await client.close();

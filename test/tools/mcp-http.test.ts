@@ -54,7 +54,7 @@ describe('the tool server over MCP Streamable HTTP (AUTH_TYPE=none), with the of
   it('graph.cypher reaches the graph service\'s /dispatch and answers its rows as structured content', async () => {
     const result = await client.callTool({ name: 'graph', arguments: { action: 'cypher', graph: 'demo', query: 'MATCH (o:Organization {name: $name}) RETURN o.name AS name', params: { name: 'Acme Analytics' } } });
     expect(result.isError).toBeUndefined();
-    expect(result.structuredContent).toEqual({ columns: ['name'], rows: [['Acme Analytics']], version: 2 });
+    expect(result.structuredContent).toEqual({ columns: ['name'], rows: [['Acme Analytics']], version: 3 });
     expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
     expectOutput('graph', 'cypher', result.structuredContent);
     expect(lines.some((l) => l.includes('"rpc":"Cypher"') && l.includes('"msg":"dispatch"'))).toBe(true);
@@ -106,7 +106,7 @@ describe('the tool server over MCP Streamable HTTP (AUTH_TYPE=none), with the of
 
   it('graph.query sends the GraphQl method to the graph service and answers the GraphQL result', async () => {
     const result = await client.callTool({ name: 'graph', arguments: { action: 'query', graph: 'demo', query: 'query People($n: Int) { Person(first: $n) { name WORKS_AT { name } } }', variables: { n: 1 } } });
-    expect(result.structuredContent).toEqual({ data: { Person: [{ name: 'Ada Lovelace', WORKS_AT: [{ name: 'Acme Analytics' }, { name: 'Lumen Foundation' }] }] }, extensions: { version: 2 } });
+    expect(result.structuredContent).toEqual({ data: { Person: [{ name: 'Ada Lovelace', WORKS_AT: [{ name: 'Acme Analytics' }, { name: 'Lumen Foundation' }] }] }, extensions: { version: 3 } });
     expectOutput('graph', 'query', result.structuredContent);
     const unknown = await client.callTool({ name: 'graph', arguments: { action: 'query', graph: 'demo', query: '{ Spaceship { name } }' } });
     expect(unknown.isError).toBe(true);
@@ -245,7 +245,7 @@ describe('the REST endpoint POST /mcp/tools/call', () => {
   it('answers a CallToolResult', async () => {
     const response = await restCall(running.origin, { name: 'graph', arguments: { action: 'cypher', graph: 'demo', query: 'MATCH (o:Organization) RETURN count(*) AS n' } });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ content: [{ type: 'text', text: '{"columns":["n"],"rows":[[8]],"version":2}' }], structuredContent: { columns: ['n'], rows: [[8]], version: 2 } });
+    expect(await response.json()).toEqual({ content: [{ type: 'text', text: '{"columns":["n"],"rows":[[8]],"version":3}' }], structuredContent: { columns: ['n'], rows: [[8]], version: 3 } });
   });
 
   it('answers a failing tool with 200 and isError', async () => {
@@ -279,14 +279,14 @@ describe('the REST endpoint POST /mcp/tools/call', () => {
   });
 });
 
-// Last: it writes to the graph, which the reads above expect at version 2.
+// Last: it writes to the graph, which the reads above expect at version 3 (the seed's nodes, edges and open access policy).
 describe('graph.mutate', () => {
   it('runs a mutation as one batch; a stale expectedVersion is a tool error with the graph\'s message', async () => {
     const stale = await client.callTool({ name: 'graph', arguments: { action: 'mutate', graph: 'demo', query: 'mutation { createNode(label: "Topic", id: "topic-tool-test", props: {name: "Tool test"}, expectedVersion: 1) { id } }' } });
     expect(stale.isError).toBe(true);
-    expect(textOf(stale)).toBe('Graph "demo" is at version 2; the batch expected version 1. Nothing was changed; read again and retry.');
-    const created = await client.callTool({ name: 'graph', arguments: { action: 'mutate', graph: 'demo', query: 'mutation { createNode(label: "Topic", id: "topic-tool-test", props: {name: "Tool test"}, expectedVersion: 2) { id } addEdge(src: "person-001", tgt: "topic-tool-test", type: "LIKES") { ok } }' } });
-    expect(created.structuredContent, JSON.stringify(created)).toEqual({ data: { createNode: { id: 'topic-tool-test' }, addEdge: { ok: true } }, extensions: { version: 3 } });
+    expect(textOf(stale)).toBe('Graph "demo" is at version 3; the batch expected version 1. Nothing was changed; read again and retry.');
+    const created = await client.callTool({ name: 'graph', arguments: { action: 'mutate', graph: 'demo', query: 'mutation { createNode(label: "Topic", id: "topic-tool-test", props: {name: "Tool test"}, expectedVersion: 3) { id } addEdge(src: "person-001", tgt: "topic-tool-test", type: "LIKES") { ok } }' } });
+    expect(created.structuredContent, JSON.stringify(created)).toEqual({ data: { createNode: { id: 'topic-tool-test' }, addEdge: { ok: true } }, extensions: { version: 4 } });
     expectOutput('graph', 'mutate', created.structuredContent);
   });
 });

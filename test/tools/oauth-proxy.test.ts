@@ -158,7 +158,7 @@ describe('AUTH_TYPE=oidc-proxy: an MCP client that speaks only dynamic registrat
     expect(claims).toMatchObject({ iss: idp.issuer, aud: running.origin, sub: 'interactive-user' });
     const client = new Client({ name: 'proxy-test', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${running.origin}/mcp`), { authProvider: provider }));
-    expect((await client.callTool(CYPHER)).structuredContent).toEqual({ columns: ['n'], rows: [[8]], version: 2 });
+    expect((await client.callTool(CYPHER)).structuredContent).toEqual({ columns: ['n'], rows: [[8]], version: 3 });
     await client.close();
   });
 

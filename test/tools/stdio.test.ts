@@ -42,7 +42,7 @@ describe('toolgraph tools serve --transport stdio, with the SDK\'s stdio client'
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['graph', 'schemas', 'secrets']);
       const rows = await client.callTool({ name: 'graph', arguments: { action: 'cypher', graph: 'demo', query: 'MATCH (o:Organization) RETURN count(*) AS n' } });
-      expect(rows.structuredContent).toEqual({ columns: ['n'], rows: [[8]], version: 2 });
+      expect(rows.structuredContent).toEqual({ columns: ['n'], rows: [[8]], version: 3 });
       const secret = await client.callTool({ name: 'secrets', arguments: { action: 'get', key: 'team/db', field: 'password' } });
       expect(secret.structuredContent).toEqual({ key: 'team/db', field: 'password', value: SECRET });
       const invalid = await client.callTool({ name: 'schemas', arguments: { action: 'get' } });
@@ -82,7 +82,7 @@ describe('toolgraph tools serve --transport streamable-http', () => {
     expect(stdout).toContain(`  tools      ${origin}/mcp`);
     expect(stdout).not.toContain('/dispatch');
     const call = await fetch(`${origin}/mcp/tools/call`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'graph', arguments: { action: 'cypher', graph: 'demo', query: 'RETURN 1 AS one' } }) });
-    expect(((await call.json()) as { structuredContent: unknown }).structuredContent).toEqual({ columns: ['one'], rows: [[1]], version: 2 });
+    expect(((await call.json()) as { structuredContent: unknown }).structuredContent).toEqual({ columns: ['one'], rows: [[1]], version: 3 });
     child.kill('SIGTERM');
     expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
   });

@@ -1,6 +1,7 @@
 import { ToolgraphError, toToolgraphError } from '../../errors/index.ts';
 import type { Logger } from '../../log/index.ts';
 import { prepareCypher, runCypherJson, type CypherEngine, type RunOptions } from '../cypher/index.ts';
+import { engineAs, type AccessSource } from '../access/index.ts';
 import type { NativeRequest } from './native-request.ts';
 import type { NativeErrorDetail, NativeResponse } from './native-response.ts';
 import { RawJson } from './raw-json.ts';
@@ -22,7 +23,8 @@ export interface GraphQlCall {
 export type GraphQlHandler = (call: GraphQlCall) => Promise<unknown>;
 
 export interface DispatchDeps {
-  readonly engine: CypherEngine;
+  /** The graphs, with their access policies: Cypher runs on what the principal may see (src/graph/access). */
+  readonly engine: CypherEngine & AccessSource;
   /** Absent until the GraphQL surface is wired: the GraphQl method then answers TG_REQUEST_INVALID. */
   readonly graphql?: GraphQlHandler;
   /** Internal faults are logged here (never the query text or graph name). */
@@ -58,7 +60,7 @@ async function run(request: NativeRequest, principal: Principal, deps: DispatchD
     const prepared = prepareCypher(method.Cypher.query);
     if (prepared.writes) requireScope(principal, WRITE_SCOPES, 'A Cypher statement with CREATE, SET, REMOVE or DELETE');
     else requireScope(principal, readScopes('cypher'), 'A Cypher read');
-    return new RawJson(await runCypherJson(deps.engine, request.graph, prepared, method.Cypher.params, deps.cypher));
+    return new RawJson(await runCypherJson(engineAs(deps.engine, principal), request.graph, prepared, method.Cypher.params, deps.cypher));
   }
   if (deps.graphql === undefined) {
     throw new ToolgraphError('TG_REQUEST_INVALID', 'The GraphQl method is not available yet on this server; send a Cypher method.', {

@@ -2,7 +2,14 @@ import { ToolgraphError, describeValue, isToolgraphError } from '../../errors/in
 import { assertGraphqlName, assertNodeId } from './names.ts';
 import { kindOf, typeAfter } from './property-values.ts';
 import { freezeProps, type GraphStore } from './graph-store.ts';
-import type { Mutation, PropertyType, PropertyValue } from './types.ts';
+import type { AccessDocument, Mutation, NodeRecord, PropertyType, PropertyValue } from './types.ts';
+
+export interface PlanOptions {
+  /** Accept setAccess (the engine's own policy batches and replays); client batches never carry it. */
+  readonly access?: boolean;
+  /** BatchRequest.visible: stored nodes it rejects count as missing for every mutation but createNode. */
+  readonly visible?: (node: NodeRecord) => boolean;
+}
 
 export interface BatchPlan {
   readonly mutations: Mutation[];
@@ -35,7 +42,7 @@ function edgeKey(src: string, type: string, tgt: string): string {
  * not touched) and returns the normalised mutations to log and apply. Throws the first problem with
  * the mutation's index; nothing has changed then.
  */
-export function planBatch(store: GraphStore, inputs: unknown, newId: () => string): BatchPlan {
+export function planBatch(store: GraphStore, inputs: unknown, newId: () => string, options: PlanOptions = {}): BatchPlan {
   if (!Array.isArray(inputs) || inputs.length === 0) {
     throw bad(`A batch needs a non-empty list of mutations; got ${describeValue(inputs)}.`);
   }
@@ -62,9 +69,17 @@ export function planBatch(store: GraphStore, inputs: unknown, newId: () => strin
     if (o !== undefined) return o ?? undefined;
     return store.nodes.get(id)?.label;
   };
+  const visible = options.visible;
+  /** As labelOf, for a writer that may not see every node: a hidden stored node is not there. */
+  const visibleLabelOf = visible === undefined ? labelOf : (id: string): string | undefined => {
+    const o = nodes.get(id);
+    if (o !== undefined) return o ?? undefined;
+    const cell = store.nodes.get(id);
+    return cell !== undefined && visible(cell) ? cell.label : undefined;
+  };
   const requireNode = (id: unknown, field: string): string => {
     assertNodeId(id);
-    const label = labelOf(id);
+    const label = visibleLabelOf(id);
     if (label === undefined) throw new ToolgraphError('TG_NODE_NOT_FOUND', `${field}: no node has id ${describeValue(id)} in graph "${store.name}".`);
     return label;
   };
@@ -115,6 +130,13 @@ export function planBatch(store: GraphStore, inputs: unknown, newId: () => strin
     const input: unknown = inputs[i];
     const at = `mutations[${i}]`;
     try {
+      if (options.access === true && isPlainObject(input) && input.op === 'setAccess') {
+        const policy = input.policy;
+        if (policy !== null && !isPlainObject(policy)) throw bad(`setAccess: expected a policy object or null; got ${describeValue(policy)}.`);
+        mutations.push({ op: 'setAccess', policy: policy as AccessDocument | null });
+        ids.push(null);
+        continue;
+      }
       if (!isPlainObject(input) || !OPS.includes(input.op as never)) {
         throw bad(`expected an object with op one of ${OPS.join(', ')}; got ${isPlainObject(input) ? `op ${describeValue(input.op)}` : describeValue(input)}.`);
       }

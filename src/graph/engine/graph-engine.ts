@@ -9,7 +9,7 @@ import { GraphStore, freezeProps } from './graph-store.ts';
 import { assertGraphName } from './names.ts';
 import { repairStoredText } from './stored-text.ts';
 import type { GraphView } from './graph-view.ts';
-import type { BatchRequest, CommitResult, CommittedBatch, GraphSummary, MutationInput, NodeRecord, PropertyValue } from './types.ts';
+import type { AccessDocument, BatchRequest, CommitResult, CommittedBatch, GraphSummary, Mutation, MutationInput, NodeRecord, PropertyValue, StoredAccess } from './types.ts';
 
 export interface GraphEngineOptions {
   persistence: PersistenceAdapter;
@@ -31,6 +31,8 @@ export interface TransactBatch {
   /** When given, the batch commits only if the graph is still at this version (else TG_VERSION_CONFLICT). */
   readonly expectedVersion?: number;
   readonly mutations: readonly MutationInput[];
+  /** As BatchRequest.visible. */
+  readonly visible?: (node: NodeRecord) => boolean;
 }
 
 /** Commits one batch from inside `transact`, without leaving the graph's queue; callable once. */
@@ -122,6 +124,24 @@ export class GraphEngine {
     return this.#store(name);
   }
 
+  /** The graph's stored access policy and its version (null: none); TG_GRAPH_NOT_FOUND when there is no graph. */
+  access(name: string): StoredAccess | null {
+    return this.#store(name).access;
+  }
+
+  /**
+   * Stores a graph's access policy (null removes it) as one batch of its own: durable, versioned
+   * like data (the batch's version is the policy version), replayed on restart and followed by other
+   * instances. The engine does not read the document: src/graph/access validates it first.
+   */
+  async setAccess(name: string, policy: AccessDocument | null, expectedVersion?: number): Promise<CommitResult> {
+    this.#checkOpen();
+    assertGraphName(name);
+    checkExpectedVersion(expectedVersion);
+    const frozen = policy === null ? null : deepFreeze(structuredClone(policy));
+    return this.#serial(name, () => this.#commitInQueue(name, expectedVersion, [{ op: 'setAccess', policy: frozen }], true));
+  }
+
   async createGraph(name: string): Promise<GraphSummary> {
     this.#checkOpen();
     assertGraphName(name);
@@ -160,7 +180,7 @@ export class GraphEngine {
     const name = request.graph;
     assertGraphName(name);
     checkExpectedVersion(request.expectedVersion);
-    return this.#serial(name, () => this.#commitInQueue(name, request.expectedVersion, request.mutations));
+    return this.#serial(name, () => this.#commitInQueue(name, request.expectedVersion, request.mutations, false, request.visible));
   }
 
   /**
@@ -205,7 +225,7 @@ export class GraphEngine {
         }
         state = 'committed';
         checkExpectedVersion(batch.expectedVersion);
-        return this.#commitInQueue(name, batch.expectedVersion, batch.mutations);
+        return this.#commitInQueue(name, batch.expectedVersion, batch.mutations, false, batch.visible);
       };
       try {
         return await work(store, commit);
@@ -244,14 +264,14 @@ export class GraphEngine {
   }
 
   /** The body of a commit, run inside the graph's queue. */
-  async #commitInQueue(name: string, expected: number | undefined, mutations: readonly MutationInput[]): Promise<CommitResult> {
+  async #commitInQueue(name: string, expected: number | undefined, mutations: readonly (MutationInput | Mutation)[], access = false, visible?: (node: NodeRecord) => boolean): Promise<CommitResult> {
     const store = this.#store(name);
     if (expected !== undefined && expected !== store.version) {
       throw new ToolgraphError('TG_VERSION_CONFLICT',
         `Graph "${name}" is at version ${store.version}; the batch expected version ${expected}. Nothing was changed; read again and retry.`,
         { details: { expectedVersion: expected, currentVersion: store.version } });
     }
-    const plan = planBatch(store, mutations, this.#newId);
+    const plan = planBatch(store, mutations, this.#newId, visible === undefined ? { access } : { access, visible });
     const batch: CommittedBatch = {
       graph: name, version: store.version + 1, mutations: plan.mutations, committedAt: this.#now().toISOString(),
     };
@@ -364,7 +384,7 @@ export class GraphEngine {
         'a stored batch holds text with lone surrogates (written before they were refused); each is read as U+FFFD');
     }
     try {
-      planBatch(store, batch.mutations, noNewIds);
+      planBatch(store, batch.mutations, noNewIds, { access: true });
     } catch (error) {
       return problem(`A stored batch (version ${batch.version}) does not apply: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -414,6 +434,7 @@ function snapshotOf(store: GraphStore, now: Date): GraphSnapshot {
   return {
     graph: store.name, version: store.version, nodes, edges: [...store.allEdges()],
     catalogue: { labels: catalogue.labels, edgeTypes: catalogue.edgeTypes }, at: now.toISOString(),
+    ...(store.access === null ? {} : { access: store.access }),
   };
 }
 
@@ -427,5 +448,14 @@ function restoreSnapshot(snap: GraphSnapshot): GraphStore {
     store.link(src, tgt, e.type);
   }
   store.version = snap.version;
+  if (snap.access !== undefined) store.access = Object.freeze({ version: snap.access.version, policy: deepFreeze(snap.access.policy) });
   return store;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
 }

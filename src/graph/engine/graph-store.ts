@@ -7,7 +7,7 @@ import { SortedNodes } from './sorted-nodes.ts';
 import type { GraphView } from './graph-view.ts';
 import type {
   Direction, EdgeHit, EdgeRecord, GraphCatalogue, Mutation, NodeRecord, Properties, PropertyType,
-  PropertyValue, Scalar, ScanOptions,
+  PropertyValue, Scalar, ScanOptions, StoredAccess,
 } from './types.ts';
 
 type Filter = Readonly<Record<string, Scalar>>;
@@ -97,6 +97,8 @@ export class GraphStore implements GraphView {
   readonly name: string;
   version = 0;
   edgeCount = 0;
+  /** The graph's access policy, stored with it (src/graph/access reads it); null when it has none. */
+  access: StoredAccess | null = null;
   readonly nodes = new Map<string, NodeCell>();
   readonly #all = new SortedNodes();
   readonly #labels = new Map<string, LabelStore>();
@@ -165,23 +167,24 @@ export class GraphStore implements GraphView {
   }
 
   scan(label: string, options: ScanOptions = {}): NodeRecord[] {
-    const { filter, after, before, first, last } = options;
+    const { filter, after, before, first, last, keep: extra } = options;
     checkCount('first', first);
     checkCount('last', last);
     const ls = this.#labels.get(label);
     if (!ls) return [];
     const { nodes, check } = this.#candidates(ls, label, filter);
     if (nodes === null) return [];
-    const keep = check.length === 0 ? undefined : (cell: NodeCell) => matches(cell, filter!, check);
+    const keep = check.length === 0 ? extra : extra === undefined ? (cell: NodeCell) => matches(cell, filter!, check) : (cell: NodeCell) => matches(cell, filter!, check) && extra(cell);
     return nodes.range(after === undefined ? undefined : idSortKey(after), before === undefined ? undefined : idSortKey(before), first, last, keep);
   }
 
-  count(label: string, filter?: Filter): number {
+  count(label: string, filter?: Filter, keep?: (node: NodeRecord) => boolean): number {
     const ls = this.#labels.get(label);
     if (!ls) return 0;
     const { nodes, check } = this.#candidates(ls, label, filter);
     if (nodes === null) return 0;
-    return nodes.count(check.length === 0 ? undefined : (cell) => matches(cell, filter!, check));
+    if (check.length === 0) return nodes.count(keep);
+    return nodes.count(keep === undefined ? (cell) => matches(cell, filter!, check) : (cell) => matches(cell, filter!, check) && keep(cell));
   }
 
   #steps(cell: NodeCell, edgeType: string | null, direction: Direction): Step[] {
@@ -348,6 +351,10 @@ export class GraphStore implements GraphView {
           break;
         case 'removeEdge':
           if (nodes.get(m.src)!.unlink(m.type, nodes.get(m.tgt)!)) this.edgeCount--;
+          break;
+        case 'setAccess':
+          // apply runs before the version moves: the batch's version is the next one.
+          this.access = m.policy === null ? null : Object.freeze({ version: this.version + 1, policy: m.policy });
           break;
       }
     }

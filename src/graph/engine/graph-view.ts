@@ -21,7 +21,8 @@ export interface GraphView {
   /** Nodes of a label matching the filter, ascending id, within the keyset bounds. An unknown label gives []. */
   scan(label: string, options?: ScanOptions): NodeRecord[];
 
-  count(label: string, filter?: Readonly<Record<string, Scalar>>): number;
+  /** Nodes of a label matching the filter (and `keep`, when given). */
+  count(label: string, filter?: Readonly<Record<string, Scalar>>, keep?: (node: NodeRecord) => boolean): number;
 
   /** Labels of the catalogue, code-point order. */
   labels(): readonly string[];

@@ -1,7 +1,7 @@
 export type {
-  BatchRequest, ChangeEvent, CommitResult, CommittedBatch, Direction, EdgeHit, EdgeRecord, EdgeTypeInfo,
+  AccessDocument, BatchRequest, ChangeEvent, CommitResult, CommittedBatch, Direction, EdgeHit, EdgeRecord, EdgeTypeInfo,
   GraphCatalogue, GraphSummary, LabelInfo, Mutation, MutationInput, MutationOp, NodeRecord, Properties,
-  PropertyType, PropertyValue, Scalar, ScalarType, ScanOptions,
+  PropertyType, PropertyValue, Scalar, ScalarType, ScanOptions, StoredAccess,
 } from './types.ts';
 export type { GraphView } from './graph-view.ts';
 export { GraphEngine } from './graph-engine.ts';

@@ -1,5 +1,5 @@
 import type {
-  CommittedBatch, EdgeRecord, EdgeTypeInfo, LabelInfo, NodeRecord,
+  CommittedBatch, EdgeRecord, EdgeTypeInfo, LabelInfo, NodeRecord, StoredAccess,
 } from './types.ts';
 
 /**
@@ -33,6 +33,8 @@ export interface GraphSnapshot {
     readonly edgeTypes: readonly EdgeTypeInfo[];
   };
   readonly at: string;
+  /** The graph's access policy at this version; absent when it has none (and in snapshots older than policies). */
+  readonly access?: StoredAccess;
 }
 
 /**

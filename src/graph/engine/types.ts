@@ -61,7 +61,22 @@ export type Mutation =
   | { readonly op: 'updateNode'; readonly id: string; readonly set: Properties; readonly unset?: readonly string[] }
   | { readonly op: 'deleteNode'; readonly id: string }
   | { readonly op: 'addEdge'; readonly src: string; readonly tgt: string; readonly type: string }
-  | { readonly op: 'removeEdge'; readonly src: string; readonly tgt: string; readonly type: string };
+  | { readonly op: 'removeEdge'; readonly src: string; readonly tgt: string; readonly type: string }
+  /**
+   * Replaces the graph's access policy (null removes it). The engine stores the document as it is;
+   * src/graph/access validates it before and compiles it after. Only `GraphEngine.setAccess` writes
+   * one: client batches cannot carry it.
+   */
+  | { readonly op: 'setAccess'; readonly policy: AccessDocument | null };
+
+/** An access policy as the engine stores it: a JSON object (its schema is specs/access-policy.schema.json). */
+export type AccessDocument = Readonly<Record<string, unknown>>;
+
+/** A graph's access policy with the graph version whose batch stored it (its policy version). */
+export interface StoredAccess {
+  readonly version: number;
+  readonly policy: AccessDocument;
+}
 
 /**
  * A mutation as a client sends it: createNode may omit `id` (the engine assigns one before logging,
@@ -69,7 +84,7 @@ export type Mutation =
  */
 export type MutationInput =
   | { readonly op: 'createNode'; readonly id?: string; readonly label: string; readonly props?: Properties }
-  | Exclude<Mutation, { op: 'createNode' }>;
+  | Exclude<Mutation, { op: 'createNode' | 'setAccess' }>;
 
 export type MutationOp = Mutation['op'];
 
@@ -78,6 +93,11 @@ export interface BatchRequest {
   /** When given, the batch commits only if the graph is still at this version (else TG_VERSION_CONFLICT). */
   readonly expectedVersion?: number;
   readonly mutations: readonly MutationInput[];
+  /**
+   * The writer's row visibility (src/graph/access): a node it rejects is treated as missing by
+   * updateNode, deleteNode, addEdge and removeEdge, with the very error a missing node gets.
+   */
+  readonly visible?: (node: NodeRecord) => boolean;
 }
 
 /** A batch as it is logged and replayed: normalised mutations, the version it produced. */
@@ -152,6 +172,11 @@ export interface ScanOptions {
   readonly first?: number;
   /** At most this many from the end of the range (still returned in ascending order). Ignored when `first` is given. */
   readonly last?: number;
+  /**
+   * A further row test, applied with the filter and before `first`/`last` (the access module's row
+   * rule, so a page of visible rows is cut in one pass over the range).
+   */
+  readonly keep?: (node: NodeRecord) => boolean;
 }
 
 /** One edge met while expanding a frontier node, with the neighbour at its other end. */

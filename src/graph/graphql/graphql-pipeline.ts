@@ -1,4 +1,5 @@
 import { useAPQ } from '@graphql-yoga/plugin-apq';
+import { mayRead } from '../access/index.ts';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { GraphQLError, type DocumentNode, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
 import { YogaServer, type GraphQLParams, type Plugin, type YogaLogger } from 'graphql-yoga';
@@ -321,11 +322,19 @@ export class GraphqlPipeline {
    * Runs one request. Refusals before GraphQL (no such graph, no GraphQL scope at all) throw a
    * ToolgraphError; everything else is a GraphQL response.
    */
-  async run(request: GraphqlRequest): Promise<GraphqlResponse> {
-    const { graph, principal } = request;
-    if (!this.#engine.hasGraph(graph)) {
+  /**
+   * Refuses a graph that does not exist or that `principal` may not read (its access policy), with
+   * the same TG_GRAPH_NOT_FOUND either way, so a name says nothing to those who may not read it.
+   */
+  requireReadable(graph: string, principal: Principal): void {
+    if (!this.#engine.hasGraph(graph) || !mayRead(this.#engine, graph, principal)) {
       throw new ToolgraphError('TG_GRAPH_NOT_FOUND', `No graph is named ${describeValue(graph)}; each graph is served at /graphql/{graph} (toolgraph graph list names them).`);
     }
+  }
+
+  async run(request: GraphqlRequest): Promise<GraphqlResponse> {
+    const { graph, principal } = request;
+    this.requireReadable(graph, principal);
     requireScope(principal, ANY_GRAPHQL_SCOPE, 'A GraphQL request');
     const meter = this.#meter();
     const context: GraphqlRequestContext = { graph, principal, engine: this.#engine, graphSchema: this.schemaOf(graph), meter };

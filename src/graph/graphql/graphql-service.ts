@@ -211,9 +211,8 @@ export function createGraphqlService(options: GraphqlServiceOptions): HttpServic
         throw new HttpRefusal(new ToolgraphError('TG_METHOD_NOT_ALLOWED', `${method} is not allowed on ${GRAPHQL_PATH}/{graph}; use GET or POST.`), { allow: 'GET, POST' });
       }
       if (method === 'GET' && pipeline.options.introspection && wantsHtml(req.headers.accept)) {
-        // Refusals (unknown graph, no scope) come first, as for any request.
-        await resolvePrincipal(req);
-        pipeline.schemaOf(graph);
+        // Refusals (unknown graph, a graph the policy hides, no token) come first, as for any request.
+        pipeline.requireReadable(graph, await resolvePrincipal(req));
         send(res, 200, 'text/html; charset=utf-8', graphiqlPage(graph));
         return;
       }

@@ -7,7 +7,7 @@ import type { ExecState } from './exec-state.ts';
 import { isBudgetRefusal } from './budget-meter.ts';
 import { NullBubble, toGraphQLError } from './graphql-errors.ts';
 import { shapeNodes, type Shaped } from './shape-nodes.ts';
-import { visibleView, type GraphqlEngine } from './visible-view.ts';
+import { commitVisible, visibleView, type GraphqlEngine } from './visible-view.ts';
 
 interface PlannedField {
   readonly key: string;
@@ -133,7 +133,7 @@ export async function executeMutationFields(state: ExecState, fields: CollectedF
   let version = state.view.version;
   if (inputs.length > 0) {
     try {
-      const committed = await target.engine.commit({ graph: target.graph, mutations: inputs, ...(expectedVersion === undefined ? {} : { expectedVersion }) });
+      const committed = await commitVisible(target.engine, target.principal, { graph: target.graph, mutations: inputs, ...(expectedVersion === undefined ? {} : { expectedVersion }) });
       ids = committed.ids;
       version = committed.version;
     } catch (error) {

@@ -1,16 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ACCESS_ROUTE_PREFIX, handleAccessRoute, type AccessRouteEngine } from './access-route.ts';
 import { ToolgraphError } from '../../errors/index.ts';
 import { pathOf, readBody, sendError, type HttpService } from '../../http/index.ts';
 import type { Logger } from '../../log/index.ts';
-import type { CypherEngine, RunOptions } from '../cypher/index.ts';
-import { answerNativeRequest, parseNativeRequest, type GraphQlHandler, type Principal } from '../dispatch/index.ts';
+import type { RunOptions } from '../cypher/index.ts';
+import { answerNativeRequest, parseNativeRequest, type DispatchDeps, type GraphQlHandler, type Principal } from '../dispatch/index.ts';
 
 export const DISPATCH_PATH = '/dispatch';
 /** Largest accepted request body: 1 MiB. */
 export const DISPATCH_BODY_LIMIT = 1024 * 1024;
 
 export interface GraphServiceOptions {
-  readonly engine: CypherEngine;
+  /** The graphs: Cypher runs on them, and /graphs/{graph}/access reads and replaces their policies. */
+  readonly engine: DispatchDeps['engine'] & AccessRouteEngine;
   readonly logger: Logger;
   /** Authenticates the request (throws TG_UNAUTHENTICATED and the like); called before the body is read. */
   readonly resolvePrincipal: (req: IncomingMessage) => Promise<Principal>;
@@ -45,6 +47,10 @@ export function createGraphService(options: GraphServiceOptions): HttpService {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = pathOf(req);
+    if (path.startsWith(`${ACCESS_ROUTE_PREFIX}/`)) {
+      await handleAccessRoute(req, res, options.engine, await resolvePrincipal(req), path);
+      return;
+    }
     if (path !== DISPATCH_PATH) {
       sendError(res, new ToolgraphError('TG_NOT_FOUND', `No route for ${req.method ?? 'GET'} ${path}; the graph service answers POST ${DISPATCH_PATH}.`));
       return;
@@ -89,5 +95,5 @@ export function createGraphService(options: GraphServiceOptions): HttpService {
     res.end(payload);
   }
 
-  return { name: 'graph', prefixes: [DISPATCH_PATH], entryPath: DISPATCH_PATH, handle };
+  return { name: 'graph', prefixes: [DISPATCH_PATH, ACCESS_ROUTE_PREFIX], entryPath: DISPATCH_PATH, handle };
 }

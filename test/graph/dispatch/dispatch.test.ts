@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { openAccess } from '../../support/open-access.ts';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { validateNativeRequest, validateNativeResponse } from '../../../generated/validators/openapi.ts';
 import { GraphEngine } from '../../../src/graph/engine/index.ts';
@@ -14,6 +15,8 @@ const writer: Principal = { subject: 'w', scopes: ['kg:write'] };
 beforeEach(async () => {
   engine = await GraphEngine.open({ persistence: new MemoryPersistence() });
   await engine.createGraph('g');
+  // The policy is version 1; the seed batch version 2.
+  await openAccess(engine, 'g');
   await engine.commit({ graph: 'g', mutations: [{ op: 'createNode', id: 'a', label: 'Person', props: { name: 'Ann' } }] });
 });
 
@@ -77,7 +80,7 @@ describe('dispatch', () => {
     for (const id of ['18446744073709551615', '9007199254740993']) {
       const response = await dispatch(parseNativeRequest(body(id)), reader, { engine });
       const text = serializeNativeResponse(response);
-      expect(text).toBe(`{"id":${id},"result":{"columns":["p.name"],"rows":[["Ann"]],"version":1}}`);
+      expect(text).toBe(`{"id":${id},"result":{"columns":["p.name"],"rows":[["Ann"]],"version":2}}`);
     }
     const asString = serializeNativeResponse(await dispatch(parseNativeRequest(body('"9007199254740993"')), reader, { engine }));
     expect(asString.startsWith('{"id":"9007199254740993",')).toBe(true);
@@ -118,13 +121,13 @@ describe('dispatch', () => {
     const response = await dispatch(parseNativeRequest(body('5', query)), { subject: 's', scopes }, { engine });
     if (code === null) expect(response).toHaveProperty('result');
     else expect(response).toMatchObject({ error: { code } });
-    if (code !== null) expect(engine.view('g').version).toBe(1);
+    if (code !== null) expect(engine.view('g').version).toBe(2);
   });
 
   it('a write bumps the version once and reports counters', async () => {
     const response = await dispatch(parseNativeRequest(body('9', "CREATE (a:Person {name: 'B'})-[:KNOWS]->(b:Person {name: 'C'})")), writer, { engine });
-    expect(answer(response)).toMatchObject({ result: { version: 2, stats: { nodesCreated: 2, relationshipsCreated: 1 } } });
-    expect(engine.view('g').version).toBe(2);
+    expect(answer(response)).toMatchObject({ result: { version: 3, stats: { nodesCreated: 2, relationshipsCreated: 1 } } });
+    expect(engine.view('g').version).toBe(3);
   });
 
   it('leaves GraphQl to a handler, and says so when none is wired', async () => {
@@ -138,7 +141,7 @@ describe('dispatch', () => {
   });
 
   it('hides unexpected faults behind TG_INTERNAL', async () => {
-    const broken = { read: () => Promise.reject(new Error('secret detail')), transact: () => Promise.reject(new Error('x')) };
+    const broken = { read: () => Promise.reject(new Error('secret detail')), transact: () => Promise.reject(new Error('x')), hasGraph: () => true, access: () => null };
     const response = await dispatch(parseNativeRequest(body('2')), reader, { engine: broken });
     expect(response).toMatchObject({ error: { code: 'TG_INTERNAL', message: 'Internal server error.' } });
   });
@@ -236,7 +239,7 @@ describe('ill-formed Unicode never gets in', () => {
   ])('in %s: TG_VALUE_INVALID naming where, with the id', async (_name, params, where) => {
     const answer = await run(`{"id":"5","graph":"g","method":{"Cypher":{"query":"CREATE (n:Junk {id: 'sur1', s: $p})","params":${params}}}}`);
     expect(answer).toMatchObject({ id: '5', error: { code: 'TG_VALUE_INVALID', details: { where } } });
-    expect(engine.view('g').version).toBe(1);
+    expect(engine.view('g').version).toBe(2);
   });
 
   it.each([
@@ -246,7 +249,7 @@ describe('ill-formed Unicode never gets in', () => {
     const answer = await run(JSON.stringify({ id: 6, graph: 'g', method: { Cypher: { query } } }));
     expect(answer).toMatchObject({ id: 6, error: { code: 'TG_VALUE_INVALID', details: { line, column } } });
     expect((answer['error'] as { message: string }).message).toContain('is a lone surrogate, not a character');
-    expect(engine.view('g').version).toBe(1);
+    expect(engine.view('g').version).toBe(2);
   });
 
   it('raw in the query text: TG_VALUE_INVALID at its position', async () => {

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GraphEngine } from '../../../src/graph/engine/index.ts';
 import type { GraphqlPipeline } from '../../../src/graph/graphql/index.ts';
 import { graphql, pipelineFor, referenceEngine } from './support.ts';
+import { openAccess } from '../../support/open-access.ts';
 
 let engine: GraphEngine;
 let pipeline: GraphqlPipeline;
@@ -106,6 +107,9 @@ describe('scopes', () => {
   const graphqlOnly = { subject: 'g', scopes: ['query:graphql'] };
   const writer = { subject: 'w', scopes: ['kg:write'] };
   const cypherOnly = { subject: 'c', scopes: ['query:cypher'] };
+  beforeEach(async () => {
+    await openAccess(engine, 'demo');
+  });
 
   it('lets read scopes read and only write scopes write', async () => {
     for (const principal of [reader, graphqlOnly, writer]) {

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { openAccess } from '../../support/open-access.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,7 @@ let url: string;
 beforeAll(async () => {
   const engine = await GraphEngine.open({ persistence: new MemoryPersistence() });
   await engine.createGraph(GRAPH);
+  await openAccess(engine, GRAPH);
   await engine.commit({ graph: GRAPH, mutations: [{ op: 'createNode', id: 'a', label: 'Person', props: { name: 'Ann' } }] });
   const captured = captureLogger('debug');
   logLines = captured.lines;
@@ -51,7 +53,7 @@ describe('POST /dispatch', () => {
     const res = await post(`{"id":18446744073709551615,"graph":"${GRAPH}","method":{"Cypher":{"query":${JSON.stringify(SECRET_QUERY)}}}}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(await res.text()).toBe('{"id":18446744073709551615,"result":{"columns":["p.name"],"rows":[["Ann"]],"version":1}}');
+    expect(await res.text()).toBe('{"id":18446744073709551615,"result":{"columns":["p.name"],"rows":[["Ann"]],"version":2}}');
   });
 
   it('answers dispatch-level errors as HTTP 200 NativeResponses', async () => {
@@ -72,7 +74,7 @@ describe('POST /dispatch', () => {
 
   it('writes with a write scope', async () => {
     const res = await post(`{"id":"12","graph":"${GRAPH}","method":{"Cypher":{"query":"CREATE (n:Person {id: 'b', name: 'Bob'}) RETURN n"}}}`, { authorization: 'Bearer writer-token' });
-    expect(await res.json()).toEqual({ id: '12', result: { columns: ['n'], rows: [[{ id: 'b', name: 'Bob' }]], version: 2, stats: { nodesCreated: 1, nodesDeleted: 0, propertiesSet: 1, relationshipsCreated: 0, relationshipsDeleted: 0 } } });
+    expect(await res.json()).toEqual({ id: '12', result: { columns: ['n'], rows: [[{ id: 'b', name: 'Bob' }]], version: 3, stats: { nodesCreated: 1, nodesDeleted: 0, propertiesSet: 1, relationshipsCreated: 0, relationshipsDeleted: 0 } } });
   });
 
   it.each<[string, () => Promise<Response>, number, string, Record<string, string>]>([
@@ -143,6 +145,7 @@ describe('POST /dispatch with concurrent writers on a durable store', () => {
     const persistence = await openPersistence({ kind: 'file', dataDir: dir });
     const engine = await GraphEngine.open({ persistence });
     await engine.createGraph('g');
+    await openAccess(engine, 'g');
     const logger = captureLogger('silent').logger;
     const service = createGraphService({ engine, logger, resolvePrincipal: async () => ({ subject: 'w', scopes: ['kg:write'] }) });
     const local = await startHost({ services: [service], logger, host: '127.0.0.1', port: 0 });
@@ -161,7 +164,8 @@ describe('POST /dispatch with concurrent writers on a durable store', () => {
         return versions;
       };
       const versions = (await Promise.all(Array.from({ length: 16 }, (_, c) => client(c)))).flat().sort((a, b) => a - b);
-      expect(versions).toEqual(Array.from({ length: 48 }, (_, i) => i + 1));
+      // Version 1 is the access policy.
+      expect(versions).toEqual(Array.from({ length: 48 }, (_, i) => i + 2));
     } finally {
       await local.close();
       await engine.close();
@@ -174,6 +178,7 @@ describe('POST /dispatch at the default log level', () => {
   it('writes no line per request (it cost a fifth of the hot path); debug does', async () => {
     const engine = await GraphEngine.open({ persistence: new MemoryPersistence() });
     await engine.createGraph('g');
+    await openAccess(engine, 'g');
     for (const level of ['info', 'debug']) {
       const captured = captureLogger(level);
       const service = createGraphService({ engine, logger: captured.logger, resolvePrincipal: async () => ({ subject: 's', scopes: ['kg:read'] }) });

@@ -1,0 +1,83 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ToolgraphError, describeValue } from '../../errors/index.ts';
+import { readBody, sendError, sendJson } from '../../http/index.ts';
+import { readAccessPolicy, replaceAccessPolicy, type PolicyStore } from '../access/index.ts';
+import { GRAPH_NAME_PATTERN } from '../engine/index.ts';
+import { requireScope, type Principal } from '../dispatch/index.ts';
+
+export const ACCESS_ROUTE_PREFIX = '/graphs';
+/** Largest accepted policy document: 256 KiB. */
+export const ACCESS_BODY_LIMIT = 256 * 1024;
+const ADMIN_SCOPES = ['kg:admin', '*'];
+const ROUTE = /^\/graphs\/([^/]+)\/access$/;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** What the route needs: the graphs and their policies (the GraphEngine). */
+export interface AccessRouteEngine extends PolicyStore {
+  hasGraph(name: string): boolean;
+}
+
+function graphOf(path: string): string | undefined {
+  const match = ROUTE.exec(path);
+  if (match === null) return undefined;
+  try {
+    return decodeURIComponent(match[1]!);
+  } catch {
+    return undefined;
+  }
+}
+
+function requireGraph(engine: AccessRouteEngine, graph: string): void {
+  if (!GRAPH_NAME_PATTERN.test(graph) || !engine.hasGraph(graph)) {
+    throw new ToolgraphError('TG_GRAPH_NOT_FOUND', `No graph is named ${describeValue(graph)}.`);
+  }
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const type = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw new ToolgraphError('TG_UNSUPPORTED_MEDIA_TYPE', `An access policy is sent as Content-Type: application/json; got ${type === undefined ? 'none' : describeValue(type.slice(0, 100))}.`);
+  }
+  const body = await readBody(req, ACCESS_BODY_LIMIT);
+  let text: string;
+  try {
+    text = utf8.decode(body);
+  } catch (error) {
+    throw new ToolgraphError('TG_BAD_REQUEST', 'The body is not valid UTF-8.', { cause: error });
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new ToolgraphError('TG_BAD_REQUEST', 'The body is not JSON: send the access policy document (specs/access-policy.schema.json).', { cause: error });
+  }
+}
+
+/**
+ * `GET` and `PUT /graphs/{graph}/access` (operationIds getGraphAccess and putGraphAccess): read and
+ * replace a graph's access policy; kg:admin only. GET answers `{graph, version, policy}` (policy
+ * null and version 0 when the graph has none); PUT validates the body with the generated validator
+ * of specs/access-policy.schema.json (400 TG_ACCESS_POLICY_INVALID naming the JSON pointer) and
+ * stores it as one batch, answering the same shape with the new policy version.
+ */
+export async function handleAccessRoute(req: IncomingMessage, res: ServerResponse, engine: AccessRouteEngine, principal: Principal, path: string): Promise<void> {
+  const graph = graphOf(path);
+  if (graph === undefined) {
+    sendError(res, new ToolgraphError('TG_NOT_FOUND', `No route for ${req.method ?? 'GET'} ${path}; access policies live at /graphs/{graph}/access.`));
+    return;
+  }
+  if (req.method !== 'GET' && req.method !== 'PUT') {
+    sendError(res, new ToolgraphError('TG_METHOD_NOT_ALLOWED', `${req.method ?? 'GET'} is not allowed on /graphs/{graph}/access; use GET or PUT.`), { allow: 'GET, PUT' });
+    return;
+  }
+  requireScope(principal, ADMIN_SCOPES, 'Reading or replacing an access policy');
+  requireGraph(engine, graph);
+  if (req.method === 'GET') {
+    const record = readAccessPolicy(engine, graph);
+    sendJson(res, 200, record ?? { graph, version: 0, policy: null }, { 'cache-control': 'no-store' });
+    return;
+  }
+  const value = await readJson(req);
+  const record = await replaceAccessPolicy(engine, graph, value);
+  sendJson(res, 200, record, { 'cache-control': 'no-store' });
+}

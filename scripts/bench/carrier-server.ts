@@ -4,7 +4,8 @@
  * It seeds a graph, listens on 127.0.0.1:0 and answers IPC messages:
  *   {type: 'measure'} → {type: 'memory', rss, heapUsed}   (after two full GCs)
  *   {type: 'mutate', n} → commits one batch that changes a visible row → {type: 'mutated'}
- * - carrier: the subscription carrier with the stand-in executor and allow-all access (test/support).
+ * - carrier: the subscription carrier with the product's ports (the GraphQL executor reading through
+ *   the access module; the graph has the open policy the seeded demo graph gets).
  * - yoga: graphql-yoga's built-in SSE subscriptions over the same schema and resolvers, each
  *   Subscription field fed by a pubsub event per committed batch (plus one at subscribe time, for the
  *   initial frame).
@@ -13,12 +14,13 @@
 import { setMaxListeners } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { OPEN_POLICY, replaceAccessPolicy } from '../../src/graph/access/index.ts';
 import { loadSignerKeys, startCarrier } from '../../src/graph/carrier/index.ts';
 import { GraphEngine } from '../../src/graph/engine/index.ts';
 import { MemoryPersistence, MemoryStore } from '../../src/graph/persist/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
-import { TestAccess } from '../../test/support/carrier-access.ts';
-import { createTestExecutor, standInContext, standInSchema } from '../../test/support/subscription-executor.ts';
+import { productCarrierPorts } from '../../src/serve/index.ts';
+import { standInContext, standInSchema } from '../../test/support/subscription-executor.ts';
 
 /** The part of graphql-yoga this peer uses. */
 interface YogaModule {
@@ -48,8 +50,10 @@ await engine.commit({
 
 let port: number;
 if (side === 'carrier') {
+  await replaceAccessPolicy(engine, BENCH_GRAPH, OPEN_POLICY);
+  const ports = productCarrierPorts(engine);
   const carrier = await startCarrier({
-    host: '127.0.0.1', port: 0, graphs: engine, executor: createTestExecutor(), access: new TestAccess(),
+    host: '127.0.0.1', port: 0, graphs: engine, executor: ports.executor, access: ports.access,
     signerKeys: await loadSignerKeys(arg('--jwks')!), logger: silentLogger(), maxConnections: 10_000, maxSessionSecs: 3600,
   });
   port = carrier.port;

@@ -1,6 +1,7 @@
+import { createCarrierAccess, restrictionFor } from '../graph/access/index.ts';
 import type { CarrierAccess, SubscriptionExecutor } from '../graph/carrier/index.ts';
 import type { GraphEngine } from '../graph/engine/index.ts';
-import type { Logger } from '../log/index.ts';
+import { createSubscriptionExecutor } from '../graph/graphql/index.ts';
 
 /** What the subscription carrier needs from the rest of the graph services. */
 export interface CarrierPorts {
@@ -11,12 +12,14 @@ export interface CarrierPorts {
 }
 
 /**
- * The product's carrier ports. The executor comes from the GraphQL surface (issue 8) and the access
- * check from graph/access (issue 9); neither is part of this build yet, so there are none and the
- * carrier refuses to start. Wire them here when they land, for example
- *   return { executor: createSubscriptionExecutor(engine), access: createCarrierAccess(engine) };
- * Never a stand-in: the test doubles live in test/support.
+ * The product's carrier ports: the GraphQL surface's executor, reading every frame through the
+ * access module's row-level security, and the access module's read ACL and visibility keys. Both
+ * ask the same engine, so a frame shows exactly what a GraphQL request of the same principal would.
+ * Tests may hand the carrier other ports (test/support); the product never runs without these.
  */
-export function productCarrierPorts(_engine: GraphEngine, _logger: Logger): CarrierPorts | undefined {
-  return undefined;
+export function productCarrierPorts(engine: GraphEngine): CarrierPorts {
+  return {
+    executor: createSubscriptionExecutor({ restrict: restrictionFor(engine) }),
+    access: createCarrierAccess(engine),
+  };
 }

@@ -16,24 +16,14 @@ export interface MissingFeature {
   readonly operations: readonly string[];
 }
 
-export const CARRIER_FEATURE = 'the SSE subscription carrier';
-
 /**
  * Features the specification describes that this build does not have yet. The issue that builds
  * one deletes its row (and the `reservedFor` marks of its error codes); nothing else changes.
  */
 export const FEATURES_NOT_IN_BUILD: readonly MissingFeature[] = [
-  {
-    // Built (src/graph/carrier), but it needs the GraphQL surface's executor and the access module
-    // (src/serve/carrier-ports.ts): whoever wires those deletes this row.
-    feature: CARRIER_FEATURE,
-    settings: [{ name: 'graphqlAddr' }, { name: 'graphqlMaxConnections' }, { name: 'graphqlMaxSessionSecs' }, { name: 'graphqlSignerJwks' }],
-    operations: ['subscribeGraph'],
-  },
   { feature: 'rate limits', settings: [], operations: [] },
 ];
 
-/** Catalogue operations whose routes this build does not serve. */
 /** The feature a setting belongs to, when that feature is missing (the README's configuration table says so). */
 export function missingFeatureOfSetting(name: string): { feature: string; offValue?: string | boolean } | undefined {
   for (const row of FEATURES_NOT_IN_BUILD) {
@@ -55,14 +45,13 @@ function settingLabel(name: SettingName, config: ResolvedConfig): string {
 /**
  * Refuses start-up when a setting of a feature this build lacks is set, naming every such setting
  * with where it came from, so nobody runs believing a carrier, delegation or auth is in place.
- * `provided` names features the caller brings itself (a test that hands the carrier its ports).
+ * `table` is this build's (a test may give its own).
  */
-export function refuseSettingsOfMissingFeatures(config: ResolvedConfig, provided: ReadonlySet<string> = new Set()): void {
+export function refuseSettingsOfMissingFeatures(config: ResolvedConfig, table: readonly MissingFeature[] = FEATURES_NOT_IN_BUILD): void {
   const problems: string[] = [];
   const features: string[] = [];
   let count = 0;
-  for (const row of FEATURES_NOT_IN_BUILD) {
-    if (provided.has(row.feature)) continue;
+  for (const row of table) {
     const set = row.settings.filter((s) => config.sources[s.name] !== 'default' && (s.offValue === undefined || config.values[s.name] !== s.offValue));
     if (set.length === 0) continue;
     count += set.length;

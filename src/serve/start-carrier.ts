@@ -9,17 +9,14 @@ type CarrierSettings = Pick<ResolvedValues, 'graphqlAddr' | 'graphqlMaxConnectio
 
 /**
  * Starts the subscription carrier when SERVICE_GRAPHQL_ADDR is set (it is off otherwise). Start-up
- * fails, naming what is missing, when this build has no executor and access ports, when the process
- * does not run the graph service, or when no trusted signer keys are configured: there is no
+ * fails, naming what is missing, when the process does not run the graph service the carrier
+ * streams from (and so has no ports), or when no trusted signer keys are configured: there is no
  * unsigned mode.
  */
 export async function startSubscriptionCarrier(values: CarrierSettings, engine: GraphEngine | undefined, ports: CarrierPorts | undefined, logger: Logger): Promise<RunningCarrier | undefined> {
   const address = values.graphqlAddr;
   if (address === undefined) return undefined;
-  if (ports === undefined) {
-    throw new ToolgraphError('TG_CONFIG_INVALID', 'SERVICE_GRAPHQL_ADDR is set, but this build has no GraphQL subscription executor and access module yet, so the subscription carrier cannot start; unset SERVICE_GRAPHQL_ADDR (--graphql-addr).');
-  }
-  if (engine === undefined) {
+  if (engine === undefined || ports === undefined) {
     throw new ToolgraphError('TG_CONFIG_INVALID', 'SERVICE_GRAPHQL_ADDR is set, but this process does not run the graph service the carrier streams from; include graph in --only.');
   }
   if (values.graphqlSignerJwks === undefined) {

@@ -11,7 +11,7 @@ import { createCatalogueService, createStaticCatalogue, watchGraphCatalogues, ty
 import { openServeBearerAuth } from './bearer-auth.ts';
 import { allowedHostsOf, publicBaseUrl, refuseUnsafeExposure } from './exposure.ts';
 import { productCarrierPorts, type CarrierPorts } from './carrier-ports.ts';
-import { CARRIER_FEATURE, refuseSettingsOfMissingFeatures, UNSERVED_OPERATIONS } from './features-not-in-build.ts';
+import { refuseSettingsOfMissingFeatures, UNSERVED_OPERATIONS } from './features-not-in-build.ts';
 import { budgetLimitsOf } from './budget-limits.ts';
 import { principalResolverFor } from './local-principal.ts';
 import { startSubscriptionCarrier } from './start-carrier.ts';
@@ -34,8 +34,8 @@ export interface StartOptions {
   /** Initial contents of the in-memory secrets backend the `secrets` tool reads (TOOLGRAPH_SECRETS_FILE). */
   secretsSeed?: Readonly<Record<string, SecretValue>>;
   /**
-   * The subscription carrier's executor and access ports, for a caller that has them (tests); the
-   * product's own (`productCarrierPorts`) when omitted. Given, the carrier counts as part of the build.
+   * The subscription carrier's executor and access ports (test doubles); the product's own
+   * (`productCarrierPorts`: the GraphQL executor and the access module) when omitted.
    */
   carrierPorts?: CarrierPorts;
 }
@@ -63,7 +63,7 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
   if (config.values.transport === 'stdio') {
     throw new ToolgraphError('TG_CONFIG_INVALID', 'MCP_TRANSPORT stdio: serve runs every service over HTTP (the tool server over Streamable HTTP at /mcp); run the tool server alone on stdio with toolgraph tools serve --transport stdio.', { details: { setting: 'transport' } });
   }
-  refuseSettingsOfMissingFeatures(config, options.carrierPorts ? new Set([CARRIER_FEATURE]) : undefined);
+  refuseSettingsOfMissingFeatures(config);
   await refuseUnsafeExposure(config.values);
   // Bound before the engine recovers, so manifests know their origin; readiness waits for the mounts.
   const host = await startHost({ services: [], pending: [...wanted], logger, host: config.values.host, port: config.values.port }).catch((error: unknown) => {
@@ -114,7 +114,7 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
     host.mount(mounted);
     const listed = mounted.map((s) => ({ name: s.name, url: `${host.origin}${s.entryPath}` }));
     if (config.values.graphqlAddr !== undefined) {
-      const ports = options.carrierPorts ?? (engine ? productCarrierPorts(engine, logger) : undefined);
+      const ports = options.carrierPorts ?? (engine ? productCarrierPorts(engine) : undefined);
       const carrier = await startSubscriptionCarrier(config.values, engine, ports, logger);
       if (carrier) {
         cleanups.push(() => carrier.close());

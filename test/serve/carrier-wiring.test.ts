@@ -6,12 +6,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/index.ts';
 import { signEnvelope } from '../../src/graph/carrier/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
-import { productCarrierPorts, startToolgraph, type RunningToolgraph } from '../../src/serve/index.ts';
-import { startSubscriptionCarrier } from '../../src/serve/start-carrier.ts';
+import { startToolgraph, type RunningToolgraph } from '../../src/serve/index.ts';
 import { TestAccess } from '../support/carrier-access.ts';
 import { SseClient } from '../support/sse-client.ts';
 import { createTestExecutor } from '../support/subscription-executor.ts';
 import { generateSigner } from '../graph/carrier/carrier-fixture.ts';
+import { TEAM_POLICY, seedTeams } from '../graph/access/fixture.ts';
+import { replaceAccessPolicy } from '../../src/graph/access/index.ts';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -37,15 +38,38 @@ describe('the carrier in the composition root', () => {
     expect(running.services.map((s) => s.name)).toEqual(['graph', 'graphql', 'catalogue', 'tools']);
   });
 
-  it('refuses to start in this build, which has no subscription executor or access module yet', async () => {
-    expect(productCarrierPorts(undefined as never, silentLogger())).toBeUndefined();
+  it('streams through the product ports: the GraphQL executor reading through the access module', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tg-carrier-'));
+    const { privateKey, jwks } = await generateSigner();
+    writeFileSync(join(dir, 'jwks.json'), JSON.stringify(jwks));
     const port = await freePort();
-    // The features-not-in-build table refuses every carrier setting first…
-    await expect(startToolgraph({ config: config({ SERVICE_GRAPHQL_ADDR: `127.0.0.1:${port}`, SERVICE_GRAPHQL_SIGNER_JWKS: '/nonexistent/jwks.json' }), logger: silentLogger() }))
-      .rejects.toThrow('the SSE subscription carrier is not in this build, so SERVICE_GRAPHQL_ADDR (from env), SERVICE_GRAPHQL_SIGNER_JWKS (from env) would do nothing');
-    // …and once its row is gone, the wiring still refuses while productCarrierPorts has nothing.
-    await expect(startSubscriptionCarrier(config({ SERVICE_GRAPHQL_ADDR: `127.0.0.1:${port}` }).values, undefined, undefined, silentLogger()))
-      .rejects.toThrow('SERVICE_GRAPHQL_ADDR is set, but this build has no GraphQL subscription executor and access module yet');
+    running = await startToolgraph({
+      config: config({ SERVICE_GRAPHQL_ADDR: `127.0.0.1:${port}`, SERVICE_GRAPHQL_SIGNER_JWKS: join(dir, 'jwks.json') }),
+      logger: silentLogger(),
+    });
+    const engine = running.engine!;
+    await seedTeams(engine, 'teams');
+    await replaceAccessPolicy(engine, 'teams', TEAM_POLICY);
+    const query = 'subscription { Document(first: 10) { id title } }';
+    const subscribe = async (groups: string[]) => {
+      const signed = await signEnvelope({ key: privateKey, alg: 'EdDSA', kid: 'signer-1', graph: 'teams', query, subject: `member of ${groups.join(',') || 'nothing'}`, scopes: ['kg:read'], groups });
+      return new SseClient(`http://127.0.0.1:${port}`, signed.path, { ...signed.headers });
+    };
+    const red = await subscribe(['red']);
+    await red.opened();
+    await red.until((c) => c.events.length === 1, 'initial red frame');
+    expect(red.frames()[0]).toEqual({ data: { Document: [{ id: 'd1', title: 'red one' }, { id: 'd3', title: 'red two' }, { id: 'd6', title: 'red three' }] } });
+    // Nobody the read ACL does not name gets a stream: refused before any row is read.
+    const outsider = await subscribe(['green']);
+    await outsider.done;
+    expect(outsider.status).toBe(403);
+    // A change to a row red may not see makes no frame; a visible one does, and only that one.
+    await engine.commit({ graph: 'teams', mutations: [{ op: 'updateNode', id: 'd2', set: { title: 'blue renamed' } }] });
+    await engine.commit({ graph: 'teams', mutations: [{ op: 'updateNode', id: 'd3', set: { title: 'red renamed' } }] });
+    await red.until((c) => c.events.length === 2, 'the frame of the visible change');
+    expect(red.frames()[1]).toEqual({ data: { Document: [{ id: 'd1', title: 'red one' }, { id: 'd3', title: 'red renamed' }, { id: 'd6', title: 'red three' }] } });
+    expect(red.events.map((e) => e.event)).toEqual(['next', 'next']);
+    red.close();
   });
 
   it('refuses to start without trusted signer keys, and without the graph service', async () => {
@@ -57,7 +81,7 @@ describe('the carrier in the composition root', () => {
       .rejects.toThrow('include graph in --only');
   });
 
-  it('streams the served graph on the configured loopback address once the ports are given', async () => {
+  it('streams the served graph on the configured loopback address, Cypher writes included', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tg-carrier-'));
     const { privateKey, jwks } = await generateSigner();
     writeFileSync(join(dir, 'jwks.json'), JSON.stringify(jwks));
@@ -65,7 +89,6 @@ describe('the carrier in the composition root', () => {
     running = await startToolgraph({
       config: config({ SERVICE_GRAPHQL_ADDR: `127.0.0.1:${port}`, SERVICE_GRAPHQL_SIGNER_JWKS: join(dir, 'jwks.json'), SERVICE_GRAPHQL_MAX_SESSION_SECS: '30' }),
       logger: silentLogger(),
-      carrierPorts: { executor: createTestExecutor(), access: new TestAccess() },
     });
     expect(running.services.at(-1)).toEqual({ name: 'carrier', url: `http://127.0.0.1:${port}/graphql/subscribe` });
     const query = 'subscription { Organization(first: 1) { name } }';

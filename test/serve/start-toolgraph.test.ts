@@ -5,9 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import { parseServiceNames, startToolgraph, type RunningToolgraph } from '../../src/serve/index.ts';
-import { FEATURES_NOT_IN_BUILD } from '../../src/serve/features-not-in-build.ts';
+import { FEATURES_NOT_IN_BUILD, refuseSettingsOfMissingFeatures, type MissingFeature } from '../../src/serve/features-not-in-build.ts';
 import { publicBaseUrl, refuseUnsafeExposure } from '../../src/serve/exposure.ts';
-import { SETTINGS, type SettingName } from '../../src/config/index.ts';
+import type { SettingName } from '../../src/config/index.ts';
 
 function config(env: Record<string, string> = {}) {
   return resolveConfig({ env: { HOME: mkdtempSync(join(tmpdir(), 'tg-home-')), PORT: '0', TOOLGRAPH_PERSISTENCE: 'memory', ...env } });
@@ -156,32 +156,29 @@ describe('readiness while the engine recovers', () => {
 });
 
 describe('settings of features this build does not have', () => {
-  const examples: Partial<Record<SettingName, string>> = {
-    authType: 'oidc-proxy', oidcConfigUrl: 'https://idp.example.test/.well-known/openid-configuration', oidcClientId: 'client',
-    oidcClientSecret: 'opaque-client-secret', enableDelegation: 'true', audience: 'api://downstream', delegatedScopes: 'api read',
-    transport: 'streamable-http', graphqlAddr: 'on', graphqlMaxConnections: '64', graphqlMaxSessionSecs: '60',
-    graphqlSignerJwks: '/etc/toolgraph/signers.json',
-  };
-  const rows = FEATURES_NOT_IN_BUILD.flatMap((row) => row.settings.map((s) => [row.feature, s.name] as const));
+  // This build has every feature whose settings the spec lists (FEATURES_NOT_IN_BUILD has none with
+  // settings), so the refusal is shown on a table of the same shape.
+  const table: MissingFeature[] = [
+    { feature: 'the SSE subscription carrier', settings: [{ name: 'graphqlAddr' }, { name: 'graphqlMaxConnections' }], operations: ['subscribeGraph'] },
+    { feature: 'delegation', settings: [{ name: 'enableDelegation', offValue: false }], operations: [] },
+  ];
+  const configOf = (env: Record<string, string>, flags: Partial<Record<SettingName, string>> = {}) =>
+    resolveConfig({ env: { HOME: mkdtempSync(join(tmpdir(), 'tg-home-')), PORT: '0', TOOLGRAPH_PERSISTENCE: 'memory', ...env }, flags });
 
-  it.each(rows)('%s: %s set is refused at start-up, naming the setting and its source', async (feature, name) => {
-    const def = SETTINGS[name] as { env?: string };
-    const env: Record<string, string> = { [def.env!]: examples[name]! };
-    // Settings that need companions to pass resolution get them; the refusal must still name this one.
-    if (name === 'authType') Object.assign(env, { OIDC_CONFIG_URL: examples.oidcConfigUrl!, OIDC_CLIENT_ID: 'client' });
-    if (name === 'enableDelegation') Object.assign(env, { AUDIENCE: 'api://downstream', OIDC_CONFIG_URL: examples.oidcConfigUrl! });
-    const attempt = startToolgraph({ config: config(env), logger: silentLogger(), only: ['catalogue'] });
-    await expect(attempt).rejects.toMatchObject({ code: 'TG_CONFIG_INVALID' });
-    await expect(attempt).rejects.toThrow(`${feature} is not in this build, so `);
-    await expect(attempt).rejects.toThrow(`${def.env} (from env)`);
+  it('this build refuses nothing: no missing feature has settings', () => {
+    expect(FEATURES_NOT_IN_BUILD.flatMap((row) => row.settings)).toEqual([]);
   });
 
-  it('names the flag a setting came from, and accepts the off position of a switch', async () => {
-    const cfg = resolveConfig({ env: { HOME: mkdtempSync(join(tmpdir(), 'tg-home-')), PORT: '0', TOOLGRAPH_PERSISTENCE: 'memory' }, flags: { graphqlAddr: 'on' } });
-    await expect(startToolgraph({ config: cfg, logger: silentLogger(), only: ['catalogue'] })).rejects.toThrow(
-      'the SSE subscription carrier is not in this build, so SERVICE_GRAPHQL_ADDR (from flag --graphql-addr) would do nothing. Unset it to start.');
-    running = await startToolgraph({ config: config({ AUTH_TYPE: 'none', ENABLE_DELEGATION: 'false' }), logger: silentLogger(), only: ['catalogue'] });
-    expect(running.services.map((s) => s.name)).toEqual(['catalogue']);
+  it('refuses every set setting of a missing feature, naming each and where it came from', () => {
+    expect(() => refuseSettingsOfMissingFeatures(configOf({ SERVICE_GRAPHQL_MAX_CONNECTIONS: '64' }, { graphqlAddr: 'on' }), table)).toThrow(
+      'the SSE subscription carrier is not in this build, so SERVICE_GRAPHQL_ADDR (from flag --graphql-addr), SERVICE_GRAPHQL_MAX_CONNECTIONS (from env) would do nothing. Unset them to start.');
+    expect(() => refuseSettingsOfMissingFeatures(configOf({ ENABLE_DELEGATION: 'true', AUDIENCE: 'api://downstream', OIDC_CONFIG_URL: 'https://idp.example.test/.well-known/openid-configuration' }), table))
+      .toThrow(expect.objectContaining({ code: 'TG_CONFIG_INVALID', message: 'delegation is not in this build, so ENABLE_DELEGATION (from env) would do nothing. Unset it to start.' }));
+  });
+
+  it('accepts the off position of a switch and settings left at their defaults', () => {
+    expect(() => refuseSettingsOfMissingFeatures(configOf({ ENABLE_DELEGATION: 'false' }), table)).not.toThrow();
+    expect(() => refuseSettingsOfMissingFeatures(configOf({}), table)).not.toThrow();
   });
 });
 

@@ -2,12 +2,13 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolgraphError, isToolgraphError } from '../../../errors/index.ts';
 import { silentLogger, type Logger } from '../../../log/index.ts';
-import type { GraphSnapshot, LoadedState, LogRecord, PersistenceAdapter } from '../../engine/index.ts';
+import type { LoadedState, LogRecord, PersistenceAdapter, SnapshotStream } from '../../engine/index.ts';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
 import { LOCK_FILE, pathIn, segmentFile, snapshotFile } from './log-files.ts';
 import { nodeLogFileSystem, type LogFileHandle, type LogFileSystem } from './log-file-system.ts';
 import { firstNeededSeq, recoverLog, type LiveGraph, type Segment } from './log-recovery.ts';
 import { encodeFrame } from './record-frame.ts';
+import { writeSnapshotFrames } from './snapshot-file.ts';
 
 export interface FilePersistenceOptions {
   /** The folder holding the log, snapshots and lock (`toolgraph serve` uses `<dataDir>/graphs`); created when missing. */
@@ -121,7 +122,7 @@ export class FilePersistence implements PersistenceAdapter {
     }
   }
 
-  writeSnapshot(snapshot: GraphSnapshot): Promise<void> {
+  writeSnapshot(snapshot: SnapshotStream): Promise<void> {
     try {
       this.#checkWritable();
     } catch (error) {
@@ -260,8 +261,14 @@ export class FilePersistence implements PersistenceAdapter {
 
   // ---- snapshots ---------------------------------------------------------------------------------
 
-  async #storeSnapshot(snapshot: GraphSnapshot): Promise<void> {
+  /**
+   * Streams the snapshot into `snap-….snap.tmp` chunk by chunk (writes of about 1 MiB; appends go on
+   * meanwhile, since they use another file and another queue), fsyncs it, renames it into place and
+   * fsyncs the directory. A crash before the rename leaves only a .tmp file, which recovery removes.
+   */
+  async #storeSnapshot(stream: SnapshotStream): Promise<void> {
     this.#checkWritable();
+    const snapshot = stream.header;
     const live = this.#graphs.get(snapshot.graph);
     if (!live || snapshot.version > live.version || snapshot.version <= live.snapVersion) return;
     const createdSeq = live.createdSeq;
@@ -269,10 +276,9 @@ export class FilePersistence implements PersistenceAdapter {
     const path = pathIn(this.directory, name);
     const temp = `${path}.tmp`;
     try {
-      const frame = encodeFrame(Buffer.from(JSON.stringify({ createdSeq, snapshot }), 'utf8'));
       const handle = await this.#fs.open(temp, 'w', 0o600);
       try {
-        await writeFully(handle, frame, 0);
+        await writeSnapshotFrames(handle, createdSeq, stream);
         await handle.sync();
       } finally {
         await handle.close();

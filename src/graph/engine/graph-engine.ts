@@ -357,6 +357,9 @@ export class GraphEngine {
       if (this.#captures.get(store)?.capture === capture) this.#captures.delete(store);
     });
     this.#captures.set(store, { capture, written });
+    // close() waits for it.
+    const settled = written.catch(() => undefined).finally(() => this.#pendingSnapshots.delete(settled));
+    this.#pendingSnapshots.add(settled);
     return written;
   }
 

@@ -87,11 +87,13 @@ export class MemoryPersistence implements PersistenceAdapter {
       if (live.snapshot && live.snapshot.version >= header.version) return undefined;
       return live;
     };
-    if (!wanted()) return;
-    // Read chunk by chunk like the other adapters (commits go on meanwhile), then check again.
+    const first = wanted();
+    if (!first) return;
+    // Read chunk by chunk like the other adapters (commits go on meanwhile), then check again: the
+    // graph may have been dropped (and created again) or a newer snapshot stored meanwhile.
     const snapshot = structuredClone(await readSnapshot(stream));
     const live = wanted();
-    if (!live || this.#closed) return;
+    if (live !== first || this.#closed) return;
     live.snapshot = snapshot;
     live.records = live.records.filter((r) => r.record.kind === 'batch' && r.record.batch.version > snapshot.version);
   }

@@ -140,8 +140,9 @@ export function runPersistenceContract(name: string, makeHarness: () => Promise<
       await h.adapter.append(createRecord('g'));
       await h.adapter.append(createRecord('other'));
       for (let v = 1; v <= 4; v++) await h.adapter.append(batchRecord('g', v));
-      await h.adapter.writeSnapshot(snapshotStream(snapshotOf('g', 2)));
-      await h.adapter.writeSnapshot(snapshotStream(snapshotOf('g', 1))); // older: ignored
+      // One node or edge per chunk: several chunks of each kind.
+      await h.adapter.writeSnapshot(snapshotStream(snapshotOf('g', 2), 1, 1));
+      await h.adapter.writeSnapshot(snapshotStream(snapshotOf('g', 1), 1, 1)); // older: ignored
       await h.adapter.append(batchRecord('g', 5));
       await h.adapter.close();
       const reopened = await h.reopen();

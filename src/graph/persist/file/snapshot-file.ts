@@ -21,12 +21,19 @@ import { FRAME_HEADER_BYTES, MAX_FRAME_PAYLOAD, checkFrame, encodeFrame } from '
 /** Frames are gathered into writes of about this size. */
 const WRITE_BYTES = 1024 * 1024;
 const READ_BYTES = 1024 * 1024;
+/**
+ * The file is fdatasynced every this many bytes as it is written, so the final fsync (and the
+ * writeback the kernel would otherwise do all at once, which the log's own fdatasyncs can end up
+ * waiting behind) has at most this much left to do.
+ */
+const SYNC_EVERY_BYTES = 32 * 1024 * 1024;
 
 const frameOf = (value: unknown): Buffer => encodeFrame(Buffer.from(JSON.stringify(value), 'utf8'));
 
 /** Writes the whole stream to `handle` (from offset 0) and returns the counts it wrote; the caller syncs. */
 export async function writeSnapshotFrames(handle: LogFileHandle, createdSeq: number, stream: SnapshotStream): Promise<{ nodes: number; edges: number; bytes: number }> {
   let position = 0;
+  let synced = 0;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   const flush = async (): Promise<void> => {
@@ -39,6 +46,10 @@ export async function writeSnapshotFrames(handle: LogFileHandle, createdSeq: num
       written += bytesWritten;
     }
     position += data.length;
+    if (position - synced >= SYNC_EVERY_BYTES) {
+      await handle.datasync();
+      synced = position;
+    }
   };
   const add = async (frame: Buffer): Promise<void> => {
     pending.push(frame);

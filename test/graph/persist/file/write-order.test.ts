@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   FilePersistence, encodeFrame, nodeLogFileSystem, type LogFileHandle, type LogFileSystem,
 } from '../../../../src/graph/persist/file/index.ts';
-import type { LogRecord } from '../../../../src/graph/engine/index.ts';
+import { snapshotStream, type LogRecord } from '../../../../src/graph/engine/index.ts';
 import { batchRecord, createRecord } from '../contract-suite.ts';
 
 /**
@@ -148,6 +148,26 @@ describe('file persistence: write → fdatasync → acknowledge', () => {
       for (let i = 0; i < ends.length; i++) expect(coveredAtAck[i]).toBeGreaterThanOrEqual(ends[i]!);
       // Group commit: fewer syncs than appends.
       expect(rec.events.filter((e) => e.startsWith('datasynced wal-')).length).toBeLessThan(41);
+    } finally {
+      await adapter.close();
+    }
+  });
+
+  it('makes a snapshot durable (file synced, renamed, directory synced) before writeSnapshot resolves', async () => {
+    const rec = recordingFileSystem();
+    const adapter = await openRecorded(rec);
+    try {
+      await adapter.append(createRecord('g'));
+      await adapter.append(batchRecord('g', 1));
+      rec.events.length = 0;
+      const nodes = Array.from({ length: 30 }, (_v, i) => ({ id: `n${i}`, label: 'A', props: { i } }));
+      await adapter.writeSnapshot(snapshotStream({ graph: 'g', version: 1, at: 'x', nodes, edges: [], catalogue: { labels: [], edgeTypes: [] } }, 7, 7));
+      rec.events.push('resolved');
+      const tmp = rec.events[0]!.split(' ')[1]!;
+      expect(tmp).toMatch(/^snap-\d{16}\.snap\.tmp$/);
+      const tail = rec.events.slice(rec.events.findIndex((e) => e.startsWith(`sync ${tmp}`)));
+      expect(rec.events.slice(1, -tail.length).every((e) => e.startsWith(`write ${tmp}`))).toBe(true);
+      expect(tail).toEqual([`sync ${tmp}`, `rename ${tmp} ${tmp.slice(0, -'.tmp'.length)}`, 'syncdir', 'resolved']);
     } finally {
       await adapter.close();
     }

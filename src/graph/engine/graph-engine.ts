@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { ToolgraphError, describeValue, isToolgraphError } from '../../errors/index.ts';
 import { silentLogger, type Logger } from '../../log/index.ts';
-import type { GraphSnapshot, LogRecord, PersistenceAdapter } from './persistence-port.ts';
+import type { LoadedState, LogRecord, PersistenceAdapter, SnapshotStream } from './persistence-port.ts';
 import { planBatch } from './batch-plan.ts';
 import { GraphTypes } from './graph-types.ts';
 import { ChangeFeed, type ChangeListener } from './change-feed.ts';
 import { GraphStore, freezeProps } from './graph-store.ts';
 import { assertGraphName } from './names.ts';
+import { SnapshotCapture } from './snapshot-capture.ts';
 import { repairStoredText } from './stored-text.ts';
 import type { GraphView } from './graph-view.ts';
 import type { AccessDocument, BatchRequest, CommitResult, CommittedBatch, GraphSummary, Mutation, MutationInput, NodeRecord, PropertyValue, StoredAccess } from './types.ts';
@@ -70,6 +71,8 @@ export class GraphEngine {
   readonly #graphs = new Map<string, GraphStore>();
   readonly #queues = new Map<string, Promise<unknown>>();
   readonly #pendingSnapshots = new Set<Promise<void>>();
+  /** The snapshot being written of each graph, if any: commits tell it what they are about to change. */
+  readonly #captures = new Map<GraphStore, { capture: SnapshotCapture; written: Promise<void> }>();
   readonly #pins = new WeakMap<GraphStore, ReadPins>();
   /** Per graph: resolved once the commit now waiting for readers has been applied. */
   readonly #gates = new Map<string, Promise<void>>();
@@ -235,12 +238,19 @@ export class GraphEngine {
     });
   }
 
-  /** Writes a snapshot of a graph now (also done every `snapshotEvery` batches). */
+  /**
+   * Writes a snapshot of a graph as it is now (also done every `snapshotEvery` batches) and resolves
+   * once it is durable. Commits to the graph go on meanwhile; the snapshot shows none of them. Waits for
+   * a snapshot of the graph already being written, then writes a fresh one.
+   */
   async snapshot(name: string): Promise<void> {
     this.#checkOpen();
-    await this.#serial(name, async () => {
-      await this.#persistence.writeSnapshot(snapshotOf(this.#store(name), this.#now()));
-    });
+    let store = this.#store(name);
+    for (let running = this.#captures.get(store); running; running = this.#captures.get(store)) {
+      await running.written.catch(() => undefined);
+      store = this.#store(name);
+    }
+    await this.#startSnapshot(store);
   }
 
   async close(): Promise<void> {
@@ -339,6 +349,7 @@ export class GraphEngine {
   }
 
   #applyBatch(store: GraphStore, batch: CommittedBatch, publish: boolean): boolean {
+    this.#captures.get(store)?.capture.beforeApply(store, batch.mutations);
     const catalogueChanged = store.apply(batch.mutations);
     store.version = batch.version;
     if (publish) {
@@ -347,13 +358,29 @@ export class GraphEngine {
         catalogueChanged, epoch: store.catalogue.epoch,
       });
     }
-    if (this.#snapshotEvery > 0 && batch.version % this.#snapshotEvery === 0) {
-      const pending = this.#persistence.writeSnapshot(snapshotOf(store, this.#now()))
+    if (this.#snapshotEvery > 0 && batch.version % this.#snapshotEvery === 0 && !this.#captures.has(store)) {
+      const pending = this.#startSnapshot(store)
         .catch((error: unknown) => this.#logger.warn({ err: error, version: batch.version }, 'graph snapshot failed; the log still holds every batch'))
         .finally(() => this.#pendingSnapshots.delete(pending));
       this.#pendingSnapshots.add(pending);
     }
     return catalogueChanged;
+  }
+
+  /**
+   * Starts writing a snapshot of the store at its current version, off the commit path: the adapter
+   * pulls chunks while commits go on (see SnapshotCapture). One at a time per graph.
+   */
+  #startSnapshot(store: GraphStore): Promise<void> {
+    const capture = new SnapshotCapture(store, this.#now().toISOString());
+    const written = this.#persistence.writeSnapshot(capture).finally(() => {
+      if (this.#captures.get(store)?.capture === capture) this.#captures.delete(store);
+    });
+    this.#captures.set(store, { capture, written });
+    // close() waits for it.
+    const settled = written.catch(() => undefined).finally(() => this.#pendingSnapshots.delete(settled));
+    this.#pendingSnapshots.add(settled);
+    return written;
   }
 
   /** Applies a stored or followed record; `strict` (recovery) turns inconsistencies into errors. */
@@ -392,14 +419,21 @@ export class GraphEngine {
   }
 
   async #recover(): Promise<void> {
-    let state;
+    let state: LoadedState;
     try {
       state = await this.#persistence.load();
     } catch (error) {
       if (isToolgraphError(error)) throw error;
       throw new ToolgraphError('TG_STORAGE_FAILED', 'Could not load the stored graphs.', { cause: error });
     }
-    for (const snap of state.snapshots) this.#graphs.set(snap.graph, restoreSnapshot(snap));
+    try {
+      for (const snap of state.snapshots) this.#graphs.set(snap.header.graph, await restoreSnapshot(snap));
+    } catch (error) {
+      if (isToolgraphError(error)) throw error;
+      throw new ToolgraphError('TG_STORAGE_FAILED', 'Could not read a stored graph snapshot.', { cause: error });
+    } finally {
+      await state.release?.();
+    }
     for (const record of state.records) this.#replay(record, true, false);
     this.#logger.info({ graphs: this.#graphs.size, records: state.records.length, snapshots: state.snapshots.length }, 'graph engine recovered');
   }
@@ -427,28 +461,30 @@ function checkExpectedVersion(expected: unknown): void {
   }
 }
 
-function snapshotOf(store: GraphStore, now: Date): GraphSnapshot {
-  const nodes: NodeRecord[] = [];
-  for (const n of store.allNodes()) nodes.push({ id: n.id, label: n.label, props: n.props });
-  const catalogue = store.catalogue;
-  return {
-    graph: store.name, version: store.version, nodes, edges: [...store.allEdges()],
-    catalogue: { labels: catalogue.labels, edgeTypes: catalogue.edgeTypes }, at: now.toISOString(),
-    ...(store.access === null ? {} : { access: store.access }),
-  };
-}
-
-function restoreSnapshot(snap: GraphSnapshot): GraphStore {
-  const store = new GraphStore(snap.graph, GraphTypes.restore(snap.catalogue));
-  for (const n of snap.nodes) store.insertNode(n.id, n.label, freezeProps(n.props as Record<string, PropertyValue>));
-  for (const e of snap.edges) {
-    const src = store.nodes.get(e.src);
-    const tgt = store.nodes.get(e.tgt);
-    if (!src || !tgt) throw new ToolgraphError('TG_STORAGE_CORRUPT', `A snapshot edge (version ${snap.version}) names a node it does not hold.`);
-    store.link(src, tgt, e.type);
+/**
+ * Rebuilds a graph from a streamed snapshot, one chunk at a time. Property values pass through
+ * `freezeProps`, which also reads lone surrogates (stored before they were refused) as U+FFFD.
+ */
+async function restoreSnapshot(snap: SnapshotStream): Promise<GraphStore> {
+  const { header } = snap;
+  const store = new GraphStore(header.graph, GraphTypes.restore(header.catalogue));
+  let edges = false;
+  for await (const chunk of snap.chunks()) {
+    if (chunk.kind === 'nodes') {
+      if (edges) throw new ToolgraphError('TG_STORAGE_CORRUPT', `A snapshot of graph "${header.graph}" (version ${header.version}) has nodes after its edges.`);
+      for (const n of chunk.nodes) store.insertNode(n.id, n.label, freezeProps(n.props as Record<string, PropertyValue>));
+      continue;
+    }
+    edges = true;
+    for (const e of chunk.edges) {
+      const src = store.nodes.get(e.src);
+      const tgt = store.nodes.get(e.tgt);
+      if (!src || !tgt) throw new ToolgraphError('TG_STORAGE_CORRUPT', `A snapshot edge (version ${header.version}) names a node it does not hold.`);
+      store.link(src, tgt, e.type);
+    }
   }
-  store.version = snap.version;
-  if (snap.access !== undefined) store.access = Object.freeze({ version: snap.access.version, policy: deepFreeze(snap.access.policy) });
+  store.version = header.version;
+  if (header.access !== undefined) store.access = Object.freeze({ version: header.access.version, policy: deepFreeze(header.access.policy) });
   return store;
 }
 

@@ -12,4 +12,7 @@ export { GRAPH_NAME_PATTERN, GRAPHQL_NAME_PATTERN, MAX_NODE_ID_LENGTH, RESERVED_
 export { compareIds, idSortKey } from './id-order.ts';
 export { kindOf } from './property-values.ts';
 export type { ValueKind } from './property-values.ts';
-export type { GraphSnapshot, LoadedState, LogRecord, PersistenceAdapter } from './persistence-port.ts';
+export type {
+  GraphSnapshot, LoadedState, LogRecord, PersistenceAdapter, SnapshotChunk, SnapshotHeader, SnapshotStream,
+} from './persistence-port.ts';
+export { SNAPSHOT_EDGES_PER_CHUNK, SNAPSHOT_NODES_PER_CHUNK, readSnapshot, snapshotStream } from './snapshot-stream.ts';

@@ -18,16 +18,21 @@ export type LogRecord =
   | { readonly kind: 'dropGraph'; readonly graph: string; readonly at: string };
 
 /**
- * The full state of one graph at one version. The catalogue is part of it because it only grows
- * (a type can outlive the last node that had it) and a Float property may hold only integers.
+ * The full state of one graph at one version, whole. The catalogue is part of it because it only grows
+ * (a type can outlive the last node that had it) and a Float property may hold only integers. Adapters
+ * never see it whole: they read and write a `SnapshotStream` (see snapshot-stream.ts to convert).
  */
-export interface GraphSnapshot {
-  readonly graph: string;
-  readonly version: number;
+export interface GraphSnapshot extends SnapshotHeader {
   /** Ascending id. */
   readonly nodes: readonly NodeRecord[];
   /** Ordered by (src, type, tgt). */
   readonly edges: readonly EdgeRecord[];
+}
+
+/** What a snapshot says about itself, ahead of its nodes and edges. */
+export interface SnapshotHeader {
+  readonly graph: string;
+  readonly version: number;
   readonly catalogue: {
     readonly labels: readonly LabelInfo[];
     readonly edgeTypes: readonly EdgeTypeInfo[];
@@ -37,18 +42,38 @@ export interface GraphSnapshot {
   readonly access?: StoredAccess;
 }
 
+/** A slice of a snapshot: every `nodes` chunk comes before the first `edges` chunk. */
+export type SnapshotChunk =
+  | { readonly kind: 'nodes'; readonly nodes: readonly NodeRecord[] }
+  | { readonly kind: 'edges'; readonly edges: readonly EdgeRecord[] };
+
+/**
+ * A snapshot as it travels between the engine and an adapter: its header, then its chunks, produced
+ * (when writing) or read (when loading) one at a time, so neither side ever holds the graph serialised
+ * whole. `chunks()` may be iterated once. The engine's stream shows the graph exactly as it was at
+ * `header.version` while later commits go on (see snapshot-capture.ts).
+ */
+export interface SnapshotStream {
+  readonly header: SnapshotHeader;
+  chunks(): AsyncIterable<SnapshotChunk>;
+}
+
 /**
  * What `load` returns: enough to rebuild every live graph.
- * - `snapshots`: the latest snapshot of each live graph that has one (none of dropped graphs).
+ * - `snapshots`: the latest snapshot of each live graph that has one (none of dropped graphs), each
+ *   streamed; the engine reads them one after another, in order, before it looks at `records`.
  * - `records`: in commit order, only what comes after: for a graph with a snapshot, its records of
  *   higher version; for a graph without one, everything since its latest createGraph (that record
  *   included). Records of dropped graphs are left out, or end with their dropGraph.
+ * - `release`, when present, is called once the snapshots have been read (or reading failed): it frees
+ *   what reading them held (a file, a database transaction).
  * The engine skips batch records at or below a graph's version and fails with TG_STORAGE_CORRUPT on a
  * gap, so the order within one graph is what matters.
  */
 export interface LoadedState {
-  readonly snapshots: readonly GraphSnapshot[];
+  readonly snapshots: readonly SnapshotStream[];
   readonly records: readonly LogRecord[];
+  release?(): Promise<void>;
 }
 
 export interface PersistenceAdapter {
@@ -68,10 +93,11 @@ export interface PersistenceAdapter {
   append(record: LogRecord): Promise<void>;
 
   /**
-   * Stores a snapshot, after which the adapter may discard the graph's records at or below its
-   * version. Ignored when the graph was dropped meanwhile or a newer snapshot is stored.
+   * Stores a snapshot, reading its chunks one at a time (never the whole graph at once), after which the
+   * adapter may discard the graph's records at or below its version. Ignored when the graph was dropped
+   * meanwhile or a newer snapshot is stored. Resolves once the snapshot is durable.
    */
-  writeSnapshot(snapshot: GraphSnapshot): Promise<void>;
+  writeSnapshot(snapshot: SnapshotStream): Promise<void>;
 
   /**
    * Delivers records committed by OTHER instances sharing the storage (postgres), each graph's in

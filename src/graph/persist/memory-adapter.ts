@@ -1,5 +1,5 @@
 import { ToolgraphError } from '../../errors/index.ts';
-import type { GraphSnapshot, LoadedState, LogRecord, PersistenceAdapter } from '../engine/index.ts';
+import { readSnapshot, snapshotStream, type GraphSnapshot, type LoadedState, type LogRecord, type PersistenceAdapter, type SnapshotStream } from '../engine/index.ts';
 
 interface LiveGraph {
   version: number;
@@ -37,10 +37,10 @@ export class MemoryPersistence implements PersistenceAdapter {
 
   async load(): Promise<LoadedState> {
     this.#check();
-    const snapshots: GraphSnapshot[] = [];
+    const snapshots: SnapshotStream[] = [];
     const records: { seq: number; record: LogRecord }[] = [];
     for (const live of this.store.graphs.values()) {
-      if (live.snapshot) snapshots.push(structuredClone(live.snapshot));
+      if (live.snapshot) snapshots.push(snapshotStream(structuredClone(live.snapshot)));
       records.push(...live.records);
     }
     records.sort((a, b) => a.seq - b.seq);
@@ -78,12 +78,23 @@ export class MemoryPersistence implements PersistenceAdapter {
     }
   }
 
-  async writeSnapshot(snapshot: GraphSnapshot): Promise<void> {
+  async writeSnapshot(stream: SnapshotStream): Promise<void> {
     this.#check();
-    const live = this.store.graphs.get(snapshot.graph);
-    if (!live || snapshot.version > live.version) return;
-    if (live.snapshot && live.snapshot.version >= snapshot.version) return;
-    live.snapshot = structuredClone(snapshot);
+    const { header } = stream;
+    const wanted = (): LiveGraph | undefined => {
+      const live = this.store.graphs.get(header.graph);
+      if (!live || header.version > live.version) return undefined;
+      if (live.snapshot && live.snapshot.version >= header.version) return undefined;
+      return live;
+    };
+    const first = wanted();
+    if (!first) return;
+    // Read chunk by chunk like the other adapters (commits go on meanwhile), then check again: the
+    // graph may have been dropped (and created again) or a newer snapshot stored meanwhile.
+    const snapshot = structuredClone(await readSnapshot(stream));
+    const live = wanted();
+    if (live !== first || this.#closed) return;
+    live.snapshot = snapshot;
     live.records = live.records.filter((r) => r.record.kind === 'batch' && r.record.batch.version > snapshot.version);
   }
 

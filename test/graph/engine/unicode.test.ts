@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MutationInput } from '../../../src/graph/engine/index.ts';
+import { snapshotStream, type MutationInput } from '../../../src/graph/engine/index.ts';
 import { createLogger } from '../../../src/log/index.ts';
 import { MemoryPersistence, MemoryStore } from '../../../src/graph/persist/index.ts';
 import { openEngine } from './helpers.ts';
@@ -64,8 +64,8 @@ describe('ill-formed Unicode', () => {
     // A second graph whose snapshot (an older version wrote it) holds one too.
     await old.append({ kind: 'createGraph', graph: 'h', version: 0, at });
     await old.append({ kind: 'batch', batch: { graph: 'h', version: 1, committedAt: at, mutations: [{ op: 'createNode', id: 'n', label: 'Junk', props: { s: 'ok' } }] } });
-    await old.writeSnapshot({ graph: 'h', version: 1, at, nodes: [{ id: 'n', label: 'Junk', props: { s: '\uD800\uD800' } }], edges: [],
-      catalogue: { labels: [{ label: 'Junk', properties: { s: 'String' } }], edgeTypes: [] } });
+    await old.writeSnapshot(snapshotStream({ graph: 'h', version: 1, at, nodes: [{ id: 'n', label: 'Junk', props: { s: '\uD800\uD800' } }], edges: [],
+      catalogue: { labels: [{ label: 'Junk', properties: { s: 'String' } }], edgeTypes: [] } }));
     await old.close();
 
     const lines: string[] = [];

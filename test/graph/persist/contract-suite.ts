@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CommittedBatch } from '../../../src/graph/engine/index.ts';
-import type { GraphSnapshot, LogRecord, PersistenceAdapter } from '../../../src/graph/engine/index.ts';
+import { readSnapshot, snapshotStream, type GraphSnapshot, type LogRecord, type PersistenceAdapter } from '../../../src/graph/engine/index.ts';
 
 /**
  * The persistence contract as tests. Every adapter runs it:
@@ -115,7 +115,7 @@ export function runPersistenceContract(name: string, makeHarness: () => Promise<
       await h.adapter.append(createRecord('g'));
       await h.adapter.append(batchRecord('g', 1));
       await h.adapter.append(batchRecord('g', 2));
-      await h.adapter.writeSnapshot(snapshotOf('g', 2));
+      await h.adapter.writeSnapshot(snapshotStream(snapshotOf('g', 2)));
       await h.adapter.append({ kind: 'dropGraph', graph: 'g', at: AT });
       await h.adapter.append(createRecord('g'));
       await h.adapter.append(batchRecord('g', 1, 'fresh'));
@@ -140,14 +140,16 @@ export function runPersistenceContract(name: string, makeHarness: () => Promise<
       await h.adapter.append(createRecord('g'));
       await h.adapter.append(createRecord('other'));
       for (let v = 1; v <= 4; v++) await h.adapter.append(batchRecord('g', v));
-      await h.adapter.writeSnapshot(snapshotOf('g', 2));
-      await h.adapter.writeSnapshot(snapshotOf('g', 1)); // older: ignored
+      // One node or edge per chunk: several chunks of each kind.
+      await h.adapter.writeSnapshot(snapshotStream(snapshotOf('g', 2), 1, 1));
+      await h.adapter.writeSnapshot(snapshotStream(snapshotOf('g', 1), 1, 1)); // older: ignored
       await h.adapter.append(batchRecord('g', 5));
       await h.adapter.close();
       const reopened = await h.reopen();
       try {
         const state = await reopened.load();
-        expect(state.snapshots).toEqual([snapshotOf('g', 2)]);
+        expect(await Promise.all(state.snapshots.map(readSnapshot))).toEqual([snapshotOf('g', 2)]);
+        await state.release?.();
         expect(versionsOf(state.records, 'g')).toEqual([3, 4, 5]);
         expect(versionsOf(state.records, 'other')).toEqual(['createGraph']);
       } finally {

@@ -1,12 +1,14 @@
-import { mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolgraphError, isToolgraphError } from '../../../errors/index.ts';
 import { silentLogger, type Logger } from '../../../log/index.ts';
-import type { GraphSnapshot, LoadedState, LogRecord, PersistenceAdapter } from '../../engine/index.ts';
+import type { LoadedState, LogRecord, PersistenceAdapter, SnapshotStream } from '../../engine/index.ts';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
-import { LOCK_FILE, pathIn, segmentFile, snapshotFile, syncDirectory } from './log-files.ts';
+import { LOCK_FILE, pathIn, segmentFile, snapshotFile } from './log-files.ts';
+import { nodeLogFileSystem, type LogFileHandle, type LogFileSystem } from './log-file-system.ts';
 import { firstNeededSeq, recoverLog, type LiveGraph, type Segment } from './log-recovery.ts';
 import { encodeFrame } from './record-frame.ts';
+import { writeSnapshotFrames } from './snapshot-file.ts';
 
 export interface FilePersistenceOptions {
   /** The folder holding the log, snapshots and lock (`toolgraph serve` uses `<dataDir>/graphs`); created when missing. */
@@ -14,6 +16,8 @@ export interface FilePersistenceOptions {
   readonly logger?: Logger;
   /** Start a new log segment once the current one reaches this size. Default 8 MiB. */
   readonly segmentBytes?: number;
+  /** The filesystem the write path uses; tests pass one that records or fails calls. Default: node:fs. */
+  readonly fileSystem?: LogFileSystem;
 }
 
 interface PendingWrite {
@@ -44,9 +48,10 @@ export class FilePersistence implements PersistenceAdapter {
   readonly #logger: Logger;
   readonly #segmentBytes: number;
   readonly #lock: DataDirLock;
+  readonly #fs: LogFileSystem;
   #graphs = new Map<string, LiveGraph>();
   #segments: Segment[] = [];
-  #handle: FileHandle | undefined;
+  #handle: LogFileHandle | undefined;
   #segmentSize = 0;
   #nextSeq = 1;
   #queue: PendingWrite[] = [];
@@ -64,6 +69,7 @@ export class FilePersistence implements PersistenceAdapter {
     this.#lock = lock;
     this.#logger = options.logger ?? silentLogger();
     this.#segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
+    this.#fs = options.fileSystem ?? nodeLogFileSystem;
   }
 
   /** Creates the directory when missing and takes its lock (TG_STORAGE_FAILED naming the holder's pid when taken). */
@@ -88,7 +94,7 @@ export class FilePersistence implements PersistenceAdapter {
       this.#nextSeq = recovered.nextSeq;
       const last = this.#segments.at(-1);
       if (last) {
-        this.#handle = await open(last.path, 'r+');
+        this.#handle = await this.#fs.open(last.path, 'r+');
         this.#segmentSize = recovered.lastSegmentBytes;
       } else {
         await this.#startSegment(this.#nextSeq);
@@ -116,7 +122,7 @@ export class FilePersistence implements PersistenceAdapter {
     }
   }
 
-  writeSnapshot(snapshot: GraphSnapshot): Promise<void> {
+  writeSnapshot(snapshot: SnapshotStream): Promise<void> {
     try {
       this.#checkWritable();
     } catch (error) {
@@ -211,11 +217,7 @@ export class FilePersistence implements PersistenceAdapter {
     const data = group.length === 1 ? group[0]!.frame : Buffer.concat(group.map((w) => w.frame), bytes);
     const handle = this.#handle!;
     try {
-      let written = 0;
-      while (written < data.length) {
-        const { bytesWritten } = await handle.write(data, written, data.length - written, this.#segmentSize + written);
-        written += bytesWritten;
-      }
+      await writeFully(handle, data, this.#segmentSize);
       await handle.datasync();
     } catch (error) {
       for (const w of group) w.reject(storageFailed('Could not write to the graph log', error));
@@ -230,13 +232,13 @@ export class FilePersistence implements PersistenceAdapter {
 
   async #startSegment(firstSeq: number): Promise<void> {
     const path = pathIn(this.directory, segmentFile(firstSeq));
-    const handle = await open(path, 'wx', 0o600);
+    const handle = await this.#fs.open(path, 'wx', 0o600);
     await this.#handle?.close();
     this.#handle = handle;
     this.#segmentSize = 0;
     this.#segments.push({ id: firstSeq, path });
     // The new file's directory entry must be durable before an fdatasync of it means anything.
-    await syncDirectory(this.directory);
+    await this.#fs.syncDirectory(this.directory);
   }
 
   /**
@@ -251,16 +253,22 @@ export class FilePersistence implements PersistenceAdapter {
     for (let i = 0; i + 1 < this.#segments.length && this.#segments[i + 1]!.id <= keepFrom; i++) removable.push(this.#segments[i]!);
     if (removable.length === 0) return;
     // Snapshot renames and removals before the segments that stood in for them.
-    await syncDirectory(this.directory);
-    for (const segment of removable) await unlink(segment.path);
+    await this.#fs.syncDirectory(this.directory);
+    for (const segment of removable) await this.#fs.unlink(segment.path);
     this.#segments.splice(0, removable.length);
-    await syncDirectory(this.directory);
+    await this.#fs.syncDirectory(this.directory);
   }
 
   // ---- snapshots ---------------------------------------------------------------------------------
 
-  async #storeSnapshot(snapshot: GraphSnapshot): Promise<void> {
+  /**
+   * Streams the snapshot into `snap-….snap.tmp` chunk by chunk (writes of about 1 MiB; appends go on
+   * meanwhile, since they use another file and another queue), fsyncs it, renames it into place and
+   * fsyncs the directory. A crash before the rename leaves only a .tmp file, which recovery removes.
+   */
+  async #storeSnapshot(stream: SnapshotStream): Promise<void> {
     this.#checkWritable();
+    const snapshot = stream.header;
     const live = this.#graphs.get(snapshot.graph);
     if (!live || snapshot.version > live.version || snapshot.version <= live.snapVersion) return;
     const createdSeq = live.createdSeq;
@@ -268,23 +276,22 @@ export class FilePersistence implements PersistenceAdapter {
     const path = pathIn(this.directory, name);
     const temp = `${path}.tmp`;
     try {
-      const frame = encodeFrame(Buffer.from(JSON.stringify({ createdSeq, snapshot }), 'utf8'));
-      const handle = await open(temp, 'w', 0o600);
+      const handle = await this.#fs.open(temp, 'w', 0o600);
       try {
-        await handle.writeFile(frame);
+        await writeSnapshotFrames(handle, createdSeq, stream);
         await handle.sync();
       } finally {
         await handle.close();
       }
-      await rename(temp, path);
-      await syncDirectory(this.directory);
+      await this.#fs.rename(temp, path);
+      await this.#fs.syncDirectory(this.directory);
     } catch (error) {
-      await unlink(temp).catch(() => undefined);
+      await this.#fs.unlink(temp).catch(() => undefined);
       throw storageFailed('Could not write a graph snapshot', error);
     }
     if (this.#droppedDurable.has(createdSeq)) {
       // The graph was dropped while we wrote: the file must not outlive it.
-      await unlink(path).catch(() => undefined);
+      await this.#fs.unlink(path).catch(() => undefined);
       return;
     }
     const now = this.#graphs.get(snapshot.graph);
@@ -305,7 +312,7 @@ export class FilePersistence implements PersistenceAdapter {
   async #forgetSnapshot(createdSeq: number): Promise<void> {
     this.#droppedDurable.add(createdSeq);
     try {
-      await unlink(pathIn(this.directory, snapshotFile(createdSeq)));
+      await this.#fs.unlink(pathIn(this.directory, snapshotFile(createdSeq)));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
@@ -328,6 +335,15 @@ export class FilePersistence implements PersistenceAdapter {
     this.#checkOpen();
     if (!this.#loaded) throw new ToolgraphError('TG_STORAGE_FAILED', 'The file persistence adapter must be loaded before it is written to.');
     if (this.#failure !== undefined) throw storageFailed('An earlier write to the graph log failed; restart to recover', this.#failure);
+  }
+}
+
+/** Writes all of `data` at `position` (a write may take less than asked). */
+async function writeFully(handle: LogFileHandle, data: Buffer, position: number): Promise<void> {
+  let written = 0;
+  while (written < data.length) {
+    const { bytesWritten } = await handle.write(data, written, data.length - written, position + written);
+    written += bytesWritten;
   }
 }
 

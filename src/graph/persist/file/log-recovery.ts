@@ -1,8 +1,9 @@
 import { readFile, readdir, truncate, unlink } from 'node:fs/promises';
 import { ToolgraphError } from '../../../errors/index.ts';
 import type { Logger } from '../../../log/index.ts';
-import type { GraphSnapshot, LoadedState, LogRecord } from '../../engine/index.ts';
+import type { LoadedState, LogRecord, SnapshotStream } from '../../engine/index.ts';
 import { findValidFrame, scanFrames } from './record-frame.ts';
+import { openSnapshotFile, type SnapshotFile } from './snapshot-file.ts';
 import { isTempFile, parseSegmentFile, parseSnapshotFile, pathIn, segmentFile, syncDirectory } from './log-files.ts';
 
 /** What the writer needs to know about a live graph. */
@@ -33,11 +34,7 @@ export interface RecoveredLog {
   readonly nextSeq: number;
 }
 
-interface StoredSnapshot {
-  readonly createdSeq: number;
-  readonly snapshot: GraphSnapshot;
-  readonly file: string;
-}
+type StoredSnapshot = SnapshotFile;
 
 interface Incarnation {
   /** Undefined when its createGraph lies in a segment removed by compaction. */
@@ -76,14 +73,11 @@ export async function recoverLog(dir: string, logger: Logger): Promise<Recovered
   for (const name of names) {
     const createdSeq = parseSnapshotFile(name);
     if (createdSeq === undefined) continue;
-    const file = pathIn(dir, name);
-    const scan = scanFrames(await readFile(file));
-    if (scan.damage !== undefined || scan.payloads.length !== 1) {
-      throw corrupt(`Snapshot file ${name} is damaged (${scan.damage ?? 'unexpected content'}); snapshots are renamed into place only once complete, so this is not a torn write.`, { file: name });
-    }
-    const stored = parseJson<{ createdSeq: number; snapshot: GraphSnapshot }>(scan.payloads[0]!, `Snapshot file ${name}`);
+    // Only the first frame (the header) is read here; the nodes and edges stream in when the engine
+    // restores the graph, and a damaged frame there is TG_STORAGE_CORRUPT just the same.
+    const stored = await openSnapshotFile(pathIn(dir, name), name);
     if (stored.createdSeq !== createdSeq) throw corrupt(`Snapshot file ${name} holds the snapshot of another graph incarnation.`, { file: name });
-    snapshots.push({ createdSeq, snapshot: stored.snapshot, file });
+    snapshots.push(stored);
   }
 
   const segments: Segment[] = names
@@ -135,11 +129,11 @@ export async function recoverLog(dir: string, logger: Logger): Promise<Recovered
 
   const firstLogSeq = segments[0]?.id ?? nextSeq;
   const byName = new Map<string, StoredSnapshot[]>();
-  for (const s of snapshots) byName.set(s.snapshot.graph, [...(byName.get(s.snapshot.graph) ?? []), s]);
+  for (const s of snapshots) byName.set(s.header.graph, [...(byName.get(s.header.graph) ?? []), s]);
   const allNames = new Set([...incarnations.keys(), ...byName.keys()]);
 
   const graphs = new Map<string, LiveGraph>();
-  const liveSnapshots: GraphSnapshot[] = [];
+  const liveSnapshots: SnapshotStream[] = [];
   const records: { seq: number; record: LogRecord }[] = [];
   const stale: StoredSnapshot[] = [];
   for (const name of allNames) {
@@ -158,11 +152,11 @@ export async function recoverLog(dir: string, logger: Logger): Promise<Recovered
     stale.push(...candidates.filter((s) => s !== chosen));
     // Dropped, or only stale snapshots of incarnations the log has since ended.
     if (inc === null || (inc === undefined && !chosen)) continue;
-    const snapVersion = chosen ? chosen.snapshot.version : -1;
+    const snapVersion = chosen ? chosen.header.version : -1;
     const after = (inc?.records ?? []).filter((r) => r.record.kind !== 'batch' || r.record.batch.version > snapVersion);
     const kept = chosen ? after.filter((r) => r.record.kind === 'batch') : after;
     records.push(...kept);
-    if (chosen) liveSnapshots.push(chosen.snapshot);
+    if (chosen) liveSnapshots.push(chosen.stream);
     const batches = kept.filter((r) => r.record.kind === 'batch');
     graphs.set(name, {
       createdSeq: chosen ? chosen.createdSeq : inc!.createdSeq!,
@@ -173,7 +167,7 @@ export async function recoverLog(dir: string, logger: Logger): Promise<Recovered
     });
   }
   for (const s of stale) {
-    await unlink(s.file);
+    await unlink(s.path);
     changedDir = true;
   }
   if (changedDir) await syncDirectory(dir);

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { ToolgraphError, isToolgraphError } from '../../../errors/index.ts';
 import { silentLogger, type Logger } from '../../../log/index.ts';
 import type { CommittedBatch } from '../../engine/index.ts';
-import type { GraphSnapshot, LoadedState, LogRecord, PersistenceAdapter } from '../../engine/index.ts';
+import { snapshotStream, type GraphSnapshot, type LoadedState, type LogRecord, type PersistenceAdapter, type SnapshotChunk, type SnapshotHeader, type SnapshotStream } from '../../engine/index.ts';
 import { migratePostgres, postgresNames, type PostgresNames } from './postgres-schema.ts';
 import { RecordFollower, type GraphCursor } from './record-follower.ts';
 
@@ -56,6 +56,8 @@ export class PostgresPersistence implements PersistenceAdapter {
   readonly #pollIntervalMs: number;
   #ready: Promise<void> | undefined;
   #closed = false;
+  /** The client whose REPEATABLE READ transaction `load` left open for its snapshots' chunks. */
+  #loadClient: pg.PoolClient | undefined;
 
   constructor(options: PostgresPersistenceOptions) {
     this.names = postgresNames(options.schema ?? 'public');
@@ -69,10 +71,16 @@ export class PostgresPersistence implements PersistenceAdapter {
     this.#pool.on('error', (error) => this.#logger.warn({ err: error }, 'an idle PostgreSQL connection failed'));
   }
 
+  /**
+   * Reads the live graphs in one REPEATABLE READ transaction. A chunked snapshot's chunks are fetched
+   * a few at a time as the engine reads them, in the same transaction, which stays open until the
+   * returned `release` (so a snapshot written meanwhile by another instance changes nothing read).
+   */
   async load(): Promise<LoadedState> {
     this.#checkOpen();
     await this.#migrated();
     const client = await this.#connect();
+    let keepOpen = false;
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const { graphs, batches, snapshots } = this.names;
@@ -80,8 +88,8 @@ export class PostgresPersistence implements PersistenceAdapter {
         `SELECT name, generation, seq, created_at FROM ${graphs} WHERE dropped_at IS NULL`);
       const dropped = await client.query<{ name: string; generation: string }>(
         `SELECT name, max(generation) AS generation FROM ${graphs} WHERE dropped_at IS NOT NULL GROUP BY name`);
-      const snaps = await client.query<{ graph: string; version: string; body: GraphSnapshot }>(
-        `SELECT s.graph, s.version, s.body FROM ${snapshots} s
+      const snaps = await client.query<{ graph: string; generation: string; version: string; body: GraphSnapshot | SnapshotHeader; chunk_set: string | null; chunks: number | null }>(
+        `SELECT s.graph, s.generation, s.version, s.body, s.chunk_set, s.chunks FROM ${snapshots} s
            JOIN ${graphs} g ON g.name = s.graph AND g.generation = s.generation AND g.dropped_at IS NULL
           ORDER BY s.graph`);
       const rows = await client.query<{ graph: string; version: string; seq: string; mutations: CommittedBatch['mutations']; committed_at: string }>(
@@ -90,7 +98,8 @@ export class PostgresPersistence implements PersistenceAdapter {
            LEFT JOIN ${snapshots} s ON s.graph = b.graph AND s.generation = b.generation
           WHERE b.version > COALESCE(s.version, 0)
           ORDER BY b.seq`);
-      await client.query('COMMIT');
+      keepOpen = snaps.rows.some((s) => s.chunk_set !== null);
+      if (!keepOpen) await client.query('COMMIT');
 
       const snapshotVersion = new Map(snaps.rows.map((s) => [s.graph, Number(s.version)]));
       const ordered: { seq: number; record: LogRecord }[] = [];
@@ -110,13 +119,51 @@ export class PostgresPersistence implements PersistenceAdapter {
       for (const { record } of ordered) {
         if (record.kind === 'batch') this.#cursors.get(record.batch.graph)!.version = record.batch.version;
       }
-      return { snapshots: snaps.rows.map((s) => s.body), records: ordered.map((o) => o.record) };
+      const streams = snaps.rows.map((s): SnapshotStream => s.chunk_set === null
+        ? snapshotStream(s.body as GraphSnapshot)
+        : { header: s.body as SnapshotHeader, chunks: () => this.#readChunks(client, s.graph, Number(s.generation), s.chunk_set!, s.chunks ?? 0) });
+      if (!keepOpen) return { snapshots: streams, records: ordered.map((o) => o.record) };
+      this.#loadClient = client;
+      return { snapshots: streams, records: ordered.map((o) => o.record), release: () => this.#releaseLoad(client) };
     } catch (error) {
+      keepOpen = false;
       await client.query('ROLLBACK').catch(() => undefined);
       throw storageFailed('Could not load the graphs from PostgreSQL', error);
     } finally {
-      client.release();
+      if (!keepOpen) client.release();
     }
+  }
+
+  /** A snapshot's chunks in order, a few rows per query, inside load's transaction. */
+  async *#readChunks(client: pg.PoolClient, graph: string, generation: number, chunkSet: string, count: number): AsyncGenerator<SnapshotChunk> {
+    const { snapshotChunks } = this.names;
+    let next = 0;
+    while (next < count) {
+      let rows: { no: number; body: SnapshotChunk }[];
+      try {
+        ({ rows } = await client.query<{ no: number; body: SnapshotChunk }>(
+          `SELECT no, body FROM ${snapshotChunks} WHERE graph = $1 AND generation = $2 AND chunk_set = $3 AND no >= $4 ORDER BY no LIMIT 16`,
+          [graph, generation, chunkSet, next]));
+      } catch (error) {
+        throw storageFailed(`Could not read the snapshot of graph "${graph}" from PostgreSQL`, error);
+      }
+      if (rows.length === 0 || rows[0]!.no !== next) break;
+      for (const row of rows) {
+        if (row.no !== next) break;
+        next++;
+        yield row.body;
+      }
+    }
+    if (next !== count) {
+      throw new ToolgraphError('TG_STORAGE_CORRUPT', `The snapshot of graph "${graph}" in PostgreSQL should have ${count} chunks, but chunk ${next} is missing.`);
+    }
+  }
+
+  async #releaseLoad(client: pg.PoolClient): Promise<void> {
+    if (this.#loadClient !== client) return;
+    this.#loadClient = undefined;
+    await client.query('COMMIT').catch(() => undefined);
+    client.release();
   }
 
   async append(record: LogRecord): Promise<void> {
@@ -129,30 +176,68 @@ export class PostgresPersistence implements PersistenceAdapter {
     }
   }
 
-  async writeSnapshot(snapshot: GraphSnapshot): Promise<void> {
+  /**
+   * Inserts the snapshot's chunks one row each as they are produced (never the whole graph in one
+   * value), under a fresh chunk-set id, then publishes it in one statement: the snapshot row (its
+   * header and chunk set) is upserted only if it is newer, older chunk sets of the incarnation are
+   * deleted, and batches up to the previous snapshot are pruned. A snapshot that loses (older, or the
+   * graph was dropped) deletes its chunks; one cut short by a crash leaves chunks that the next
+   * published snapshot deletes.
+   */
+  async writeSnapshot(stream: SnapshotStream): Promise<void> {
     this.#checkOpen();
     await this.#migrated();
-    const { graphs, batches, snapshots } = this.names;
-    // Batches up to the previous snapshot are pruned, not those up to this one, so an instance that
-    // lags by less than one snapshot interval can still catch up from rows.
-    await this.#query(
-      `WITH live AS (
-         SELECT generation FROM ${graphs} WHERE name = $1 AND dropped_at IS NULL FOR SHARE
-       ), previous AS (
-         SELECT s.version FROM ${snapshots} s JOIN live ON s.graph = $1 AND s.generation = live.generation
-       ), stored AS (
-         INSERT INTO ${snapshots} (graph, generation, version, body, written_at)
-         SELECT $1, live.generation, $2::bigint, $3::json, $4 FROM live
-          WHERE $2::bigint = 0 OR EXISTS (SELECT 1 FROM ${batches} b WHERE b.graph = $1 AND b.generation = live.generation AND b.version = $2::bigint)
-         ON CONFLICT (graph, generation) DO UPDATE SET version = EXCLUDED.version, body = EXCLUDED.body, written_at = EXCLUDED.written_at
-          WHERE ${snapshots}.version < EXCLUDED.version
-         RETURNING generation
-       ), pruned AS (
-         DELETE FROM ${batches} b USING stored, previous
-          WHERE b.graph = $1 AND b.generation = stored.generation AND b.version <= previous.version
-       )
-       SELECT count(*)::int AS stored FROM stored`,
-      [snapshot.graph, snapshot.version, JSON.stringify(snapshot), snapshot.at], 'Could not store a graph snapshot in PostgreSQL');
+    const { graphs, batches, snapshots, snapshotChunks } = this.names;
+    const { header } = stream;
+    const { rows: live } = await this.#query<{ generation: string; stored: string | null }>(
+      `SELECT g.generation, s.version AS stored FROM ${graphs} g
+         LEFT JOIN ${snapshots} s ON s.graph = g.name AND s.generation = g.generation
+        WHERE g.name = $1 AND g.dropped_at IS NULL`,
+      [header.graph], 'Could not store a graph snapshot in PostgreSQL');
+    const generation = live[0]?.generation;
+    if (generation === undefined || (live[0]!.stored !== null && Number(live[0]!.stored) >= header.version)) return;
+    const chunkSet = randomUUID();
+    let count = 0;
+    let published = false;
+    try {
+      for await (const chunk of stream.chunks()) {
+        await this.#query(
+          `INSERT INTO ${snapshotChunks} (graph, generation, chunk_set, version, no, body) VALUES ($1, $2, $3, $4, $5, $6::json)`,
+          [header.graph, generation, chunkSet, header.version, count, JSON.stringify(chunk)], 'Could not store a graph snapshot in PostgreSQL');
+        count++;
+      }
+      // Batches up to the previous snapshot are pruned, not those up to this one, so an instance that
+      // lags by less than one snapshot interval can still catch up from rows.
+      const { rows } = await this.#query<{ stored: number }>(
+        `WITH live AS (
+           SELECT generation FROM ${graphs} WHERE name = $1 AND dropped_at IS NULL AND generation = $6 FOR SHARE
+         ), previous AS (
+           SELECT s.version FROM ${snapshots} s JOIN live ON s.graph = $1 AND s.generation = live.generation
+         ), stored AS (
+           INSERT INTO ${snapshots} (graph, generation, version, body, written_at, chunk_set, chunks)
+           SELECT $1, live.generation, $2::bigint, $3::json, $4, $5, $7 FROM live
+            WHERE $2::bigint = 0 OR EXISTS (SELECT 1 FROM ${batches} b WHERE b.graph = $1 AND b.generation = live.generation AND b.version = $2::bigint)
+           ON CONFLICT (graph, generation) DO UPDATE
+             SET version = EXCLUDED.version, body = EXCLUDED.body, written_at = EXCLUDED.written_at, chunk_set = EXCLUDED.chunk_set, chunks = EXCLUDED.chunks
+            WHERE ${snapshots}.version < EXCLUDED.version
+           RETURNING generation
+         ), pruned AS (
+           DELETE FROM ${batches} b USING stored, previous
+            WHERE b.graph = $1 AND b.generation = stored.generation AND b.version <= previous.version
+         ), superseded AS (
+           DELETE FROM ${snapshotChunks} c USING stored
+            WHERE c.graph = $1 AND c.generation = stored.generation AND c.chunk_set <> $5 AND c.version < $2::bigint
+         )
+         SELECT count(*)::int AS stored FROM stored`,
+        [header.graph, header.version, JSON.stringify(header), header.at, chunkSet, generation, count], 'Could not store a graph snapshot in PostgreSQL');
+      published = rows[0]!.stored > 0;
+    } finally {
+      if (!published) {
+        await this.#query(`DELETE FROM ${snapshotChunks} WHERE graph = $1 AND generation = $2 AND chunk_set = $3`,
+          [header.graph, generation, chunkSet], 'Could not remove an unused graph snapshot from PostgreSQL')
+          .catch((error: unknown) => this.#logger.warn({ err: error }, 'could not remove the chunks of an unused snapshot; the next snapshot removes them'));
+      }
+    }
   }
 
   async follow(onRecord: (record: LogRecord) => void): Promise<() => Promise<void>> {
@@ -181,6 +266,7 @@ export class PostgresPersistence implements PersistenceAdapter {
     this.#closed = true;
     await Promise.all([...this.#followers].map((f) => f.stop()));
     this.#followers.clear();
+    if (this.#loadClient) await this.#releaseLoad(this.#loadClient);
     await this.#pool.end().catch((error: unknown) => this.#logger.warn({ err: error }, 'closing the PostgreSQL pool failed'));
     // Appends that were in flight have finished: send their notifications now, then close.
     this.#wakeNotifier?.();
@@ -210,7 +296,7 @@ export class PostgresPersistence implements PersistenceAdapter {
   }
 
   async #dropGraph(name: string, at: string): Promise<void> {
-    const { graphs, batches, snapshots } = this.names;
+    const { graphs, batches, snapshots, snapshotChunks } = this.names;
     // Appends lock nothing but their own row, so a drop waits for the appends in flight instead: the
     // table lock conflicts with every insert's ROW EXCLUSIVE, which an append takes before its snapshot.
     // An append that started first has committed by the time the DELETE's snapshot is taken, so the
@@ -229,6 +315,8 @@ export class PostgresPersistence implements PersistenceAdapter {
            DELETE FROM ${batches} b USING dropped WHERE b.graph = $1 AND b.generation = dropped.generation
          ), snapshots_gone AS (
            DELETE FROM ${snapshots} s USING dropped WHERE s.graph = $1 AND s.generation = dropped.generation
+         ), chunks_gone AS (
+           DELETE FROM ${snapshotChunks} c USING dropped WHERE c.graph = $1 AND c.generation = dropped.generation
          )
          SELECT generation FROM dropped`,
         [name, at, this.instanceId]));

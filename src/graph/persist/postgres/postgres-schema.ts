@@ -10,6 +10,7 @@ export interface PostgresNames {
   readonly graphs: string;
   readonly batches: string;
   readonly snapshots: string;
+  readonly snapshotChunks: string;
   readonly sequence: string;
   /** LISTEN/NOTIFY channel; one per schema so deployments (and test runs) sharing a database stay apart. */
   readonly channel: string;
@@ -25,6 +26,7 @@ export function postgresNames(schema: string): PostgresNames {
     graphs: q('toolgraph_graphs'),
     batches: q('toolgraph_batches'),
     snapshots: q('toolgraph_snapshots'),
+    snapshotChunks: q('toolgraph_snapshot_chunks'),
     sequence: q('toolgraph_record_seq'),
     channel: schema === 'public' ? 'toolgraph_changes' : `toolgraph_changes_${schema}`,
   };
@@ -72,6 +74,19 @@ export async function migratePostgres(pool: Pool, names: PostgresNames): Promise
         body        json    NOT NULL,
         written_at  text    NOT NULL,
         PRIMARY KEY (graph, generation)
+      );
+      -- A snapshot is stored in chunks: its row holds the header in body and names its chunk set.
+      -- chunk_set NULL: a snapshot written whole, before snapshots were chunked (body holds all of it).
+      ALTER TABLE ${names.snapshots} ADD COLUMN IF NOT EXISTS chunk_set text;
+      ALTER TABLE ${names.snapshots} ADD COLUMN IF NOT EXISTS chunks integer;
+      CREATE TABLE IF NOT EXISTS ${names.snapshotChunks} (
+        graph       text     NOT NULL,
+        generation  bigint   NOT NULL,
+        chunk_set   text     NOT NULL,
+        version     bigint   NOT NULL,
+        no          integer  NOT NULL,
+        body        json     NOT NULL,
+        PRIMARY KEY (graph, generation, chunk_set, no)
       );
     `);
     await client.query('COMMIT');

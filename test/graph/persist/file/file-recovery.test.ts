@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GraphEngine } from '../../../../src/graph/engine/index.ts';
+import { GraphEngine, readSnapshot, snapshotStream } from '../../../../src/graph/engine/index.ts';
 import { FilePersistence, FRAME_HEADER_BYTES } from '../../../../src/graph/persist/file/index.ts';
 import type { LogRecord } from '../../../../src/graph/engine/index.ts';
 import { createLogger } from '../../../../src/log/index.ts';
@@ -129,15 +129,23 @@ describe('file persistence: corruption before valid records', () => {
     const adapter = await FilePersistence.open({ directory: dataDir });
     await adapter.load();
     for (const r of RECORDS) await adapter.append(r);
-    await adapter.writeSnapshot({ graph: 'g', version: 3, nodes: [], edges: [], catalogue: { labels: [], edgeTypes: [] }, at: '2026-11-22T00:00:00.000Z' });
+    await adapter.writeSnapshot(snapshotStream({ graph: 'g', version: 3, nodes: [], edges: [], catalogue: { labels: [], edgeTypes: [] }, at: '2026-11-22T00:00:00.000Z' }));
     await adapter.close();
     const snap = (await readdir(graphsDir())).find((n) => n.endsWith('.snap'))!;
-    const buf = Buffer.from(await readFile(join(graphsDir(), snap)));
-    buf[buf.length - 2]! ^= 0x20;
-    await writeFile(join(graphsDir(), snap), buf);
-    const reopened = await FilePersistence.open({ directory: dataDir });
-    await expect(reopened.load()).rejects.toMatchObject({ code: 'TG_STORAGE_CORRUPT' });
-    await reopened.close();
+    const whole = await readFile(join(graphsDir(), snap));
+    // Damage in the header frame stops load; damage further in stops reading the snapshot (the engine's recovery).
+    for (const at of [20, whole.length - 2]) {
+      const buf = Buffer.from(whole);
+      buf[at]! ^= 0x20;
+      await writeFile(join(graphsDir(), snap), buf);
+      const reopened = await FilePersistence.open({ directory: dataDir });
+      try {
+        if (at === 20) await expect(reopened.load()).rejects.toMatchObject({ code: 'TG_STORAGE_CORRUPT' });
+        else await expect(readSnapshot((await reopened.load()).snapshots[0]!)).rejects.toMatchObject({ code: 'TG_STORAGE_CORRUPT' });
+      } finally {
+        await reopened.close();
+      }
+    }
   });
 });
 
@@ -184,12 +192,12 @@ describe('file persistence: snapshots and compaction', () => {
     await adapter.load();
     await adapter.append(createRecord('g'));
     await adapter.append(batchRecord('g', 1));
-    const snap = { graph: 'g', version: 1, nodes: [], edges: [], catalogue: { labels: [], edgeTypes: [] }, at: '2026-11-22T00:00:00.000Z' };
-    await adapter.writeSnapshot({ ...snap, version: 2 }); // ahead of the log: ignored
+    const snap = snapshotStream({ graph: 'g', version: 1, nodes: [], edges: [], catalogue: { labels: [], edgeTypes: [] }, at: '2026-11-22T00:00:00.000Z' });
+    await adapter.writeSnapshot({ ...snap, header: { ...snap.header, version: 2 } }); // ahead of the log: ignored
     expect((await readdir(graphsDir())).filter((n) => n.endsWith('.snap'))).toEqual([]);
     await adapter.writeSnapshot(snap);
     expect((await readdir(graphsDir())).filter((n) => n.endsWith('.snap')).length).toBe(1);
-    await adapter.append({ kind: 'dropGraph', graph: 'g', at: snap.at });
+    await adapter.append({ kind: 'dropGraph', graph: 'g', at: snap.header.at });
     await adapter.writeSnapshot(snap); // dropped: ignored
     expect((await readdir(graphsDir())).filter((n) => n.endsWith('.snap'))).toEqual([]);
     await adapter.close();

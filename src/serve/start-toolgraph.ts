@@ -14,7 +14,7 @@ import { productCarrierPorts, type CarrierPorts } from './carrier-ports.ts';
 import { refuseSettingsOfMissingFeatures, UNSERVED_OPERATIONS } from './features-not-in-build.ts';
 import { budgetLimitsOf } from './budget-limits.ts';
 import { principalResolverFor } from './local-principal.ts';
-import { startSubscriptionCarrier } from './start-carrier.ts';
+import { requireCarrierSettings, startSubscriptionCarrier } from './start-carrier.ts';
 import { DEMO_GRAPH, openGraphEngine } from './open-graph-engine.ts';
 import { SERVICE_NAMES, type ServiceName } from './service-names.ts';
 import { graphExplainerFor } from './graph-explainer.ts';
@@ -64,6 +64,7 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
     throw new ToolgraphError('TG_CONFIG_INVALID', 'MCP_TRANSPORT stdio: serve runs every service over HTTP (the tool server over Streamable HTTP at /mcp); run the tool server alone on stdio with toolgraph tools serve --transport stdio.', { details: { setting: 'transport' } });
   }
   refuseSettingsOfMissingFeatures(config);
+  requireCarrierSettings(config.values, wanted.has('graph'));
   await refuseUnsafeExposure(config.values);
   // Bound before the engine recovers, so manifests know their origin; readiness waits for the mounts.
   const host = await startHost({ services: [], pending: [...wanted], logger, host: config.values.host, port: config.values.port }).catch((error: unknown) => {

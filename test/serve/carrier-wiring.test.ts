@@ -72,10 +72,16 @@ describe('the carrier in the composition root', () => {
     red.close();
   });
 
-  it('refuses to start without trusted signer keys, and without the graph service', async () => {
+  it('refuses to start without trusted signer keys, and without the graph service, before taking the port or the store', async () => {
     const ports = { executor: createTestExecutor(), access: new TestAccess() };
     const port = await freePort();
     await expect(startToolgraph({ config: config({ SERVICE_GRAPHQL_ADDR: `127.0.0.1:${port}` }), logger: silentLogger(), carrierPorts: ports }))
+      .rejects.toThrow('SERVICE_GRAPHQL_SIGNER_JWKS is required when SERVICE_GRAPHQL_ADDR is set');
+    // A second serve on a store and port another process holds names the missing signers, not the lock.
+    const home = mkdtempSync(join(tmpdir(), 'tg-home-'));
+    const shared = (env: Record<string, string>) => resolveConfig({ env: { HOME: home, PORT: '0', TOOLGRAPH_PERSISTENCE: 'file', ...env } });
+    running = await startToolgraph({ config: shared({}), logger: silentLogger(), only: ['graph'] });
+    await expect(startToolgraph({ config: shared({ SERVICE_GRAPHQL_ADDR: 'on', PORT: new URL(running.origin).port }), logger: silentLogger() }))
       .rejects.toThrow('SERVICE_GRAPHQL_SIGNER_JWKS is required when SERVICE_GRAPHQL_ADDR is set');
     await expect(startToolgraph({ config: config({ SERVICE_GRAPHQL_ADDR: `127.0.0.1:${port}`, SERVICE_GRAPHQL_SIGNER_JWKS: '/x/jwks.json' }), logger: silentLogger(), carrierPorts: ports, only: ['catalogue'] }))
       .rejects.toThrow('include graph in --only');

@@ -50,14 +50,18 @@ export async function dispatch(request: NativeRequest, principal: Principal, dep
   }
 }
 
+/** Any scope that allows some Cypher statement: checked before the statement is even parsed. */
+const ANY_CYPHER_SCOPE: readonly string[] = [...new Set([...readScopes('cypher'), ...WRITE_SCOPES])];
+const CYPHER_READ_SCOPES = readScopes('cypher');
+
 async function run(request: NativeRequest, principal: Principal, deps: DispatchDeps): Promise<unknown> {
   const { method } = request;
   if ('Cypher' in method) {
     // Scope checks need to know whether the statement writes, so parse first; parsing reads nothing.
-    requireScope(principal, [...new Set([...readScopes('cypher'), ...WRITE_SCOPES])], 'A Cypher query');
+    requireScope(principal, ANY_CYPHER_SCOPE, 'A Cypher query');
     const prepared = prepareCypher(method.Cypher.query);
     if (prepared.writes) requireScope(principal, WRITE_SCOPES, 'A Cypher statement with CREATE, SET, REMOVE or DELETE');
-    else requireScope(principal, readScopes('cypher'), 'A Cypher read');
+    else requireScope(principal, CYPHER_READ_SCOPES, 'A Cypher read');
     return new RawJson(await runCypherJson(deps.engine, request.graph, prepared, method.Cypher.params, deps.cypher));
   }
   if (deps.graphql === undefined) {

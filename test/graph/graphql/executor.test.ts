@@ -262,3 +262,16 @@ describe('parameters of a document already prepared', () => {
     expect((await run({ query }, 'GET')).data).toEqual({ Person: [{ id: 'person-001' }] });
   });
 });
+
+describe('a prepared document run again', () => {
+  it('shapes new rows with the steps it kept, and re-plans selections under directives', async () => {
+    const query = 'query ($id: ID, $x: Boolean!) { Person(id: $id) { id name nick: name @include(if: $x) __typename } }';
+    const first = await graphql(pipeline, query, { id: 'person-001', x: true });
+    expect(first.data).toEqual({ Person: [{ id: 'person-001', name: 'Ada Lovelace', nick: 'Ada Lovelace', __typename: 'Person' }] });
+    expect((await graphql(pipeline, query, { id: 'person-002', x: false })).data).toEqual({ Person: [{ id: 'person-002', name: 'Grace Hopper', __typename: 'Person' }] });
+    const plain = '{ Person(first: 2) { id name } }';
+    const again = [await graphql(pipeline, plain), await graphql(pipeline, plain)];
+    expect(again[1]).toEqual(again[0]);
+    expect(again[0]!.data).toEqual({ Person: [{ id: 'person-001', name: 'Ada Lovelace' }, { id: 'person-002', name: 'Grace Hopper' }] });
+  });
+});

@@ -249,7 +249,8 @@ const POST_REQUEST = Object.freeze({ method: 'POST', headers: new Map<string, st
  * The GraphQL pipeline every surface shares (`/graphql/{graph}` over HTTP and the GraphQl method
  * of `/dispatch`), with no fetch Request built:
  * 1. Yoga's onParams chain: trusted text (persisted-only mode), APQ, trusted documents, the
- *    document-size cap, the parameter checks.
+ *    document-size cap, the parameter checks. A plain request (query text under the cap, with
+ *    operationName and variables at most) would leave it unchanged, and skips it.
  * 2. Yoga's envelop pipeline parses and validates (its parser and validation caches, graphql-armor's
  *    limits and ours, TG_ codes). A document that passed is kept per schema and text, so a repeat
  *    skips straight to step 3, as graphql-jit's compiled queries do in Mercurius.

@@ -53,14 +53,20 @@ export function routeOf(services: readonly HttpService[], path: string): HttpSer
   let bestLength = -1;
   for (const service of services) {
     for (const prefix of service.prefixes) {
-      const matches = path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`);
-      if (matches && prefix.length > bestLength) {
+      if (prefix.length > bestLength && ownsPath(prefix, path)) {
         best = service;
         bestLength = prefix.length;
       }
     }
   }
   return best;
+}
+
+/** `prefix` owns `path` when they are equal or the path goes on under it (`prefix/…`); no allocation. */
+function ownsPath(prefix: string, path: string): boolean {
+  if (!path.startsWith(prefix)) return false;
+  if (path.length === prefix.length || prefix.endsWith('/')) return true;
+  return path.charCodeAt(prefix.length) === 47;
 }
 
 /** What the handler reads on every request; mount() and close() change it in place. */
@@ -70,10 +76,12 @@ interface HostState {
   allowedHosts: AllowedHosts | undefined;
   stopping: boolean;
   inFlight: number;
+  /** Responses not closed yet (close() waits for them to finish). */
+  readonly open: Set<ServerResponse>;
 }
 
 function newState(options: HostOptions): HostState {
-  return { services: [...options.services], pending: new Set(options.pending ?? []), allowedHosts: undefined, stopping: false, inFlight: 0 };
+  return { services: [...options.services], pending: new Set(options.pending ?? []), allowedHosts: undefined, stopping: false, inFlight: 0, open: new Set() };
 }
 
 function probe(req: IncomingMessage, res: ServerResponse, path: string): boolean {
@@ -99,9 +107,19 @@ function answerProbe(state: HostState, req: IncomingMessage, res: ServerResponse
 }
 
 function createHandler(state: HostState, logger: Logger): (req: IncomingMessage, res: ServerResponse) => void {
+  // One listener shared by every response ('close' is emitted once): no closure per request.
+  function closed(this: ServerResponse): void {
+    state.inFlight--;
+    state.open.delete(this);
+  }
+  function failed(res: ServerResponse, service: HttpService, error: unknown): void {
+    const sent = sendError(res, error);
+    if (sent.code === 'TG_INTERNAL') logger.error({ err: error, service: service.name }, 'request failed');
+  }
   return (req, res) => {
     state.inFlight++;
-    res.once('close', () => state.inFlight--);
+    state.open.add(res);
+    res.on('close', closed);
     const path = pathOf(req);
     if (path === '/healthz' || path === '/livez') {
       answerProbe(state, req, res, path);
@@ -131,12 +149,14 @@ function createHandler(state: HostState, logger: Logger): (req: IncomingMessage,
       sendError(res, new ToolgraphError('TG_NOT_FOUND', `No route for ${req.method ?? 'GET'} ${path}.`));
       return;
     }
-    Promise.resolve()
-      .then(() => service.handle(req, res))
-      .catch((error: unknown) => {
-        const sent = sendError(res, error);
-        if (sent.code === 'TG_INTERNAL') logger.error({ err: error, service: service.name }, 'request failed');
-      });
+    let handled: void | Promise<void>;
+    try {
+      handled = service.handle(req, res);
+    } catch (error) {
+      failed(res, service, error);
+      return;
+    }
+    if (handled instanceof Promise) handled.catch((error: unknown) => failed(res, service, error));
   };
 }
 
@@ -159,19 +179,13 @@ export async function startHost(options: HostOptions & { host: string; port: num
   const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | undefined;
 
-  // Responses still being written when close() starts: their connections close once they finish.
-  const open = new Set<ServerResponse>();
-  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
-    open.add(res);
-    res.once('close', () => open.delete(res));
-  });
-
   async function drain(graceMs: number): Promise<void> {
     state.stopping = true;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     // A connection whose last response went out is idle: close it rather than wait for its keep-alive timeout.
     const closeIdle = () => setImmediate(() => server.closeIdleConnections());
-    for (const res of open) res.once('finish', closeIdle);
+    // Responses still being written: their connections close once they finish.
+    for (const res of state.open) res.once('finish', closeIdle);
     server.closeIdleConnections();
     const timer = setTimeout(() => {
       if (state.inFlight > 0) options.logger.warn({ inFlight: state.inFlight, graceMs }, 'shutdown grace period over; cutting the requests still running');

@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 describe('routeOf', () => {
-  const services = [service('a', ['/schemas']), service('b', ['/schemas/special', '/dispatch'])];
+  const services = [service('a', ['/schemas']), service('b', ['/schemas/special', '/dispatch']), service('c', ['/files/'])];
   it.each([
     ['/schemas', 'a'],
     ['/schemas/abc', 'a'],
@@ -34,6 +34,9 @@ describe('routeOf', () => {
     ['/dispatch', 'b'],
     ['/dispatch/', 'b'],
     ['/', undefined],
+    ['/files/', 'c'],
+    ['/files/a/b', 'c'],
+    ['/files', undefined],
   ])('%s → %s', (path, name) => {
     expect(routeOf(services, path)?.name).toBe(name);
   });

@@ -52,15 +52,24 @@ export async function dispatch(request: NativeRequest, principal: Principal, dep
   }
 }
 
-async function run(request: NativeRequest, principal: Principal, deps: DispatchDeps): Promise<unknown> {
+function toRawJson(text: string): RawJson {
+  return new RawJson(text);
+}
+
+/** Any scope that allows some Cypher statement: checked before the statement is even parsed. */
+const ANY_CYPHER_SCOPE: readonly string[] = [...new Set([...readScopes('cypher'), ...WRITE_SCOPES])];
+const CYPHER_READ_SCOPES = readScopes('cypher');
+
+/** Runs the method; throws (or rejects) with what went wrong. Not async: the Cypher path adds no promise of its own. */
+function run(request: NativeRequest, principal: Principal, deps: DispatchDeps): Promise<unknown> {
   const { method } = request;
   if ('Cypher' in method) {
     // Scope checks need to know whether the statement writes, so parse first; parsing reads nothing.
-    requireScope(principal, [...new Set([...readScopes('cypher'), ...WRITE_SCOPES])], 'A Cypher query');
+    requireScope(principal, ANY_CYPHER_SCOPE, 'A Cypher query');
     const prepared = prepareCypher(method.Cypher.query);
     if (prepared.writes) requireScope(principal, WRITE_SCOPES, 'A Cypher statement with CREATE, SET, REMOVE or DELETE');
-    else requireScope(principal, readScopes('cypher'), 'A Cypher read');
-    return new RawJson(await runCypherJson(engineAs(deps.engine, principal), request.graph, prepared, method.Cypher.params, deps.cypher));
+    else requireScope(principal, CYPHER_READ_SCOPES, 'A Cypher read');
+    return runCypherJson(engineAs(deps.engine, principal), request.graph, prepared, method.Cypher.params, deps.cypher).then(toRawJson);
   }
   if (deps.graphql === undefined) {
     throw new ToolgraphError('TG_REQUEST_INVALID', 'The GraphQl method is not available yet on this server; send a Cypher method.', {

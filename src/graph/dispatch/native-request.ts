@@ -2,7 +2,7 @@ import { validateNativeRequest } from '../../../generated/validators/openapi.ts'
 import { ToolgraphError, describeValue } from '../../errors/index.ts';
 import { parseRequestJson } from './request-json.ts';
 import { firstViolation } from './request-violation.ts';
-import { invalidId, parseU64 } from './u64.ts';
+import { U64_MAX, invalidId, parseU64 } from './u64.ts';
 
 export type NativeMethod =
   | { readonly GraphQl: { readonly query: string; readonly variables: Readonly<Record<string, unknown>> | null } }
@@ -48,7 +48,8 @@ function shownId(raw: unknown, source: string | undefined): string {
  */
 function readId(raw: unknown, source: string | undefined): { id: bigint; idForm: 'integer' | 'string' } {
   if (typeof raw === 'string') return { id: parseU64(raw, 'id', JSON.stringify(raw)), idForm: 'string' };
-  if (typeof raw === 'bigint') return { id: parseU64(raw.toString(), 'id'), idForm: 'integer' };
+  // A bigint came from an integer literal (no sign-less zeros, no fraction): only its range is left to check.
+  if (typeof raw === 'bigint') return { id: raw >= 1n && raw <= U64_MAX ? raw : parseU64(raw.toString(), 'id'), idForm: 'integer' };
   if (typeof raw === 'number') {
     const exact = source ?? (Number.isSafeInteger(raw) ? String(raw) : undefined);
     // Without the source text an unsafe number has already lost digits: refuse rather than guess.

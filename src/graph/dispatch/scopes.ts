@@ -7,9 +7,14 @@ export type { Principal } from '../../auth/index.ts';
 /** The scopes the graph surfaces understand, as protected resource metadata advertises them (`*` works but is not advertised). */
 export const GRAPH_SCOPES: readonly string[] = ['kg:read', 'kg:write', 'kg:admin', 'query:graphql', 'query:cypher', 'query:*'];
 
-/** Scopes that allow reading with a given query language (its `query:<language>` scope included). */
+const READ_SCOPES = {
+  graphql: Object.freeze(['kg:read', 'kg:write', 'kg:admin', 'query:graphql', 'query:*', '*']),
+  cypher: Object.freeze(['kg:read', 'kg:write', 'kg:admin', 'query:cypher', 'query:*', '*']),
+} as const;
+
+/** Scopes that allow reading with a given query language (its `query:<language>` scope included); one frozen list per language. */
 export function readScopes(language: 'graphql' | 'cypher'): readonly string[] {
-  return ['kg:read', 'kg:write', 'kg:admin', `query:${language}`, 'query:*', '*'];
+  return READ_SCOPES[language];
 }
 
 /** Writes need a graph write scope: query scopes only ever allow reads. */

@@ -23,6 +23,8 @@ export interface GraphqlRequestContext {
 }
 
 const NO_VARIABLES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+/** An operation that declares no variables has these, whatever the request sent. */
+const NONE_COERCED = Object.freeze({ coerced: NO_VARIABLES });
 
 /** The operation to run, with graphql-js's messages when there is none. */
 export function selectOperation(document: ExecutionArgs['document'], operationName: string | null | undefined): OperationDefinitionNode | GraphQLError {
@@ -71,7 +73,7 @@ export function executeOperation(args: ExecutionArgs): ExecutionResult | Promise
   const operation = selectOperation(args.document, args.operationName);
   if (operation instanceof GraphQLError) return { errors: [operation] };
   const definitions = operation.variableDefinitions ?? [];
-  const coerced: { errors?: readonly GraphQLError[]; coerced?: Record<string, unknown> } = definitions.length === 0 ? { coerced: NO_VARIABLES } : getVariableValues(args.schema, definitions, (args.variableValues ?? {}) as Record<string, unknown>, { maxErrors: 50 });
+  const coerced: { errors?: readonly GraphQLError[]; coerced?: Record<string, unknown> } = definitions.length === 0 ? NONE_COERCED : getVariableValues(args.schema, definitions, (args.variableValues ?? {}) as Record<string, unknown>, { maxErrors: 50 });
   if (coerced.errors !== undefined) {
     return {
       errors: coerced.errors.map((e) => new GraphQLError(e.message, {

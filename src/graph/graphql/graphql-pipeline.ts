@@ -250,7 +250,8 @@ const POST_REQUEST = Object.freeze({ method: 'POST', headers: new Map<string, st
  * The GraphQL pipeline every surface shares (`/graphql/{graph}` over HTTP and the GraphQl method
  * of `/dispatch`), with no fetch Request built:
  * 1. Yoga's onParams chain: trusted text (persisted-only mode), APQ, trusted documents, the
- *    document-size cap, the parameter checks.
+ *    document-size cap, the parameter checks. A plain request (query text under the cap, with
+ *    operationName and variables at most) would leave it unchanged, and skips it.
  * 2. Yoga's envelop pipeline parses and validates (its parser and validation caches, graphql-armor's
  *    limits and ours, TG_ codes). A document that passed is kept per schema and text, so a repeat
  *    skips straight to step 3, as graphql-jit's compiled queries do in Mercurius.
@@ -340,7 +341,9 @@ export class GraphqlPipeline {
     const context: GraphqlRequestContext = { graph, principal, engine: this.#engine, graphSchema: this.schemaOf(graph), meter };
     let result: ExecutionResult;
     try {
-      result = await this.#execute(request, context);
+      // Most requests run synchronously from here (a prepared document, a query): no promise to wait for.
+      const executed = this.#execute(request, context);
+      result = executed instanceof Promise ? await executed : executed;
     } catch (error) {
       result = { errors: [this.#masked(error)] };
     }
@@ -363,7 +366,30 @@ export class GraphqlPipeline {
     return toGraphQLError(masked);
   }
 
-  async #execute(request: GraphqlRequest, context: GraphqlRequestContext): Promise<ExecutionResult> {
+  /**
+   * True when the onParams chain would leave these parameters as they are: a non-empty query text
+   * under the size cap, with at most operationName and variables of the right types beside it (no
+   * extensions, no documentId) and no persisted-only mode. Such a request (nearly every one) skips
+   * the chain; anything else goes through it.
+   */
+  #plain(params: Record<string, unknown>): boolean {
+    if (this.options.persistedOnly) return false;
+    for (const key in params) {
+      const value = params[key];
+      if (key === 'query') {
+        if (typeof value !== 'string' || value === '' || value.length * 3 > this.options.limits.maxQueryBytes) return false;
+      } else if (key === 'operationName') {
+        if (value !== undefined && value !== null && typeof value !== 'string') return false;
+      } else if (key === 'variables') {
+        if (value !== undefined && value !== null && (typeof value !== 'object' || Array.isArray(value))) return false;
+      } else return false;
+    }
+    return typeof params['query'] === 'string';
+  }
+
+  /** The parameters after the onParams chain (trusted text, APQ, trusted documents, the size cap, the checks). */
+  #paramsOf(request: GraphqlRequest, context: GraphqlRequestContext): GraphQLParams | Promise<GraphQLParams> {
+    if (this.#plain(request.params)) return request.params as GraphQLParams;
     // Yoga's hooks read request.method and hand the request to our callbacks; no fetch Request is needed.
     const requestLike = request.method === 'GET' ? GET_REQUEST : POST_REQUEST;
     // One payload for the whole chain (hooks read payload.params when they run).
@@ -374,11 +400,24 @@ export class GraphqlPipeline {
     payload['setParams'] = (next: GraphQLParams): void => {
       payload['params'] = next;
     };
-    for (const hook of this.#onParams) {
-      const pending = hook(payload);
-      if (pending !== undefined && typeof (pending as Promise<unknown>).then === 'function') await pending;
-    }
-    const params = payload['params'] as GraphQLParams;
+    const hooks = this.#onParams;
+    const from = (start: number): GraphQLParams | Promise<GraphQLParams> => {
+      for (let i = start; i < hooks.length; i++) {
+        const pending = hooks[i]!(payload);
+        if (pending !== undefined && typeof (pending as Promise<unknown>).then === 'function') return (pending as Promise<unknown>).then(() => from(i + 1));
+      }
+      return payload['params'] as GraphQLParams;
+    };
+    return from(0);
+  }
+
+  #execute(request: GraphqlRequest, context: GraphqlRequestContext): ExecutionResult | Promise<ExecutionResult> {
+    const params = this.#paramsOf(request, context);
+    return params instanceof Promise ? params.then((p) => this.#executeParams(p, request, context)) : this.#executeParams(params, request, context);
+  }
+
+  #executeParams(params: GraphQLParams, request: GraphqlRequest, context: GraphqlRequestContext): ExecutionResult | Promise<ExecutionResult> {
+    const requestLike = request.method === 'GET' ? GET_REQUEST : POST_REQUEST;
     const query = params.query as string;
     const operationName = typeof params.operationName === 'string' ? params.operationName : undefined;
     const schema = context.graphSchema.schema;

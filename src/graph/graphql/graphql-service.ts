@@ -21,6 +21,10 @@ export interface GraphqlServiceOptions {
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 const JSON_TYPE = 'application/json';
 type MediaType = typeof GRAPHQL_RESPONSE | typeof JSON_TYPE;
+const CONTENT_TYPE: Readonly<Record<MediaType, string>> = {
+  [GRAPHQL_RESPONSE]: `${GRAPHQL_RESPONSE}; charset=utf-8`,
+  [JSON_TYPE]: `${JSON_TYPE}; charset=utf-8`,
+};
 
 /** A refusal that is no GraphQL response: its status, and a GraphQL-shaped body clients can read. */
 class HttpRefusal extends Error {
@@ -40,7 +44,9 @@ class HttpRefusal extends Error {
  * or json; a missing Accept, `*\/*` and `application/*` mean application/json. None acceptable: 406.
  */
 export function negotiate(accept: string | undefined): MediaType | undefined {
-  if (accept === undefined || accept.trim() === '') return JSON_TYPE;
+  if (accept === undefined || accept === JSON_TYPE) return JSON_TYPE;
+  if (accept === GRAPHQL_RESPONSE) return GRAPHQL_RESPONSE;
+  if (accept.trim() === '') return JSON_TYPE;
   for (const part of accept.split(',')) {
     const [type, ...params] = part.split(';').map((s) => s.trim().toLowerCase());
     if (params.some((p) => /^q=0(\.0*)?$/.test(p))) continue;
@@ -225,13 +231,13 @@ export function createGraphqlService(options: GraphqlServiceOptions): HttpServic
       const answer = statusOf(response, negotiated);
       status = answer.status;
       outcome = String(response.errors[0]?.extensions?.['code'] ?? 'ok');
-      send(res, status, `${negotiated}; charset=utf-8`, response.body, answer.headers);
+      send(res, status, CONTENT_TYPE[negotiated], response.body, answer.headers);
     } catch (thrown) {
       const refusal = thrown instanceof HttpRefusal ? thrown : new HttpRefusal(toToolgraphError(thrown));
       if (refusal.code === 'TG_INTERNAL') logger.error({ err: thrown }, 'graphql request failed');
       status = refusal.status;
       outcome = refusal.code;
-      if (!res.headersSent) send(res, status, `${media}; charset=utf-8`, refusalBody(refusal.message, refusal.code), refusal.headers);
+      if (!res.headersSent) send(res, status, CONTENT_TYPE[media], refusalBody(refusal.message, refusal.code), refusal.headers);
       else res.destroy();
     } finally {
       // Only the outcome and timing: never the document, the variables, the graph name or a token.

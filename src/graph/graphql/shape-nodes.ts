@@ -1,7 +1,7 @@
 import { Kind, type FieldNode, type ValueNode } from 'graphql';
 import { describeValue } from '../../errors/index.ts';
 import type { NodeRecord } from '../engine/index.ts';
-import { collectFields, subSelections } from './collect-fields.ts';
+import { collectFields, subSelections, type CollectedFields } from './collect-fields.ts';
 import type { ExecState, PathFn } from './exec-state.ts';
 import { NullBubble, graphqlError } from './graphql-errors.ts';
 
@@ -31,17 +31,18 @@ function intValue(state: ExecState, value: ValueNode): number | undefined {
   return undefined;
 }
 
+function negativeCount(where: () => { nodes: readonly FieldNode[]; path: (string | number)[] }, name: string, value: number): never {
+  const { nodes, path } = where();
+  throw new NullBubble(graphqlError('TG_BAD_REQUEST', `${nodes[0]!.name.value}: ${name} must be a non-negative integer; got ${describeValue(value)}.`, { nodes, path }));
+}
+
 /**
  * How many items a list field takes: `first` and `limit` mean the same; given both, the smaller
  * applies. Absent (or null): all. Negative: an error on the field.
  */
 export function pageSize(first: number | undefined, limit: number | undefined, where: () => { nodes: readonly FieldNode[]; path: (string | number)[] }): number | undefined {
-  for (const [name, value] of [['first', first], ['limit', limit]] as const) {
-    if (value !== undefined && value < 0) {
-      const { nodes, path } = where();
-      throw new NullBubble(graphqlError('TG_BAD_REQUEST', `${nodes[0]!.name.value}: ${name} must be a non-negative integer; got ${describeValue(value)}.`, { nodes, path }));
-    }
-  }
+  if (first !== undefined && first < 0) negativeCount(where, 'first', first);
+  if (limit !== undefined && limit < 0) negativeCount(where, 'limit', limit);
   if (first === undefined) return limit;
   if (limit === undefined) return first;
   return Math.min(first, limit);
@@ -91,58 +92,10 @@ function shapeGroup(
   state: ExecState, label: string, rows: readonly NodeRecord[], positions: readonly number[] | null,
   nodes: readonly FieldNode[], level: number, pathOf: (i: number) => (string | number)[], out: Shaped[],
 ): void {
-  const plan = state.graphSchema.labels.get(label);
   const fields = collectFields(state, label, subSelections(nodes));
   const position = (j: number): number => (positions === null ? j : positions[j]!);
-  const steps: Step[] = [];
-  for (const [key, fieldNodes] of fields) {
-    const name = fieldNodes[0]!.name.value;
-    if (name === '__typename') {
-      steps.push({ kind: 'const', key, value: label });
-      continue;
-    }
-    const field = name === 'id' ? { kind: 'id' as const } : plan?.fields.get(name);
-    // Validation admits only schema fields; a label unknown to this schema (created by this very
-    // mutation) can only be selected through `Node`, whose one field is id.
-    if (field === undefined || field.kind === 'id') {
-      steps.push({ kind: 'id', key });
-      continue;
-    }
-    if (field.kind === 'property') {
-      steps.push({ kind: 'property', key, name: field.name, int: field.type === 'Int' || field.type === '[Int]', nodes: fieldNodes });
-      continue;
-    }
-    const first = fieldNodes[0]!;
-    const count = pageSize(intArgument(state, first, 'first'), intArgument(state, first, 'limit'), () => ({ nodes: fieldNodes, path: [...pathOf(position(0)), key] }));
-    const lists = state.view.expandEach(rows, field.edge.edgeType, field.edge.direction);
-    const offsets = new Int32Array(rows.length + 1);
-    let total = 0;
-    for (let j = 0; j < lists.length; j++) {
-      const n = lists[j]!.length;
-      total += count === undefined || n < count ? n : count;
-      offsets[j + 1] = total;
-    }
-    const children = new Array<NodeRecord>(total);
-    let k = 0;
-    for (let j = 0; j < lists.length; j++) {
-      const list = lists[j]!;
-      const end = offsets[j + 1]! - offsets[j]!;
-      for (let c = 0; c < end; c++) children[k++] = list[c]!;
-    }
-    state.meter.rows(total, level + 1);
-    const childPath = (c: number): (string | number)[] => {
-      // The parent j with offsets[j] <= c < offsets[j + 1] (binary search; only errors get here).
-      let lo = 0;
-      let hi = rows.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if (offsets[mid]! <= c) lo = mid;
-        else hi = mid - 1;
-      }
-      return [...pathOf(position(lo)), key, c - offsets[lo]!];
-    };
-    steps.push({ kind: 'edge', key, shaped: shapeNodes(state, children, fieldNodes, level + 1, childPath), offsets });
-  }
+  const known = staticSteps.get(fields)?.get(label);
+  const steps: Step[] = known ?? planSteps(state, label, fields, rows, level, pathOf, position);
 
   const labels = state.labels;
   for (let j = 0; j < rows.length; j++) {
@@ -193,4 +146,76 @@ function checkedInt(state: ExecState, value: unknown, step: { key: string; nodes
     }
   }
   return value;
+}
+
+/**
+ * The steps that shape each row of a group. Collected fields without directives are the same Map
+ * on every run of a prepared document, so when no step expands an edge (steps then depend on
+ * nothing but the schema and the document) they are kept and reused.
+ */
+const staticSteps = new WeakMap<CollectedFields, Map<string, Step[]>>();
+
+function planSteps(
+  state: ExecState, label: string, fields: CollectedFields, rows: readonly NodeRecord[], level: number,
+  pathOf: (i: number) => (string | number)[], position: (j: number) => number,
+): Step[] {
+  const plan = state.graphSchema.labels.get(label);
+  const steps: Step[] = [];
+  let expands = false;
+  for (const [key, fieldNodes] of fields) {
+    const name = fieldNodes[0]!.name.value;
+    if (name === '__typename') {
+      steps.push({ kind: 'const', key, value: label });
+      continue;
+    }
+    const field = name === 'id' ? { kind: 'id' as const } : plan?.fields.get(name);
+    // Validation admits only schema fields; a label unknown to this schema (created by this very
+    // mutation) can only be selected through `Node`, whose one field is id.
+    if (field === undefined || field.kind === 'id') {
+      steps.push({ kind: 'id', key });
+      continue;
+    }
+    if (field.kind === 'property') {
+      steps.push({ kind: 'property', key, name: field.name, int: field.type === 'Int' || field.type === '[Int]', nodes: fieldNodes });
+      continue;
+    }
+    const first = fieldNodes[0]!;
+    const count = pageSize(intArgument(state, first, 'first'), intArgument(state, first, 'limit'), () => ({ nodes: fieldNodes, path: [...pathOf(position(0)), key] }));
+    const lists = state.view.expandEach(rows, field.edge.edgeType, field.edge.direction);
+    const offsets = new Int32Array(rows.length + 1);
+    let total = 0;
+    for (let j = 0; j < lists.length; j++) {
+      const n = lists[j]!.length;
+      total += count === undefined || n < count ? n : count;
+      offsets[j + 1] = total;
+    }
+    const children = new Array<NodeRecord>(total);
+    let k = 0;
+    for (let j = 0; j < lists.length; j++) {
+      const list = lists[j]!;
+      const end = offsets[j + 1]! - offsets[j]!;
+      for (let c = 0; c < end; c++) children[k++] = list[c]!;
+    }
+    state.meter.rows(total, level + 1);
+    const childPath = (c: number): (string | number)[] => {
+      // The parent j with offsets[j] <= c < offsets[j + 1] (binary search; only errors get here).
+      let lo = 0;
+      let hi = rows.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (offsets[mid]! <= c) lo = mid;
+        else hi = mid - 1;
+      }
+      return [...pathOf(position(lo)), key, c - offsets[lo]!];
+    };
+    expands = true;
+    steps.push({ kind: 'edge', key, shaped: shapeNodes(state, children, fieldNodes, level + 1, childPath), offsets });
+  }
+
+  if (!expands) {
+    let byLabel = staticSteps.get(fields);
+    if (byLabel === undefined) staticSteps.set(fields, (byLabel = new Map()));
+    byLabel.set(label, steps);
+  }
+  return steps;
 }

@@ -90,9 +90,9 @@ export function createGraphService(options: GraphServiceOptions): HttpService {
       // A scope refusal is HTTP 403 (MCP authorization): bearer auth adds the insufficient_scope challenge.
       throw new ToolgraphError('TG_INSUFFICIENT_SCOPE', answer.error.message, answer.error.details === undefined ? {} : { details: answer.error.details });
     }
-    const payload = Buffer.from(answer.text);
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': payload.length });
-    res.end(payload);
+    // A string, not a Buffer: node:http sends the head and a string body in one write (a Buffer body takes a writev of two).
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer.text) });
+    res.end(answer.text);
   }
 
   return { name: 'graph', prefixes: [DISPATCH_PATH, ACCESS_ROUTE_PREFIX], entryPath: DISPATCH_PATH, handle };

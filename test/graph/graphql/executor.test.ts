@@ -241,3 +241,37 @@ describe('executor against graphql-js', () => {
     }), { numRuns: 150 });
   });
 });
+
+describe('parameters of a document already prepared', () => {
+  const query = '{ Person(first: 1) { id } }';
+  const run = async (params: Record<string, unknown>, method: 'GET' | 'POST' = 'POST') => JSON.parse((await pipeline.run({
+    graph: 'demo', principal: { subject: 'x', scopes: ['*'] }, method, params,
+  })).body) as { data?: unknown; errors?: { message: string; extensions: { code: string } }[] };
+
+  it('still go through every check the plain path skips', async () => {
+    expect((await run({ query })).data).toEqual({ Person: [{ id: 'person-001' }] });
+    expect((await run({ query, variables: null, operationName: null })).data).toEqual({ Person: [{ id: 'person-001' }] });
+    expect((await run({ query, bogus: 1 })).errors?.[0]?.message).toMatch(/^Unexpected parameter "bogus"/);
+    expect((await run({ query, variables: [1] })).errors?.[0]?.message).toMatch(/^Expected "variables" to be an object or null/);
+    expect((await run({ query, operationName: 5 })).errors?.[0]?.message).toMatch(/^Expected "operationName" to be a string or null/);
+    expect((await run({ query: '' })).errors?.[0]?.extensions.code).toBe('TG_BAD_REQUEST');
+    // APQ sees the extension even for a known text: a wrong hash is refused.
+    const mismatch = await run({ query, extensions: { persistedQuery: { version: 1, sha256Hash: '0'.repeat(64) } } });
+    expect(mismatch.errors?.[0]?.extensions.code).toBe('TG_PERSISTED_QUERY_MISMATCH');
+    // A query (never a mutation) by GET from the same cache entry.
+    expect((await run({ query }, 'GET')).data).toEqual({ Person: [{ id: 'person-001' }] });
+  });
+});
+
+describe('a prepared document run again', () => {
+  it('shapes new rows with the steps it kept, and re-plans selections under directives', async () => {
+    const query = 'query ($id: ID, $x: Boolean!) { Person(id: $id) { id name nick: name @include(if: $x) __typename } }';
+    const first = await graphql(pipeline, query, { id: 'person-001', x: true });
+    expect(first.data).toEqual({ Person: [{ id: 'person-001', name: 'Ada Lovelace', nick: 'Ada Lovelace', __typename: 'Person' }] });
+    expect((await graphql(pipeline, query, { id: 'person-002', x: false })).data).toEqual({ Person: [{ id: 'person-002', name: 'Grace Hopper', __typename: 'Person' }] });
+    const plain = '{ Person(first: 2) { id name } }';
+    const again = [await graphql(pipeline, plain), await graphql(pipeline, plain)];
+    expect(again[1]).toEqual(again[0]);
+    expect(again[0]!.data).toEqual({ Person: [{ id: 'person-001', name: 'Ada Lovelace' }, { id: 'person-002', name: 'Grace Hopper' }] });
+  });
+});

@@ -12,6 +12,7 @@ import { writeFile } from 'node:fs/promises';
 import { runCypherJson } from '../../src/graph/cypher/index.ts';
 import { GraphEngine, type GraphView, type MutationInput, type NodeRecord } from '../../src/graph/engine/index.ts';
 import type { LoadedState, PersistenceAdapter } from '../../src/graph/engine/index.ts';
+import { rng } from './seeded-random.ts';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -23,17 +24,6 @@ const PAPERS = PEOPLE;
 const ROUNDS = Number(arg('--rounds') ?? 7);
 const OUT = arg('--out');
 
-/** Deterministic pseudo-random numbers (mulberry32), so every run builds the same graph. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class NullPersistence implements PersistenceAdapter {
   readonly kind = 'null';

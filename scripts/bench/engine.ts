@@ -24,6 +24,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { GraphEngine, type GraphView, type MutationInput, type NodeRecord } from '../../src/graph/engine/index.ts';
 import type { LoadedState, PersistenceAdapter } from '../../src/graph/engine/index.ts';
+import { rng } from './seeded-random.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -47,17 +48,6 @@ const EDGES = Number(arg('--edges') ?? NODES * 5);
 const TEAMS = ['red', 'green', 'blue', 'amber', 'teal', 'plum', 'rust', 'sand', 'jade', 'onyx'];
 const BATCH = 5000;
 
-/** Deterministic pseudo-random numbers (mulberry32), so both sides get the same graph every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function shuffled<T>(items: T[], seed: number): T[] {
   const r = rng(seed);

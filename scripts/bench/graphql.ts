@@ -17,6 +17,7 @@ import { resolveConfig } from '../../src/config/index.ts';
 import { startHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import { sha256Hex } from '../../src/graph/graphql/index.ts';
+import { rng } from './seeded-random.ts';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -41,16 +42,6 @@ export const SHAPES = {
 
 // ---- the data, identical on both sides ------------------------------------------------------
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Person { id: string; name: string; age: number; active: boolean }
 interface Org { id: string; name: string }

@@ -26,6 +26,7 @@ import { loadReferenceGraph } from '../../src/graph/fixtures/index.ts';
 import { importJsonlFile } from '../../src/graph/jsonl/index.ts';
 import { sdlFromCatalogue } from '../../src/graph/schema/index.ts';
 import { buildCatalogueEntries, createStaticCatalogue, graphqlSource, watchGraphCatalogue } from '../../src/manifest/index.ts';
+import { rng } from './seeded-random.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -48,17 +49,6 @@ class NullPersistence implements PersistenceAdapter {
   async close(): Promise<void> {}
 }
 
-/** Deterministic pseudo-random numbers (mulberry32), so every run reads the same file. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TEAMS = ['red', 'green', 'blue', 'amber', 'teal', 'plum', 'rust', 'sand', 'jade', 'onyx'];
 

@@ -19,12 +19,23 @@ export function ajvOptions() {
   } as const;
 }
 
-/** `generated/types/schema-manifest.ts` and `generated/validators/schema-manifest.ts` from the manifest JSON Schema. */
-export async function manifestStep(root: string): Promise<GeneratedFile[]> {
-  const schema = JSON.parse(await readFile(path.join(root, MANIFEST_SCHEMA), 'utf8')) as Record<string, unknown>;
-  const sources = [MANIFEST_SCHEMA];
+/** One standalone JSON Schema of specs/: its TypeScript type and its ajv standalone validator. */
+export interface SchemaFileStep {
+  /** The schema, relative to the repository root. */
+  readonly schemaFile: string;
+  /** The type's name, also the validator's (`validate<TypeName>`). */
+  readonly typeName: string;
+  /** The generated files' base name: `types/<base>.ts` and `validators/<base>.ts`. */
+  readonly fileBase: string;
+}
 
-  const types = await compile(annotateConstraints(schema) as JSONSchema, 'SchemaManifest', {
+/** `generated/types/<base>.ts` and `generated/validators/<base>.ts` from one JSON Schema file. */
+export async function schemaFileStep(root: string, step: SchemaFileStep): Promise<GeneratedFile[]> {
+  const schema = JSON.parse(await readFile(path.join(root, step.schemaFile), 'utf8')) as Record<string, unknown>;
+  const sources = [step.schemaFile];
+  const validatorName = `validate${step.typeName}`;
+
+  const types = await compile(annotateConstraints(schema) as JSONSchema, step.typeName, {
     bannerComment: '',
     additionalProperties: false,
     declareExternallyReferenced: true,
@@ -35,21 +46,26 @@ export async function manifestStep(root: string): Promise<GeneratedFile[]> {
 
   const ajv = new Ajv2020(ajvOptions());
   ajv.addSchema(schema);
-  const { imports, body, functionOf } = standaloneFunctions(ajv, { validateSchemaManifest: String(schema.$id) });
+  const { imports, body, functionOf } = standaloneFunctions(ajv, { [validatorName]: String(schema.$id) });
   const validator = [
     '// @ts-nocheck -- ajv standalone output is untyped JavaScript; the export below carries the type.',
-    "import type { SchemaManifest } from '../types/schema-manifest.ts';",
+    `import type { ${step.typeName} } from '../types/${step.fileBase}.ts';`,
     "import type { Validator } from './validator.ts';",
     ...imports,
     body,
-    '/** Validates a SchemaManifest against specs/schema-manifest.schema.json (JSON Schema 2020-12). */',
-    `export const validateSchemaManifest: Validator<SchemaManifest> = ${functionOf.validateSchemaManifest};`,
+    `/** Validates a${/^[AEIOU]/.test(step.typeName) ? 'n' : ''} ${step.typeName} against ${step.schemaFile} (JSON Schema 2020-12). */`,
+    `export const ${validatorName}: Validator<${step.typeName}> = ${functionOf[validatorName]};`,
   ].join('\n');
 
   return [
-    { path: 'types/schema-manifest.ts', sources, content: types },
-    { path: 'validators/schema-manifest.ts', sources, content: prettyPrintScript(validator) },
+    { path: `types/${step.fileBase}.ts`, sources, content: types },
+    { path: `validators/${step.fileBase}.ts`, sources, content: prettyPrintScript(validator) },
   ];
+}
+
+/** `generated/types/schema-manifest.ts` and `generated/validators/schema-manifest.ts` from the manifest JSON Schema. */
+export function manifestStep(root: string): Promise<GeneratedFile[]> {
+  return schemaFileStep(root, { schemaFile: MANIFEST_SCHEMA, typeName: 'SchemaManifest', fileBase: 'schema-manifest' });
 }
 
 const CONSTRAINTS = ['minimum', 'maximum', 'minLength', 'maxLength', 'pattern'] as const;

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   GraphEngine, SNAPSHOT_EDGES_PER_CHUNK, SNAPSHOT_NODES_PER_CHUNK, readSnapshot,
-  type MutationInput, type PersistenceAdapter, type SnapshotChunk, type SnapshotStream,
+  type PersistenceAdapter, type SnapshotChunk, type SnapshotStream,
 } from '../../../src/graph/engine/index.ts';
 import { MemoryPersistence, MemoryStore } from '../../../src/graph/persist/index.ts';
 import { engineState } from '../persist/engine-state.ts';
+import { SNAPSHOT_NODES, buildSnapshotGraph, nodeId } from '../snapshot-graph.ts';
 
-const N = 5_000;
-const id = (i: number): string => `n${String(i).padStart(5, '0')}`;
+const N = SNAPSHOT_NODES;
+const id = nodeId;
 
 /** Memory persistence whose snapshot writer stops after chunk `k` of each `pauses` until released. */
 class GatedPersistence extends MemoryPersistence {
@@ -47,18 +48,8 @@ class GatedPersistence extends MemoryPersistence {
   }
 }
 
-async function build(engine: GraphEngine): Promise<void> {
-  await engine.createGraph('g');
-  const nodes: MutationInput[] = [];
-  for (let i = 0; i < N; i++) nodes.push({ op: 'createNode', id: id(i), label: i % 2 ? 'A' : 'B', props: { i, s: `v${i}` } });
-  await engine.commit({ graph: 'g', mutations: nodes });
-  const edges: MutationInput[] = [];
-  for (let i = 0; i < N; i++) {
-    edges.push({ op: 'addEdge', src: id(i), tgt: id((i + 1) % N), type: 'NEXT' });
-    edges.push({ op: 'addEdge', src: id(i), tgt: id((i * 7) % N), type: 'SEVEN' });
-    edges.push({ op: 'addEdge', src: id(i), tgt: id((i * 13 + 5) % N), type: 'ALSO' });
-  }
-  await engine.commit({ graph: 'g', mutations: edges });
+function build(engine: GraphEngine): Promise<void> {
+  return buildSnapshotGraph(engine, (i) => ({ i, s: `v${i}` }));
 }
 
 /** The graph as a snapshot must show it. */

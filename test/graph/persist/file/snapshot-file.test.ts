@@ -2,14 +2,14 @@ import { cp, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GraphEngine, type MutationInput } from '../../../../src/graph/engine/index.ts';
+import { GraphEngine } from '../../../../src/graph/engine/index.ts';
 import {
   FilePersistence, nodeLogFileSystem, scanFrames, type LogFileSystem,
 } from '../../../../src/graph/persist/file/index.ts';
 import { engineState } from '../engine-state.ts';
+import { buildSnapshotGraph, nodeId } from '../../snapshot-graph.ts';
 
-const N = 5_000;
-const id = (i: number): string => `n${String(i).padStart(5, '0')}`;
+const id = nodeId;
 
 let dataDir: string;
 beforeEach(async () => {
@@ -21,18 +21,8 @@ afterEach(async () => {
 });
 
 /** About 2 MB of snapshot: several chunks of each kind and more than one write. */
-async function build(engine: GraphEngine): Promise<void> {
-  await engine.createGraph('g');
-  const nodes: MutationInput[] = [];
-  for (let i = 0; i < N; i++) nodes.push({ op: 'createNode', id: id(i), label: i % 2 ? 'A' : 'B', props: { i, s: 'x'.repeat(300), f: i / 3 } });
-  await engine.commit({ graph: 'g', mutations: nodes });
-  const edges: MutationInput[] = [];
-  for (let i = 0; i < N; i++) {
-    edges.push({ op: 'addEdge', src: id(i), tgt: id((i + 1) % N), type: 'NEXT' });
-    edges.push({ op: 'addEdge', src: id(i), tgt: id((i * 7) % N), type: 'SEVEN' });
-    edges.push({ op: 'addEdge', src: id(i), tgt: id((i * 13 + 5) % N), type: 'ALSO' });
-  }
-  await engine.commit({ graph: 'g', mutations: edges });
+function build(engine: GraphEngine): Promise<void> {
+  return buildSnapshotGraph(engine, (i) => ({ i, s: 'x'.repeat(300), f: i / 3 }));
 }
 
 const open = async (directory: string, fileSystem?: LogFileSystem): Promise<GraphEngine> => GraphEngine.open({

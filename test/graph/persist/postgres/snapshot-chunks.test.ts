@@ -1,27 +1,17 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  GraphEngine, type MutationInput, type PersistenceAdapter, type SnapshotChunk, type SnapshotStream,
+  GraphEngine, type PersistenceAdapter, type SnapshotChunk, type SnapshotStream,
 } from '../../../../src/graph/engine/index.ts';
 import { PostgresPersistence } from '../../../../src/graph/persist/postgres/index.ts';
 import { engineState } from '../engine-state.ts';
 import { SKIP_MESSAGE, TEST_DATABASE_URL, dropSchema, freshSchema } from './test-database.ts';
+import { buildSnapshotGraph, nodeId } from '../../snapshot-graph.ts';
 
-const N = 5_000;
-const id = (i: number): string => `n${String(i).padStart(5, '0')}`;
+const id = nodeId;
 
-async function build(engine: GraphEngine): Promise<void> {
-  await engine.createGraph('g');
-  const nodes: MutationInput[] = [];
-  for (let i = 0; i < N; i++) nodes.push({ op: 'createNode', id: id(i), label: i % 2 ? 'A' : 'B', props: { i, s: `v${i}`, tags: ['t', String(i % 5)] } });
-  await engine.commit({ graph: 'g', mutations: nodes });
-  const edges: MutationInput[] = [];
-  for (let i = 0; i < N; i++) {
-    edges.push({ op: 'addEdge', src: id(i), tgt: id((i + 1) % N), type: 'NEXT' });
-    edges.push({ op: 'addEdge', src: id(i), tgt: id((i * 7) % N), type: 'SEVEN' });
-    edges.push({ op: 'addEdge', src: id(i), tgt: id((i * 13 + 5) % N), type: 'ALSO' });
-  }
-  await engine.commit({ graph: 'g', mutations: edges });
+function build(engine: GraphEngine): Promise<void> {
+  return buildSnapshotGraph(engine, (i) => ({ i, s: `v${i}`, tags: ['t', String(i % 5)] }));
 }
 
 /** Passes everything through, but pauses the snapshot writer after its first chunk until released. */

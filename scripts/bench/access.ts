@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { requestPrincipal, createBearerAuthenticator, openTrustedIssuer, requireBearer, type Principal } from '../../src/auth/index.ts';
+import { createBearerAuthenticator, openTrustedIssuer, requireBearer, type Principal } from '../../src/auth/index.ts';
 import { resolveConfig } from '../../src/config/index.ts';
 import { grantOf, readableView, replaceAccessPolicy, type AccessPolicy } from '../../src/graph/access/index.ts';
 import { GraphEngine, type MutationInput } from '../../src/graph/engine/index.ts';
@@ -19,7 +19,7 @@ import { createGraphqlSurface } from '../../src/graph/graphql/index.ts';
 import { MemoryPersistence } from '../../src/graph/persist/index.ts';
 import { startHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
-import { openGraphEngine } from '../../src/serve/index.ts';
+import { openGraphEngine, principalResolverFor } from '../../src/serve/index.ts';
 import { startIdp } from '../../test/support/idp.ts';
 import { median, printTable } from './bench-stats.ts';
 
@@ -48,11 +48,11 @@ async function serve(discoveryUrl: string): Promise<void> {
   await loadReferenceGraph(engine, 'demo');
   await replaceAccessPolicy(engine, 'demo', EVERY_ROW_RULE);
   const issuer = await openTrustedIssuer(discoveryUrl);
-  const local: Principal = { subject: 'local', scopes: ['*'] };
-  const surface = (resolvePrincipal: () => Promise<Principal>) => createGraphqlSurface({ engine, logger, values, resolvePrincipal }).service;
+  const surface = (resolvePrincipal: (req: http.IncomingMessage) => Promise<Principal>) => createGraphqlSurface({ engine, logger, values, resolvePrincipal }).service;
   const authenticator = createBearerAuthenticator({ issuer, audience: AUDIENCE, resourceMetadataUrl: `${AUDIENCE}/.well-known/oauth-protected-resource` });
-  const none = await startHost({ services: [surface(async () => local)], logger, host: '127.0.0.1', port: 0 });
-  const jwt = await startHost({ services: [requireBearer(surface(async () => requestPrincipal()), authenticator)], logger, host: '127.0.0.1', port: 0 });
+  // What serve wires (principalResolverFor): the local operator for none, the verified token's principal for jwt.
+  const none = await startHost({ services: [surface(principalResolverFor({ authType: 'none' }))], logger, host: '127.0.0.1', port: 0 });
+  const jwt = await startHost({ services: [requireBearer(surface(principalResolverFor({ authType: 'jwt' })), authenticator)], logger, host: '127.0.0.1', port: 0 });
   process.stdout.write(`${JSON.stringify({ none: none.origin, jwt: jwt.origin })}\n`);
   process.stdin.resume();
   process.stdin.on('end', () => void Promise.all([none.close(), jwt.close()]).then(() => {

@@ -10,12 +10,12 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import http, { type IncomingMessage } from 'node:http';
 import {
-  createAccessTokenVerifier, createBearerAuthenticator, openTrustedIssuer, requestPrincipal, requireBearer, type Principal, type TrustedIssuer,
+  createAccessTokenVerifier, createBearerAuthenticator, openTrustedIssuer, requireBearer, type Principal, type TrustedIssuer,
 } from '../../src/auth/index.ts';
 import { createGraphService } from '../../src/graph/service/index.ts';
 import { startHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
-import { openGraphEngine } from '../../src/serve/index.ts';
+import { openGraphEngine, principalResolverFor } from '../../src/serve/index.ts';
 import { startIdp } from '../../test/support/idp.ts';
 
 const args = process.argv.slice(2);
@@ -29,12 +29,12 @@ async function serve(discoveryUrl: string): Promise<void> {
   const logger = silentLogger();
   const engine = await openGraphEngine({ persistence: 'memory', dataDir: '/nonexistent', databaseUrl: undefined }, logger);
   const issuer = await openTrustedIssuer(discoveryUrl);
-  const local: Principal = { subject: 'local', scopes: ['*'] };
-  // What serve wires: the local operator for AUTH_TYPE=none, the request context's principal for jwt.
-  const fromContext = async () => requestPrincipal();
+  // What serve wires: the local operator for AUTH_TYPE=none, the verified token's principal for jwt.
+  const local = principalResolverFor({ authType: 'none' });
+  const fromContext = principalResolverFor({ authType: 'jwt' });
   const graph = (resolvePrincipal: (req: IncomingMessage) => Promise<Principal>) => createGraphService({ engine, logger, resolvePrincipal });
   const authenticator = (cache: boolean) => createBearerAuthenticator({ issuer, audience: AUDIENCE, resourceMetadataUrl: `${AUDIENCE}/.well-known/oauth-protected-resource`, ...(cache ? {} : { cache: false as const }) });
-  const none = await startHost({ services: [graph(async () => local)], logger, host: '127.0.0.1', port: 0 });
+  const none = await startHost({ services: [graph(local)], logger, host: '127.0.0.1', port: 0 });
   const cached = await startHost({ services: [requireBearer(graph(fromContext), authenticator(true))], logger, host: '127.0.0.1', port: 0 });
   const uncached = await startHost({ services: [requireBearer(graph(fromContext), authenticator(false))], logger, host: '127.0.0.1', port: 0 });
   process.stdout.write(`${JSON.stringify({ none: none.origin, cached: cached.origin, uncached: uncached.origin })}\n`);

@@ -11,14 +11,14 @@ export { createAccessTokenVerifier, ACCEPTED_ALGORITHMS, CLOCK_TOLERANCE_SECONDS
 export type { AccessTokenVerifier, AccessTokenVerifierOptions, VerifiedAccessToken } from './verify-access-token.ts';
 export { VerifiedTokenCache } from './verified-token-cache.ts';
 export type { VerifiedTokenCacheOptions } from './verified-token-cache.ts';
-export { bearerTokenOf } from './bearer-token.ts';
+export { bearerTokenOf, wellFormedBearerToken } from './bearer-token.ts';
 export { unauthenticated } from './unauthenticated.ts';
 export type { RefusalReason } from './unauthenticated.ts';
 export { bearerChallenge, challengeHeaderFor } from './www-authenticate.ts';
 export type { BearerChallenge } from './www-authenticate.ts';
 export { protectedResourceMetadata, resourceMetadataUrl, createResourceMetadataService, PROTECTED_RESOURCE_METADATA_PATH } from './protected-resource-metadata.ts';
 export type { ProtectedResourceMetadata } from './protected-resource-metadata.ts';
-export { runWithRequestContext, currentRequestContext, requestPrincipal } from './request-context.ts';
+export { runWithRequestContext, currentRequestContext, requestPrincipal, requestContextOf, bindRequestContext } from './request-context.ts';
 export type { RequestContext } from './request-context.ts';
 export { createBearerAuthenticator } from './bearer-authenticator.ts';
 export type { BearerAuthenticator, BearerAuthenticatorOptions } from './bearer-authenticator.ts';

@@ -1,11 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage } from 'node:http';
 import type { Principal } from './principal.ts';
 import { unauthenticated } from './unauthenticated.ts';
 
 /**
  * What the auth layer knows about the request being served, for code further down (the graph
  * service's principal, the tool server's delegation, which needs the caller's token). Set by
- * `requireBearer` around the whole handling of one request.
+ * `requireBearer` on the request object once the token verified.
  */
 export interface RequestContext {
   readonly principal: Principal;
@@ -15,23 +16,48 @@ export interface RequestContext {
   readonly resourceMetadataUrl: string;
 }
 
+/**
+ * The context of each request that passed `requireBearer`, by its request object: a lookup, where an
+ * AsyncLocalStorage scope costs every promise of the process a hook once any scope is entered (Node
+ * 22). Weak: the entry goes with the request.
+ */
+const byRequest = new WeakMap<IncomingMessage, RequestContext>();
+
+/**
+ * For code that has no request object at hand (a tool's downstream credentials): the tool server
+ * enters this around a tool call, with the context of its request. The graph services never do.
+ */
 const storage = new AsyncLocalStorage<RequestContext>();
+
+/** Ties a verified context to its request (requireBearer, once the token verified). */
+export function bindRequestContext(req: IncomingMessage, context: RequestContext): void {
+  byRequest.set(req, context);
+}
+
+/** The context `requireBearer` bound to this request, or undefined (AUTH_TYPE=none, unprotected services). */
+export function requestContextOf(req: IncomingMessage): RequestContext | undefined {
+  return byRequest.get(req);
+}
 
 export function runWithRequestContext<T>(context: RequestContext, fn: () => T): T {
   return storage.run(context, fn);
 }
 
-/** The context of the request being served, or undefined outside one (AUTH_TYPE=none, start-up). */
+/**
+ * The context entered by `runWithRequestContext` (the tool server around a tool call), or undefined
+ * outside one. `requireBearer` does not enter it: services read `requestContextOf(req)`.
+ */
 export function currentRequestContext(): RequestContext | undefined {
   return storage.getStore();
 }
 
 /**
- * The principal of the request being served. Outside a request that passed `requireBearer` it
- * refuses: a service wired for bearer authentication must never fall back to an anonymous caller.
+ * The principal of the request being served: the one bound to `req` by `requireBearer`, else the
+ * entered context's. Without either it refuses: a service wired for bearer authentication must
+ * never fall back to an anonymous caller.
  */
-export function requestPrincipal(): Principal {
-  const context = storage.getStore();
+export function requestPrincipal(req?: IncomingMessage): Principal {
+  const context = (req === undefined ? undefined : byRequest.get(req)) ?? storage.getStore();
   if (context === undefined) throw unauthenticated('missing', 'This request did not pass bearer authentication.');
   return context.principal;
 }

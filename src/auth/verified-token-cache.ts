@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import type { VerifiedAccessToken } from './verify-access-token.ts';
 
 export interface VerifiedTokenCacheOptions {
@@ -16,12 +15,14 @@ interface Entry {
 }
 
 /**
- * Verified tokens by the SHA-256 of the token, so a client that sends the same token on every
- * request pays for one signature check, not one per request (an RS256 verify costs about as much as
- * a whole small request). An entry ends at the token's `exp` (no clock tolerance) or after `maxAgeMs`,
- * whichever comes first: a key the IdP removed stops vouching for cached tokens no later than the
- * key set refresh notices it. Bounded: past `maxEntries` the oldest entry is dropped. Only
- * successes are kept; the token itself is not stored.
+ * Verified tokens by the token itself, so a client that sends the same token on every request pays
+ * for one signature check, not one per request (an RS256 verify costs about as much as a whole small
+ * request). The key is the whole token string: two different tokens never share an entry, and a hit
+ * is one map lookup on the request path (no digest per request). The cache holds tokens in memory
+ * only, never logs or exposes them (like the request it came with). An entry ends at the token's
+ * `exp` (no clock tolerance) or after `maxAgeMs`, whichever comes first: a key the IdP removed stops
+ * vouching for cached tokens no later than the key set refresh notices it. Bounded: past
+ * `maxEntries` the oldest entry is dropped. Only successes are kept.
  */
 export class VerifiedTokenCache {
   readonly #entries = new Map<string, Entry>();
@@ -39,26 +40,23 @@ export class VerifiedTokenCache {
     return this.#entries.size;
   }
 
-  static keyOf(token: string): string {
-    return hash('sha256', token, 'base64url');
-  }
-
-  get(key: string): VerifiedAccessToken | undefined {
-    const entry = this.#entries.get(key);
+  /** The verified token for this exact token string, if cached and not past its end. */
+  get(token: string): VerifiedAccessToken | undefined {
+    const entry = this.#entries.get(token);
     if (entry === undefined) return undefined;
     if (this.#now() >= entry.expiresAtMs) {
-      this.#entries.delete(key);
+      this.#entries.delete(token);
       return undefined;
     }
     return entry.verified;
   }
 
-  set(key: string, verified: VerifiedAccessToken): void {
+  set(token: string, verified: VerifiedAccessToken): void {
     const now = this.#now();
     const expiresAtMs = Math.min(verified.expiresAt * 1000, now + this.#maxAgeMs);
     if (expiresAtMs <= now) return;
-    this.#entries.delete(key);
-    this.#entries.set(key, { verified, expiresAtMs });
+    this.#entries.delete(token);
+    this.#entries.set(token, { verified, expiresAtMs });
     while (this.#entries.size > this.#maxEntries) {
       const oldest = this.#entries.keys().next().value as string;
       this.#entries.delete(oldest);

@@ -4,7 +4,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { validateCallToolRequest } from '../../generated/validators/openapi.ts';
-import { currentRequestContext, type RequestContext } from '../auth/index.ts';
+import { requestContextOf, runWithRequestContext, type RequestContext } from '../auth/index.ts';
 import { ToolgraphError } from '../errors/index.ts';
 import { pathOf, readBody, sendError, sendJson, type HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
@@ -109,9 +109,12 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
       });
     }
     const call = registry.resolve(body.name, body.arguments);
-    const context = currentRequestContext();
+    const context = requestContextOf(req);
     registry.authorize(call, context);
-    const result = await registry.run(call, { request: context, logger, signal: undefined });
+    // The tool's own code (downstream credentials) reads the caller through currentRequestContext(),
+    // as in an MCP tools/call: the tool server is where that scope is entered, not requireBearer.
+    const run = () => registry.run(call, { request: context, logger, signal: undefined });
+    const result = await (context === undefined ? run() : runWithRequestContext(context, run));
     sendJson(res, 200, result);
   }
 
@@ -136,7 +139,7 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
   }
 
   async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const context = currentRequestContext();
+    const context = requestContextOf(req);
     const request = req as IncomingMessage & { auth?: ReturnType<typeof authInfoOf> };
     if (context !== undefined) request.auth = authInfoOf(context);
     const sessionId = req.headers['mcp-session-id'];

@@ -6,12 +6,19 @@ function verified(subject: string, expiresAt: number): VerifiedAccessToken {
 }
 
 describe('VerifiedTokenCache', () => {
-  it('keys by the SHA-256 of the token, never the token', () => {
-    const key = VerifiedTokenCache.keyOf('eyJ.some.token');
-    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(key).not.toContain('eyJ');
-    expect(VerifiedTokenCache.keyOf('eyJ.some.token')).toBe(key);
-    expect(VerifiedTokenCache.keyOf('eyJ.some.token2')).not.toBe(key);
+  it('keys by the whole token: two different tokens never share an entry', () => {
+    const cache = new VerifiedTokenCache({ now: () => 0 });
+    const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl';
+    cache.set(token, verified('a', 3600));
+    // Tokens differing in one character of the signature, of the payload, or by a prefix.
+    expect(cache.get(`${token.slice(0, -1)}Z`)).toBeUndefined();
+    expect(cache.get(token.replace('eyJzdWIiOiJhIn0', 'eyJzdWIiOiJiIn0'))).toBeUndefined();
+    expect(cache.get(token.slice(0, -2))).toBeUndefined();
+    expect(cache.get(`${token}x`)).toBeUndefined();
+    cache.set(`${token}x`, verified('b', 3600));
+    expect(cache.get(token)?.principal.subject).toBe('a');
+    expect(cache.get(`${token}x`)?.principal.subject).toBe('b');
+    expect(cache.size).toBe(2);
   });
 
   it('drops an entry at the token\'s exp', () => {

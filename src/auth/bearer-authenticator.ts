@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { bearerTokenOf, wellFormedBearerToken } from './bearer-token.ts';
+import { bearerTokenOf } from './bearer-token.ts';
 import type { RequestContext } from './request-context.ts';
 import type { TrustedIssuer } from './trusted-issuer.ts';
 import { VerifiedTokenCache, type VerifiedTokenCacheOptions } from './verified-token-cache.ts';
@@ -73,8 +73,12 @@ export function createBearerAuthenticator(options: BearerAuthenticatorOptions): 
     },
     cachedContext(req) {
       if (cache === undefined) return undefined;
-      const token = wellFormedBearerToken(req.headers.authorization);
-      if (token === undefined) return undefined;
+      const header = req.headers.authorization;
+      // Only the plain `Bearer <token>` spelling; any other goes the slow path. No syntax check is
+      // needed here: the cache holds only tokens that passed bearerTokenOf and the verifier, and a
+      // hit needs the rest of the header equal to one of them.
+      if (header === undefined || !header.startsWith('Bearer ')) return undefined;
+      const token = header.slice(7);
       const hit = cache.get(token);
       return hit === undefined ? undefined : { principal: hit.principal, token, resourceMetadataUrl };
     },

@@ -5,13 +5,6 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 /** A scheme name safe to show back: letters only, so never a token or an API key with digits or dots. */
 const SHOWABLE_SCHEME = /^[A-Za-z]{1,20}$/;
 
-/** The token of a well-formed `Authorization: Bearer` header, or undefined (no refusal built: the fast path). */
-export function wellFormedBearerToken(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const match = BEARER.exec(header);
-  return match === null ? undefined : match[1];
-}
-
 /**
  * The bearer token of an `Authorization` header, or TG_UNAUTHENTICATED (`missing` or `malformed`).
  * The header's content is never echoed, except a short alphabetic scheme name (`Basic`, `DPoP`).
@@ -20,8 +13,8 @@ export function bearerTokenOf(header: string | undefined): string {
   if (header === undefined || header.trim() === '') {
     throw unauthenticated('missing', 'This service needs an access token from the identity provider in Authorization: Bearer <token>; the request has none.');
   }
-  const token = wellFormedBearerToken(header);
-  if (token !== undefined) return token;
+  const match = BEARER.exec(header);
+  if (match) return match[1] as string;
   const [scheme, ...rest] = header.trim().split(/ +/);
   if (scheme !== undefined && /^bearer$/i.test(scheme)) {
     throw unauthenticated('malformed', rest.length === 0

@@ -11,7 +11,7 @@ export { createAccessTokenVerifier, ACCEPTED_ALGORITHMS, CLOCK_TOLERANCE_SECONDS
 export type { AccessTokenVerifier, AccessTokenVerifierOptions, VerifiedAccessToken } from './verify-access-token.ts';
 export { VerifiedTokenCache } from './verified-token-cache.ts';
 export type { VerifiedTokenCacheOptions } from './verified-token-cache.ts';
-export { bearerTokenOf, wellFormedBearerToken } from './bearer-token.ts';
+export { bearerTokenOf } from './bearer-token.ts';
 export { unauthenticated } from './unauthenticated.ts';
 export type { RefusalReason } from './unauthenticated.ts';
 export { bearerChallenge, challengeHeaderFor } from './www-authenticate.ts';

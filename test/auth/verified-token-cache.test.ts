@@ -21,6 +21,20 @@ describe('VerifiedTokenCache', () => {
     expect(cache.size).toBe(2);
   });
 
+  it('never answers for a token that only ends like a cached one', () => {
+    const cache = new VerifiedTokenCache({ now: () => 0 });
+    const tail = 'c2lnbmF0dXJlLXRoYXQtaXMtbG9uZy1lbm91Z2g';
+    const alice = `eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.${tail}`;
+    const mallory = `eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJtYWxsb3J5In0.${tail}`;
+    cache.set(alice, verified('alice', 3600));
+    expect(cache.get(mallory)).toBeUndefined();
+    expect(cache.get(tail)).toBeUndefined();
+    // A second verified token with the same tail takes the slot over; alice's is verified again, never answered as mallory.
+    cache.set(mallory, verified('mallory', 3600));
+    expect(cache.get(mallory)?.principal.subject).toBe('mallory');
+    expect(cache.get(alice)).toBeUndefined();
+  });
+
   it('drops an entry at the token\'s exp', () => {
     let now = 1_000_000;
     const cache = new VerifiedTokenCache({ now: () => now });

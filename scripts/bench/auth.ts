@@ -27,7 +27,8 @@ const BODY = JSON.stringify({ id: 1, graph: 'demo', method: { Cypher: { query: "
 
 async function serve(discoveryUrl: string): Promise<void> {
   const logger = silentLogger();
-  const engine = await openGraphEngine({ persistence: 'memory', dataDir: '/nonexistent', databaseUrl: undefined }, logger);
+  // Seeded like serve: the demo graph with its open policy (without it every request answered "no such graph").
+  const engine = await openGraphEngine({ persistence: 'memory', dataDir: '/nonexistent', databaseUrl: undefined }, logger, { seed: true });
   const issuer = await openTrustedIssuer(discoveryUrl);
   // What serve wires: the local operator for AUTH_TYPE=none, the verified token's principal for jwt.
   const local = principalResolverFor({ authType: 'none' });
@@ -43,6 +44,13 @@ async function serve(discoveryUrl: string): Promise<void> {
     issuer.close();
     return engine.close();
   }).then(() => process.exit(0)));
+}
+
+/** One answer's body: it must be the row, not an error answer (a dispatch error is HTTP 200 too). */
+async function checkAnswer(origin: string, token: string | undefined): Promise<void> {
+  const res = await fetch(new URL('/dispatch', origin), { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: BODY });
+  const text = await res.text();
+  if (res.status !== 200 || !text.includes('Acme Analytics') || text.includes('"error"')) throw new Error(`${origin} answered ${res.status}: ${text.slice(0, 200)}`);
 }
 
 /** Requests per second with CONNECTIONS keep-alive loops for `seconds`; every answer must be 200. */
@@ -112,6 +120,9 @@ async function main(): Promise<void> {
   });
   const sides = { none: [] as number[], cached: [] as number[], uncached: [] as number[] };
   try {
+    await checkAnswer(origins.none, undefined);
+    await checkAnswer(origins.cached, token);
+    await checkAnswer(origins.uncached, token);
     // Warm-up: JIT, the token's first verification, keep-alive sockets.
     await load(origins.none, undefined, 1);
     await load(origins.cached, token, 1);

@@ -17,11 +17,13 @@ export interface RequestContext {
 }
 
 /**
- * The context of each request that passed `requireBearer`, by its request object: a lookup, where an
- * AsyncLocalStorage scope costs every promise of the process a hook once any scope is entered (Node
- * 22). Weak: the entry goes with the request.
+ * The context of each request that passed `requireBearer`, on the request object under a symbol only
+ * this module holds (nothing from the wire can set it): a property read, where an AsyncLocalStorage
+ * scope costs every promise of the process a hook once any scope is entered (Node 22), and a WeakMap
+ * entry per request costs its ephemeron table and the collector more than the read saves.
  */
-const byRequest = new WeakMap<IncomingMessage, RequestContext>();
+const CONTEXT = Symbol('toolgraph.requestContext');
+type WithContext = IncomingMessage & { [CONTEXT]?: RequestContext };
 
 /**
  * For code that has no request object at hand (a tool's downstream credentials): the tool server
@@ -31,12 +33,12 @@ const storage = new AsyncLocalStorage<RequestContext>();
 
 /** Ties a verified context to its request (requireBearer, once the token verified). */
 export function bindRequestContext(req: IncomingMessage, context: RequestContext): void {
-  byRequest.set(req, context);
+  (req as WithContext)[CONTEXT] = context;
 }
 
 /** The context `requireBearer` bound to this request, or undefined (AUTH_TYPE=none, unprotected services). */
 export function requestContextOf(req: IncomingMessage): RequestContext | undefined {
-  return byRequest.get(req);
+  return (req as WithContext)[CONTEXT];
 }
 
 export function runWithRequestContext<T>(context: RequestContext, fn: () => T): T {
@@ -57,7 +59,7 @@ export function currentRequestContext(): RequestContext | undefined {
  * never fall back to an anonymous caller.
  */
 export function requestPrincipal(req?: IncomingMessage): Principal {
-  const context = (req === undefined ? undefined : byRequest.get(req)) ?? storage.getStore();
+  const context = (req === undefined ? undefined : (req as WithContext)[CONTEXT]) ?? storage.getStore();
   if (context === undefined) throw unauthenticated('missing', 'This request did not pass bearer authentication.');
   return context.principal;
 }

@@ -4,7 +4,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { validateCallToolRequest } from '../../generated/validators/openapi.ts';
-import { requestContextOf, runWithRequestContext, type RequestContext } from '../auth/index.ts';
+import { requestContextOf, type RequestContext } from '../auth/index.ts';
 import { ToolgraphError } from '../errors/index.ts';
 import { pathOf, readBody, sendError, sendJson, type HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
@@ -111,10 +111,9 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
     const call = registry.resolve(body.name, body.arguments);
     const context = requestContextOf(req);
     registry.authorize(call, context);
-    // The tool's own code (downstream credentials) reads the caller through currentRequestContext(),
-    // as in an MCP tools/call: the tool server is where that scope is entered, not requireBearer.
-    const run = () => registry.run(call, { request: context, logger, signal: undefined });
-    const result = await (context === undefined ? run() : runWithRequestContext(context, run));
+    // The caller goes to the tool explicitly (its delegated credentials read it from `request`); no
+    // AsyncLocalStorage scope, which once entered would hook every promise of the process.
+    const result = await registry.run(call, { request: context, logger, signal: undefined });
     sendJson(res, 200, result);
   }
 

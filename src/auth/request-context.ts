@@ -26,8 +26,8 @@ const CONTEXT = Symbol('toolgraph.requestContext');
 type WithContext = IncomingMessage & { [CONTEXT]?: RequestContext };
 
 /**
- * For code that has no request object at hand (a tool's downstream credentials): the tool server
- * enters this around a tool call, with the context of its request. The graph services never do.
+ * For code that has no request object at hand (downstream credentials resolved without an explicit
+ * context): the MCP handler enters it around a tool call. The request path never does.
  */
 const storage = new AsyncLocalStorage<RequestContext>();
 
@@ -46,7 +46,7 @@ export function runWithRequestContext<T>(context: RequestContext, fn: () => T): 
 }
 
 /**
- * The context entered by `runWithRequestContext` (the tool server around a tool call), or undefined
+ * The context entered by `runWithRequestContext` (the MCP handler around a tool call), or undefined
  * outside one. `requireBearer` does not enter it: services read `requestContextOf(req)`.
  */
 export function currentRequestContext(): RequestContext | undefined {

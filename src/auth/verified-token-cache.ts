@@ -28,11 +28,12 @@ const slotOf = (token: string): string => (token.length <= TAIL_LENGTH ? token :
  * Verified tokens by the token itself, so a client that sends the same token on every request pays
  * for one signature check, not one per request (an RS256 verify costs about as much as a whole small
  * request). A hit needs the whole token string equal: two different tokens never share an entry,
- * and a hit costs a short map lookup and one string comparison (no digest per request). The cache holds tokens in memory
- * only, never logs or exposes them (like the request it came with). An entry ends at the token's
- * `exp` (no clock tolerance) or after `maxAgeMs`, whichever comes first: a key the IdP removed stops
- * vouching for cached tokens no later than the key set refresh notices it. Bounded: past
- * `maxEntries` the oldest entry is dropped. Only successes are kept.
+ * and a hit costs a short map lookup and one string comparison (no digest per request). Tokens are
+ * held in memory only (about 1 KiB an entry), never logged or exposed, like the requests that
+ * carried them. An entry ends at the token's `exp` (no clock tolerance) or after `maxAgeMs`,
+ * whichever comes first: a key the IdP removed stops vouching for cached tokens no later than the
+ * key set refresh notices it. Bounded: past `maxEntries` the oldest entry is dropped. Only
+ * successes are kept.
  */
 export class VerifiedTokenCache {
   readonly #entries = new Map<string, Entry>();

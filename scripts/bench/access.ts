@@ -4,14 +4,15 @@
 //    rule that reads the row and a claim (true for every row, so both sides answer the same bytes),
 //    against the same read with AUTH_TYPE=none (the local operator: kg:admin, no policy applies).
 //    Same engine, same server process (a child, so load generator and server each have a core).
-//    Target: at most 1.15x the time per request. Sides alternate for ROUNDS rounds.
+//    Target: at most 1.15x the time per request. Sides alternate for ROUNDS rounds. Also the server
+//    process's CPU time per request on each side (steadier than throughput on a shared machine).
 // 2. Per-row cost of row-level security on a 100,000-row label scan, in process: the engine's scan
 //    against the same scan through the access module's filtered view with a constant rule (folded
 //    away) and with `row.team in claims.groups` (half the rows visible).
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { requestPrincipal, createBearerAuthenticator, openTrustedIssuer, requireBearer, type Principal } from '../../src/auth/index.ts';
+import { createBearerAuthenticator, openTrustedIssuer, requireBearer, type Principal } from '../../src/auth/index.ts';
 import { resolveConfig } from '../../src/config/index.ts';
 import { grantOf, readableView, replaceAccessPolicy, type AccessPolicy } from '../../src/graph/access/index.ts';
 import { GraphEngine, type MutationInput } from '../../src/graph/engine/index.ts';
@@ -19,7 +20,7 @@ import { createGraphqlSurface } from '../../src/graph/graphql/index.ts';
 import { MemoryPersistence } from '../../src/graph/persist/index.ts';
 import { startHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
-import { openGraphEngine } from '../../src/serve/index.ts';
+import { openGraphEngine, principalResolverFor } from '../../src/serve/index.ts';
 import { startIdp } from '../../test/support/idp.ts';
 import { median, printTable } from './bench-stats.ts';
 
@@ -48,14 +49,21 @@ async function serve(discoveryUrl: string): Promise<void> {
   await loadReferenceGraph(engine, 'demo');
   await replaceAccessPolicy(engine, 'demo', EVERY_ROW_RULE);
   const issuer = await openTrustedIssuer(discoveryUrl);
-  const local: Principal = { subject: 'local', scopes: ['*'] };
-  const surface = (resolvePrincipal: () => Promise<Principal>) => createGraphqlSurface({ engine, logger, values, resolvePrincipal }).service;
+  const surface = (resolvePrincipal: (req: http.IncomingMessage) => Promise<Principal>) => createGraphqlSurface({ engine, logger, values, resolvePrincipal }).service;
   const authenticator = createBearerAuthenticator({ issuer, audience: AUDIENCE, resourceMetadataUrl: `${AUDIENCE}/.well-known/oauth-protected-resource` });
-  const none = await startHost({ services: [surface(async () => local)], logger, host: '127.0.0.1', port: 0 });
-  const jwt = await startHost({ services: [requireBearer(surface(async () => requestPrincipal()), authenticator)], logger, host: '127.0.0.1', port: 0 });
-  process.stdout.write(`${JSON.stringify({ none: none.origin, jwt: jwt.origin })}\n`);
+  // What serve wires (principalResolverFor): the local operator for none, the verified token's principal for jwt.
+  const none = await startHost({ services: [surface(principalResolverFor({ authType: 'none' }))], logger, host: '127.0.0.1', port: 0 });
+  const jwt = await startHost({ services: [requireBearer(surface(principalResolverFor({ authType: 'jwt' })), authenticator)], logger, host: '127.0.0.1', port: 0 });
+  // The server process's CPU time so far (µs), for CPU per request: steadier than throughput on a shared machine.
+  const meter = http.createServer((_req, res) => {
+    const { user, system } = process.cpuUsage();
+    res.end(String(user + system));
+  });
+  await new Promise<void>((resolve) => meter.listen(0, '127.0.0.1', resolve));
+  const meterOrigin = `http://127.0.0.1:${(meter.address() as import('node:net').AddressInfo).port}`;
+  process.stdout.write(`${JSON.stringify({ none: none.origin, jwt: jwt.origin, cpu: meterOrigin })}\n`);
   process.stdin.resume();
-  process.stdin.on('end', () => void Promise.all([none.close(), jwt.close()]).then(() => {
+  process.stdin.on('end', () => void Promise.all([none.close(), jwt.close(), new Promise((resolve) => meter.close(resolve))]).then(() => {
     issuer.close();
     return engine.close();
   }).then(() => process.exit(0)));
@@ -76,8 +84,20 @@ function once(agent: http.Agent, origin: string, token: string | undefined): Pro
   });
 }
 
-/** Requests per second with CONNECTIONS keep-alive loops for `seconds`. */
-async function load(origin: string, token: string | undefined, seconds: number): Promise<number> {
+/** The server's CPU time so far, in µs. */
+async function serverCpu(meter: string): Promise<number> {
+  return Number(await (await fetch(meter)).text());
+}
+
+/** Requests per second with CONNECTIONS keep-alive loops for `seconds`, and the server's CPU µs per request meanwhile. */
+async function measure(meter: string, origin: string, token: string | undefined, seconds: number): Promise<{ perSec: number; cpu: number }> {
+  const before = await serverCpu(meter);
+  const { perSec, count } = await load(origin, token, seconds);
+  return { perSec, cpu: (await serverCpu(meter) - before) / count };
+}
+
+/** Requests per second with CONNECTIONS keep-alive loops for `seconds`, and how many were answered. */
+async function load(origin: string, token: string | undefined, seconds: number): Promise<{ perSec: number; count: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   let count = 0;
   const start = performance.now();
@@ -90,16 +110,18 @@ async function load(origin: string, token: string | undefined, seconds: number):
   }));
   const elapsed = performance.now() - start;
   agent.destroy();
-  return (count / elapsed) * 1000;
+  return { perSec: (count / elapsed) * 1000, count };
 }
 
-async function httpSides(): Promise<{ none: number[]; jwt: number[]; admin: number[] }> {
+type Sides = { none: number[]; jwt: number[]; admin: number[] };
+
+async function httpSides(): Promise<{ sides: Sides; cpu: Sides }> {
   const idp = await startIdp({ defaultAudience: AUDIENCE });
   const token = await idp.mintToken({ sub: 'bench-user', scope: 'kg:read', groups: ['bench'] });
   // The same token shape with kg:admin: verified like the other, but no policy applies (the auth cost alone).
   const adminToken = await idp.mintToken({ sub: 'bench-user', scope: 'kg:admin', groups: ['bench'] });
   const child = spawn(process.execPath, [import.meta.filename, '--serve', idp.discoveryUrl], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const origins = await new Promise<{ none: string; jwt: string }>((resolve, reject) => {
+  const origins = await new Promise<{ none: string; jwt: string; cpu: string }>((resolve, reject) => {
     let buffered = '';
     child.stdout.on('data', (chunk: Buffer) => {
       buffered += chunk.toString('utf8');
@@ -107,7 +129,13 @@ async function httpSides(): Promise<{ none: number[]; jwt: number[]; admin: numb
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
   });
-  const sides = { none: [] as number[], jwt: [] as number[], admin: [] as number[] };
+  const sides: Sides = { none: [], jwt: [], admin: [] };
+  const cpu: Sides = { none: [], jwt: [], admin: [] };
+  const side = async (name: keyof Sides, token: string | undefined) => {
+    const m = await measure(origins.cpu, name === 'none' ? origins.none : origins.jwt, token, SECONDS_PER_SIDE);
+    sides[name].push(m.perSec);
+    cpu[name].push(m.cpu);
+  };
   try {
     const agent = new http.Agent({ keepAlive: true });
     const [a, b, c] = [await once(agent, origins.none, undefined), await once(agent, origins.jwt, token), await once(agent, origins.jwt, adminToken)];
@@ -117,15 +145,15 @@ async function httpSides(): Promise<{ none: number[]; jwt: number[]; admin: numb
     await load(origins.jwt, token, 1);
     await load(origins.jwt, adminToken, 1);
     for (let round = 0; round < ROUNDS; round++) {
-      sides.none.push(await load(origins.none, undefined, SECONDS_PER_SIDE));
-      sides.jwt.push(await load(origins.jwt, token, SECONDS_PER_SIDE));
-      sides.admin.push(await load(origins.jwt, adminToken, SECONDS_PER_SIDE));
+      await side('none', undefined);
+      await side('jwt', token);
+      await side('admin', adminToken);
     }
   } finally {
     child.stdin.end();
     await idp.close();
   }
-  return sides;
+  return { sides, cpu };
 }
 
 async function scanSides(): Promise<{ raw: number[]; folded: number[]; rule: number[]; visible: number }> {
@@ -165,7 +193,7 @@ async function scanSides(): Promise<{ raw: number[]; folded: number[]; rule: num
 }
 
 async function main(): Promise<void> {
-  const sides = await httpSides();
+  const { sides, cpu } = await httpSides();
   const scan = await scanSides();
   const us = (reqPerSec: number) => 1e6 / reqPerSec;
   const ratios = sides.jwt.map((v, i) => sides.none[i]! / v);
@@ -179,6 +207,14 @@ async function main(): Promise<void> {
     ['POST /graphql/demo, verified JWT (kg:admin: auth only, no policy applies)', us(Math.max(...sides.admin)).toFixed(1), us(median(sides.admin)).toFixed(1), `${Math.min(...adminRatios).toFixed(2)}x`, `${median(adminRatios).toFixed(2)}x`],
     ['  so the access module\'s share: kg:read with row rules vs kg:admin, same auth', '', '', `${Math.min(...rlsRatios).toFixed(2)}x`, `${median(rlsRatios).toFixed(2)}x`],
   ]);
+  const cpuRatios = (side: number[]) => side.map((v, i) => v / cpu.none[i]!);
+  process.stdout.write('Server CPU per request (the server process\'s user + system time over the requests answered; less sensitive to other load than throughput)\n');
+  printTable([
+    ['measure', 'min µs/req', 'median µs/req', 'ratio (min)', 'ratio (median)'],
+    ['AUTH_TYPE=none', Math.min(...cpu.none).toFixed(1), median(cpu.none).toFixed(1), '1.00x', '1.00x'],
+    ['verified JWT (kg:read), a row rule on every row', Math.min(...cpu.jwt).toFixed(1), median(cpu.jwt).toFixed(1), `${Math.min(...cpuRatios(cpu.jwt)).toFixed(2)}x`, `${median(cpuRatios(cpu.jwt)).toFixed(2)}x`],
+    ['verified JWT (kg:admin: auth only)', Math.min(...cpu.admin).toFixed(1), median(cpu.admin).toFixed(1), `${Math.min(...cpuRatios(cpu.admin)).toFixed(2)}x`, `${median(cpuRatios(cpu.admin)).toFixed(2)}x`],
+  ]);
   process.stdout.write(`req/s per round: none ${sides.none.map(Math.round).join(' ')}; jwt ${sides.jwt.map(Math.round).join(' ')}; admin ${sides.admin.map(Math.round).join(' ')}\n\n`);
   process.stdout.write(`RLS on a ${SCAN_ROWS}-row label scan (view.scan, in process, ${ROUNDS} rounds; ${scan.visible} rows visible through the rule)\n`);
   const cost = (side: number[]) => side.map((v, i) => v - scan.raw[i]!);
@@ -190,7 +226,7 @@ async function main(): Promise<void> {
   ]);
   const outFile = arg('--out');
   if (outFile) {
-    writeFileSync(outFile, `${JSON.stringify({ connections: CONNECTIONS, rounds: ROUNDS, secondsPerSide: SECONDS_PER_SIDE, reqPerSec: sides, ratios, adminRatios, rlsRatios, targetRatio: 1.15, scan }, null, 2)}\n`);
+    writeFileSync(outFile, `${JSON.stringify({ connections: CONNECTIONS, rounds: ROUNDS, secondsPerSide: SECONDS_PER_SIDE, reqPerSec: sides, serverCpuMicrosPerRequest: cpu, ratios, adminRatios, rlsRatios, targetRatio: 1.15, scan }, null, 2)}\n`);
   }
 }
 

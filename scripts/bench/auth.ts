@@ -10,12 +10,12 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import http, { type IncomingMessage } from 'node:http';
 import {
-  createAccessTokenVerifier, createBearerAuthenticator, openTrustedIssuer, requestPrincipal, requireBearer, type Principal, type TrustedIssuer,
+  createAccessTokenVerifier, createBearerAuthenticator, openTrustedIssuer, requireBearer, type Principal, type TrustedIssuer,
 } from '../../src/auth/index.ts';
 import { createGraphService } from '../../src/graph/service/index.ts';
 import { startHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
-import { openGraphEngine } from '../../src/serve/index.ts';
+import { openGraphEngine, principalResolverFor } from '../../src/serve/index.ts';
 import { startIdp } from '../../test/support/idp.ts';
 
 const args = process.argv.slice(2);
@@ -27,14 +27,15 @@ const BODY = JSON.stringify({ id: 1, graph: 'demo', method: { Cypher: { query: "
 
 async function serve(discoveryUrl: string): Promise<void> {
   const logger = silentLogger();
-  const engine = await openGraphEngine({ persistence: 'memory', dataDir: '/nonexistent', databaseUrl: undefined }, logger);
+  // Seeded like serve: the demo graph with its open policy (without it every request answered "no such graph").
+  const engine = await openGraphEngine({ persistence: 'memory', dataDir: '/nonexistent', databaseUrl: undefined }, logger, { seed: true });
   const issuer = await openTrustedIssuer(discoveryUrl);
-  const local: Principal = { subject: 'local', scopes: ['*'] };
-  // What serve wires: the local operator for AUTH_TYPE=none, the request context's principal for jwt.
-  const fromContext = async () => requestPrincipal();
+  // What serve wires: the local operator for AUTH_TYPE=none, the verified token's principal for jwt.
+  const local = principalResolverFor({ authType: 'none' });
+  const fromContext = principalResolverFor({ authType: 'jwt' });
   const graph = (resolvePrincipal: (req: IncomingMessage) => Promise<Principal>) => createGraphService({ engine, logger, resolvePrincipal });
   const authenticator = (cache: boolean) => createBearerAuthenticator({ issuer, audience: AUDIENCE, resourceMetadataUrl: `${AUDIENCE}/.well-known/oauth-protected-resource`, ...(cache ? {} : { cache: false as const }) });
-  const none = await startHost({ services: [graph(async () => local)], logger, host: '127.0.0.1', port: 0 });
+  const none = await startHost({ services: [graph(local)], logger, host: '127.0.0.1', port: 0 });
   const cached = await startHost({ services: [requireBearer(graph(fromContext), authenticator(true))], logger, host: '127.0.0.1', port: 0 });
   const uncached = await startHost({ services: [requireBearer(graph(fromContext), authenticator(false))], logger, host: '127.0.0.1', port: 0 });
   process.stdout.write(`${JSON.stringify({ none: none.origin, cached: cached.origin, uncached: uncached.origin })}\n`);
@@ -43,6 +44,13 @@ async function serve(discoveryUrl: string): Promise<void> {
     issuer.close();
     return engine.close();
   }).then(() => process.exit(0)));
+}
+
+/** One answer's body: it must be the row, not an error answer (a dispatch error is HTTP 200 too). */
+async function checkAnswer(origin: string, token: string | undefined): Promise<void> {
+  const res = await fetch(new URL('/dispatch', origin), { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: BODY });
+  const text = await res.text();
+  if (res.status !== 200 || !text.includes('Acme Analytics') || text.includes('"error"')) throw new Error(`${origin} answered ${res.status}: ${text.slice(0, 200)}`);
 }
 
 /** Requests per second with CONNECTIONS keep-alive loops for `seconds`; every answer must be 200. */
@@ -112,6 +120,9 @@ async function main(): Promise<void> {
   });
   const sides = { none: [] as number[], cached: [] as number[], uncached: [] as number[] };
   try {
+    await checkAnswer(origins.none, undefined);
+    await checkAnswer(origins.cached, token);
+    await checkAnswer(origins.uncached, token);
     // Warm-up: JIT, the token's first verification, keep-alive sockets.
     await load(origins.none, undefined, 1);
     await load(origins.cached, token, 1);

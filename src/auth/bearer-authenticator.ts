@@ -22,12 +22,18 @@ export interface BearerAuthenticator {
   readonly audience: string;
   readonly resourceMetadataUrl: string;
   authenticate(req: IncomingMessage): Promise<RequestContext>;
+  /**
+   * The synchronous fast path: the context of a request whose token is in the verified-token cache
+   * and still valid, else undefined (no token, a malformed header, a token not verified yet, an
+   * expired entry, the cache off), and the caller goes through `authenticate`. Never throws.
+   */
+  cachedContext(req: IncomingMessage): RequestContext | undefined;
 }
 
 /**
  * Bearer authentication for one resource (one audience). A token seen before and still valid is
  * answered from the verified-token cache; concurrent requests with the same new token share one
- * verification.
+ * verification. A cache hit needs no promise (`cachedContext`).
  */
 export function createBearerAuthenticator(options: BearerAuthenticatorOptions): BearerAuthenticator {
   const { audience, resourceMetadataUrl } = options;
@@ -44,16 +50,15 @@ export function createBearerAuthenticator(options: BearerAuthenticatorOptions): 
 
   async function verified(token: string): Promise<VerifiedAccessToken> {
     if (cache === undefined) return verify(token);
-    const key = VerifiedTokenCache.keyOf(token);
-    const hit = cache.get(key);
+    const hit = cache.get(token);
     if (hit) return hit;
-    let pending = inflight.get(key);
+    let pending = inflight.get(token);
     if (pending === undefined) {
       pending = verify(token).then((result) => {
-        cache.set(key, result);
+        cache.set(token, result);
         return result;
-      }).finally(() => inflight.delete(key));
-      inflight.set(key, pending);
+      }).finally(() => inflight.delete(token));
+      inflight.set(token, pending);
     }
     return pending;
   }
@@ -65,6 +70,17 @@ export function createBearerAuthenticator(options: BearerAuthenticatorOptions): 
       const token = bearerTokenOf(req.headers.authorization);
       const { principal } = await verified(token);
       return { principal, token, resourceMetadataUrl };
+    },
+    cachedContext(req) {
+      if (cache === undefined) return undefined;
+      const header = req.headers.authorization;
+      // Only the plain `Bearer <token>` spelling; any other goes the slow path. No syntax check is
+      // needed here: the cache holds only tokens that passed bearerTokenOf and the verifier, and a
+      // hit needs the rest of the header equal to one of them.
+      if (header === undefined || !header.startsWith('Bearer ')) return undefined;
+      const token = header.slice(7);
+      const hit = cache.get(token);
+      return hit === undefined ? undefined : { principal: hit.principal, token, resourceMetadataUrl };
     },
   };
 }

@@ -18,7 +18,7 @@ export { bearerChallenge, challengeHeaderFor } from './www-authenticate.ts';
 export type { BearerChallenge } from './www-authenticate.ts';
 export { protectedResourceMetadata, resourceMetadataUrl, createResourceMetadataService, PROTECTED_RESOURCE_METADATA_PATH } from './protected-resource-metadata.ts';
 export type { ProtectedResourceMetadata } from './protected-resource-metadata.ts';
-export { runWithRequestContext, currentRequestContext, requestPrincipal } from './request-context.ts';
+export { runWithRequestContext, currentRequestContext, requestPrincipal, requestContextOf, bindRequestContext } from './request-context.ts';
 export type { RequestContext } from './request-context.ts';
 export { createBearerAuthenticator } from './bearer-authenticator.ts';
 export type { BearerAuthenticator, BearerAuthenticatorOptions } from './bearer-authenticator.ts';

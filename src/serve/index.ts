@@ -9,3 +9,4 @@ export type { StdioToolServerOptions, RunningStdioToolServer } from './stdio-too
 export { productCarrierPorts } from './carrier-ports.ts';
 export type { CarrierPorts } from './carrier-ports.ts';
 export { budgetLimitsOf } from './budget-limits.ts';
+export { principalResolverFor } from './local-principal.ts';

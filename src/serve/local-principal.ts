@@ -10,11 +10,19 @@ const LOCAL: Principal = Object.freeze({ subject: 'local', scopes: Object.freeze
  * operator with every scope; the services bind 127.0.0.1 by default, so this is a single-user
  * development setup. With every other auth type (`jwt`, `remote`, and the proxies `oidc-proxy` and
  * `oauth-proxy`, which also sign MCP clients in) every service sits behind `requireBearer`, and the
- * principal is the verified token's.
+ * principal is the verified token's, read from the request object `requireBearer` bound it to (a
+ * settled promise: no async frame, no AsyncLocalStorage).
  */
 export function principalResolverFor(values: Pick<ResolvedValues, 'authType'>): (req: IncomingMessage) => Promise<Principal> {
   // One settled promise for every request (no async frame per request).
   const local = Promise.resolve(LOCAL);
   if (values.authType === 'none') return () => local;
-  return async () => requestPrincipal();
+  return (req) => {
+    // A request that did not pass requireBearer is refused (TG_UNAUTHENTICATED), as a rejection.
+    try {
+      return Promise.resolve(requestPrincipal(req));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
 }

@@ -4,7 +4,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { validateCallToolRequest } from '../../generated/validators/openapi.ts';
-import { currentRequestContext, type RequestContext } from '../auth/index.ts';
+import { requestContextOf, type RequestContext } from '../auth/index.ts';
 import { ToolgraphError } from '../errors/index.ts';
 import { pathOf, readBody, sendError, sendJson, type HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
@@ -109,8 +109,10 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
       });
     }
     const call = registry.resolve(body.name, body.arguments);
-    const context = currentRequestContext();
+    const context = requestContextOf(req);
     registry.authorize(call, context);
+    // The caller goes to the tool explicitly (its delegated credentials read it from `request`); no
+    // AsyncLocalStorage scope, which once entered would hook every promise of the process.
     const result = await registry.run(call, { request: context, logger, signal: undefined });
     sendJson(res, 200, result);
   }
@@ -136,7 +138,7 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
   }
 
   async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const context = currentRequestContext();
+    const context = requestContextOf(req);
     const request = req as IncomingMessage & { auth?: ReturnType<typeof authInfoOf> };
     if (context !== undefined) request.auth = authInfoOf(context);
     const sessionId = req.headers['mcp-session-id'];

@@ -75,4 +75,39 @@ describe('createBearerAuthenticator', () => {
     now = (decodeJwt(token).exp! + 31) * 1000;
     await expect(authenticator.authenticate(request(token))).rejects.toMatchObject({ code: 'TG_UNAUTHENTICATED', details: { reason: 'expired' } });
   });
+
+  it('answers a cached token synchronously, and only that exact token, until its exp', async () => {
+    const { issuer, calls } = counted();
+    let now = Date.now();
+    const authenticator = createBearerAuthenticator({ issuer, audience: AUDIENCE, resourceMetadataUrl: META, now: () => now });
+    const token = await idp.mintToken({ sub: 'alice', scope: 'kg:read', groups: ['g1'] });
+    const other = await idp.mintToken({ sub: 'bob', scope: 'kg:read' });
+    // Not verified yet: no fast path, whatever the header.
+    expect(authenticator.cachedContext(request(token))).toBeUndefined();
+    expect(authenticator.cachedContext({ headers: {} } as IncomingMessage)).toBeUndefined();
+    await authenticator.authenticate(request(token));
+    const context = authenticator.cachedContext(request(token));
+    expect(context).toEqual({ principal: expect.objectContaining({ subject: 'alice', scopes: ['kg:read'], groups: ['g1'] }), token, resourceMetadataUrl: META });
+    expect(calls()).toBe(1);
+    // Another token, the same token with its signature altered, a header that is not one bearer token.
+    expect(authenticator.cachedContext(request(other))).toBeUndefined();
+    const [head, payload, signature] = token.split('.') as [string, string, string];
+    const forged = `${head}.${payload}.${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`;
+    expect(authenticator.cachedContext(request(forged))).toBeUndefined();
+    await expect(authenticator.authenticate(request(forged))).rejects.toMatchObject({ code: 'TG_UNAUTHENTICATED' });
+    expect(authenticator.cachedContext({ headers: { authorization: `Basic ${token}` } } as IncomingMessage)).toBeUndefined();
+    expect(authenticator.cachedContext({ headers: { authorization: `Bearer ${token} ${token}` } } as IncomingMessage)).toBeUndefined();
+    // At the token's exp the entry is gone (no clock tolerance for cached tokens); the slow path then refuses it past the tolerance.
+    now = decodeJwt(token).exp! * 1000;
+    expect(authenticator.cachedContext(request(token))).toBeUndefined();
+    now += 31_000;
+    await expect(authenticator.authenticate(request(token))).rejects.toMatchObject({ code: 'TG_UNAUTHENTICATED', details: { reason: 'expired' } });
+  });
+
+  it('has no fast path with the cache off', async () => {
+    const authenticator = createBearerAuthenticator({ issuer: trusted, audience: AUDIENCE, resourceMetadataUrl: META, cache: false });
+    const token = await idp.mintToken({ sub: 'alice', scope: 'kg:read' });
+    await authenticator.authenticate(request(token));
+    expect(authenticator.cachedContext(request(token))).toBeUndefined();
+  });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  DELEGATION_FALLBACK_WARNING, DownstreamCredentials, TokenSetStore, createBearerAuthenticator, createTokenExchanger, currentRequestContext,
+  DELEGATION_FALLBACK_WARNING, DownstreamCredentials, TokenSetStore, createBearerAuthenticator, createTokenExchanger, currentRequestContext, requestContextOf, runWithRequestContext,
   openTrustedIssuer, requireBearer, type DownstreamAgent, type TrustedIssuer,
 } from '../../src/auth/index.ts';
 import { sendJson, startHost, type HttpService } from '../../src/http/index.ts';
@@ -40,16 +40,21 @@ describe('full delegation', () => {
     expect(await whoami(f.api, { authorization: `Bearer ${caller}` })).toMatchObject({ status: 401, body: { reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED' } });
   });
 
-  it('works end to end inside a bearer-protected service: the tool handler reads the caller from the request context', async () => {
+  it('works end to end inside a bearer-protected service: the tool handler reads the caller from the request context it enters', async () => {
     const downstream = await f.open();
     const agent = downstream.agent(graph);
     const tool: HttpService = {
       name: 'tool', prefixes: ['/tool'], entryPath: '/tool',
-      async handle(_req, res) {
-        // What a tool does: credentials for the current caller, then the downstream call.
-        const credential = await agent.resolve();
-        const answer = await whoami(f.api, credential.headers);
-        sendJson(res, 200, { source: credential.source, downstream: answer.body, caller: currentRequestContext()?.principal.subject });
+      async handle(req, res) {
+        // What the tool server does: enter the context requireBearer bound to the request around the tool's run.
+        const context = requestContextOf(req);
+        if (context === undefined) throw new Error('requireBearer bound no context');
+        await runWithRequestContext(context, async () => {
+          // What a tool does: credentials for the current caller, then the downstream call.
+          const credential = await agent.resolve();
+          const answer = await whoami(f.api, credential.headers);
+          sendJson(res, 200, { source: credential.source, downstream: answer.body, caller: currentRequestContext()?.principal.subject });
+        });
       },
     };
     const trusted: TrustedIssuer = await openTrustedIssuer(f.idp.discoveryUrl);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBearerAuthenticator, currentRequestContext, openTrustedIssuer, requireBearer, type TrustedIssuer } from '../../src/auth/index.ts';
+import { createBearerAuthenticator, currentRequestContext, openTrustedIssuer, requestContextOf, requestPrincipal, requireBearer, type TrustedIssuer } from '../../src/auth/index.ts';
 import { ToolgraphError } from '../../src/errors/index.ts';
 import { sendJson, startHost, type HttpService, type RunningHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
@@ -18,12 +18,23 @@ const probe: HttpService = {
   name: 'probe',
   prefixes: ['/probe'],
   entryPath: '/probe',
-  async handle(req, res) {
-    await new Promise((resolve) => setTimeout(resolve, 5)); // the context survives awaits
-    if (req.url === '/probe/scope') throw new ToolgraphError('TG_INSUFFICIENT_SCOPE', 'Needs kg:admin.', { details: { required: ['kg:admin', '*'] } });
-    if (req.url === '/probe/other') throw new ToolgraphError('TG_NOT_FOUND', 'No such thing.');
-    const context = currentRequestContext();
-    sendJson(res, 200, { subject: context?.principal.subject, scopes: context?.principal.scopes, hasToken: context?.token !== undefined });
+  handle(req, res) {
+    // Thrown synchronously (no promise): a cache hit runs the service in the same tick.
+    if (req.url === '/probe/sync-scope') throw new ToolgraphError('TG_INSUFFICIENT_SCOPE', 'Needs kg:admin.', { details: { required: ['kg:admin', '*'] } });
+    return (async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5)); // the context survives awaits
+      if (req.url === '/probe/scope') throw new ToolgraphError('TG_INSUFFICIENT_SCOPE', 'Needs kg:admin.', { details: { required: ['kg:admin', '*'] } });
+      if (req.url === '/probe/other') throw new ToolgraphError('TG_NOT_FOUND', 'No such thing.');
+      const context = requestContextOf(req);
+      sendJson(res, 200, {
+        subject: context?.principal.subject,
+        scopes: context?.principal.scopes,
+        hasToken: context?.token !== undefined,
+        principalOfRequest: requestPrincipal(req).subject,
+        // requireBearer enters no AsyncLocalStorage scope (the tool server enters its own).
+        asyncLocal: currentRequestContext() !== undefined,
+      });
+    })();
   },
   close: async () => {
     closed += 1;
@@ -45,12 +56,20 @@ afterAll(async () => {
 const get = async (path: string, token?: string) => fetch(`${host.origin}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
 
 describe('requireBearer', () => {
-  it('runs the service inside the request context of the verified token', async () => {
-    const res = await get('/probe', await idp.mintToken({ sub: 'alice', scope: 'kg:read kg:write' }));
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ subject: 'alice', scopes: ['kg:read', 'kg:write'], hasToken: true });
+  it('binds the verified token\'s context to the request, on the first request and from the cache', async () => {
+    const token = await idp.mintToken({ sub: 'alice', scope: 'kg:read kg:write' });
+    const expected = { subject: 'alice', scopes: ['kg:read', 'kg:write'], hasToken: true, principalOfRequest: 'alice', asyncLocal: false };
+    for (let i = 0; i < 2; i++) {
+      const res = await get('/probe', token);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual(expected);
+    }
+    // Another caller's token, now that alice's is cached: its own context, never alice's.
+    const res = await get('/probe', await idp.mintToken({ sub: 'bob', scope: 'kg:read' }));
+    expect(await res.json()).toMatchObject({ subject: 'bob', principalOfRequest: 'bob' });
     // Outside a request there is no context.
     expect(currentRequestContext()).toBeUndefined();
+    expect(() => requestPrincipal()).toThrow(ToolgraphError);
   });
 
   it('answers 401 with the challenge before the service runs', async () => {
@@ -63,6 +82,15 @@ describe('requireBearer', () => {
     const res = await get('/probe/scope', await idp.mintToken({ sub: 'alice', scope: 'kg:read' }));
     expect(res.status).toBe(403);
     expect(res.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", error_description="Needs kg:admin.", scope="kg:admin", resource_metadata="${META}"`);
+  });
+
+  it('gives a scope refusal thrown synchronously on the cached path its challenge too', async () => {
+    const token = await idp.mintToken({ sub: 'alice', scope: 'kg:read' });
+    for (let i = 0; i < 2; i++) {
+      const res = await get('/probe/sync-scope', token);
+      expect(res.status).toBe(403);
+      expect(res.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", error_description="Needs kg:admin.", scope="kg:admin", resource_metadata="${META}"`);
+    }
   });
 
   it('leaves other errors of the service to the host, without a challenge', async () => {

@@ -6,12 +6,33 @@ function verified(subject: string, expiresAt: number): VerifiedAccessToken {
 }
 
 describe('VerifiedTokenCache', () => {
-  it('keys by the SHA-256 of the token, never the token', () => {
-    const key = VerifiedTokenCache.keyOf('eyJ.some.token');
-    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(key).not.toContain('eyJ');
-    expect(VerifiedTokenCache.keyOf('eyJ.some.token')).toBe(key);
-    expect(VerifiedTokenCache.keyOf('eyJ.some.token2')).not.toBe(key);
+  it('keys by the whole token: two different tokens never share an entry', () => {
+    const cache = new VerifiedTokenCache({ now: () => 0 });
+    const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl';
+    cache.set(token, verified('a', 3600));
+    // Tokens differing in one character of the signature, of the payload, or by a prefix.
+    expect(cache.get(`${token.slice(0, -1)}Z`)).toBeUndefined();
+    expect(cache.get(token.replace('eyJzdWIiOiJhIn0', 'eyJzdWIiOiJiIn0'))).toBeUndefined();
+    expect(cache.get(token.slice(0, -2))).toBeUndefined();
+    expect(cache.get(`${token}x`)).toBeUndefined();
+    cache.set(`${token}x`, verified('b', 3600));
+    expect(cache.get(token)?.principal.subject).toBe('a');
+    expect(cache.get(`${token}x`)?.principal.subject).toBe('b');
+    expect(cache.size).toBe(2);
+  });
+
+  it('never answers for a token that only ends like a cached one', () => {
+    const cache = new VerifiedTokenCache({ now: () => 0 });
+    const tail = 'c2lnbmF0dXJlLXRoYXQtaXMtbG9uZy1lbm91Z2g';
+    const alice = `eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.${tail}`;
+    const mallory = `eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJtYWxsb3J5In0.${tail}`;
+    cache.set(alice, verified('alice', 3600));
+    expect(cache.get(mallory)).toBeUndefined();
+    expect(cache.get(tail)).toBeUndefined();
+    // A second verified token with the same tail takes the slot over; alice's is verified again, never answered as mallory.
+    cache.set(mallory, verified('mallory', 3600));
+    expect(cache.get(mallory)?.principal.subject).toBe('mallory');
+    expect(cache.get(alice)).toBeUndefined();
   });
 
   it('drops an entry at the token\'s exp', () => {

@@ -13,7 +13,7 @@ import { Browser } from '../support/browser.ts';
 import { captureLogger } from '../support/capture-logger.ts';
 import { startIdp, TOKEN_EXCHANGE_GRANT, type TestIdp } from '../support/idp.ts';
 import { MemoryOAuthClientProvider, startRedirectReceiver, type RedirectReceiver } from '../support/mcp-oauth-client.ts';
-import { startServe } from './support.ts';
+import { restCall, startServe } from './support.ts';
 
 /** The graph service runs on its own, as its own resource: it accepts only tokens for this audience. */
 const GRAPH_AUDIENCE = 'https://graph.toolgraph.test';
@@ -97,10 +97,15 @@ describe('--auth-type oidc-proxy --enable-delegation: a signed-in client\'s grap
     const first = await client.callTool(CYPHER);
     expect(first.structuredContent, JSON.stringify(first)).toEqual({ columns: ['n'], rows: [[8]], version: 3 });
     expect((await client.callTool(CYPHER)).structuredContent).toEqual({ columns: ['n'], rows: [[8]], version: 3 });
+    // The REST endpoint: the tool server reads the caller's context from the request (requireBearer
+    // binds it there, entering no AsyncLocalStorage scope), so the same cached delegation serves it.
+    const rest = await restCall(tools.origin, CYPHER, { authorization: `Bearer ${callerToken}` });
+    const restResult = (await rest.json()) as { structuredContent?: unknown };
+    expect(restResult.structuredContent, JSON.stringify(restResult)).toEqual({ columns: ['n'], rows: [[8]], version: 3 });
     expect(idp.tokenExchanges() - before).toBe(1);
     expect(toolLines.some((l) => l.includes('"credential":"headers:delegated"'))).toBe(true);
     // The graph service verified a token for its own audience and served it (its log has the dispatch, no refusal).
-    expect(graphLines.filter((l) => l.includes('"msg":"dispatch"') && l.includes('"outcome":"ok"')).length).toBe(2);
+    expect(graphLines.filter((l) => l.includes('"msg":"dispatch"') && l.includes('"outcome":"ok"')).length).toBe(3);
 
     // An API-key agent gets its keys, never a token, and the caller's SSO identity goes to the audit log.
     expect((await client.callTool({ name: 'traces', arguments: { action: 'get', path: '/v1/list' } })).structuredContent).toEqual({ status: 200, content_type: 'application/json', body: { ok: true } });

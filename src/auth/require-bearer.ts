@@ -11,7 +11,7 @@ import { challengeHeaderFor } from './www-authenticate.ts';
  * 401 with a `Bearer` challenge pointing at the resource metadata; with one, the verified context is
  * bound to the request (`requestContextOf(req)`, `requestPrincipal(req)`) before the service runs.
  * No AsyncLocalStorage scope is entered here (it would put a hook on every promise of the process):
- * code below that needs `currentRequestContext()` enters it itself (`runWithRequestContext`).
+ * code below reads the caller from the request (`requestContextOf(req)`) or is handed it.
  * A token already in the verified-token cache goes through without a promise hop. A
  * TG_UNAUTHENTICATED or TG_INSUFFICIENT_SCOPE the service throws before it answered gets the
  * matching challenge too (403 `insufficient_scope` with the needed scope).

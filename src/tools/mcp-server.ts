@@ -1,7 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { runWithRequestContext, type RequestContext } from '../auth/index.ts';
+import type { RequestContext } from '../auth/index.ts';
 import type { Logger } from '../log/index.ts';
 import { toolError } from './tool-result.ts';
 import type { ToolRegistry } from './tool-registry.ts';
@@ -62,8 +62,9 @@ export function createMcpServer(registry: ToolRegistry, logger: Logger): Server 
     } catch (thrown) {
       return toolError(thrown).result;
     }
-    const run = () => registry.run(call, { request: context, logger, signal: extra.signal });
-    return context === undefined ? run() : runWithRequestContext(context, run);
+    // The caller goes to the tool explicitly (its downstream credentials read it there). No
+    // AsyncLocalStorage scope: entering one turns on a promise hook for the whole process.
+    return registry.run(call, { request: context, logger, signal: extra.signal });
   });
   return server;
 }

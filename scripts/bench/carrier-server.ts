@@ -21,6 +21,7 @@ import { MemoryPersistence, MemoryStore } from '../../src/graph/persist/index.ts
 import { silentLogger } from '../../src/log/index.ts';
 import { productCarrierPorts } from '../../src/serve/index.ts';
 import { standInContext, standInSchema } from '../../test/support/subscription-executor.ts';
+import { arg } from './bench-args.ts';
 
 /** The part of graphql-yoga this peer uses. */
 interface YogaModule {
@@ -28,10 +29,6 @@ interface YogaModule {
   createYoga(options: { schema: unknown; context: () => object; logging: boolean; graphiql: boolean; landingPage: boolean }): import('node:http').RequestListener;
 }
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 export const BENCH_GRAPH = 'bench';
 const side = arg('--side');

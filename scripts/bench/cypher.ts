@@ -11,13 +11,10 @@
 import { writeFile } from 'node:fs/promises';
 import { runCypherJson } from '../../src/graph/cypher/index.ts';
 import { GraphEngine, type GraphView, type MutationInput, type NodeRecord } from '../../src/graph/engine/index.ts';
-import type { LoadedState, PersistenceAdapter } from '../../src/graph/engine/index.ts';
 import { rng } from './seeded-random.ts';
+import { arg } from './bench-args.ts';
+import { NullPersistence } from './null-persistence.ts';
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 const PEOPLE = Number(arg('--people') ?? 100_000);
 const PAPERS = PEOPLE;
@@ -25,13 +22,6 @@ const ROUNDS = Number(arg('--rounds') ?? 7);
 const OUT = arg('--out');
 
 
-class NullPersistence implements PersistenceAdapter {
-  readonly kind = 'null';
-  async load(): Promise<LoadedState> { return { snapshots: [], records: [] }; }
-  async append(): Promise<void> {}
-  async writeSnapshot(): Promise<void> {}
-  async close(): Promise<void> {}
-}
 
 const person = (i: number) => `p${String(i).padStart(7, '0')}`;
 const paper = (i: number) => `d${String(i).padStart(7, '0')}`;

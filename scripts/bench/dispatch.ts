@@ -18,11 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { pino } from 'pino';
+import { arg } from './bench-args.ts';
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 const ROUNDS = Number(arg('--rounds') ?? 5);
 const SECONDS = Number(arg('--seconds') ?? 3);

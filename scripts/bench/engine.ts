@@ -23,16 +23,13 @@ import { writeFile } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { GraphEngine, type GraphView, type MutationInput, type NodeRecord } from '../../src/graph/engine/index.ts';
-import type { LoadedState, PersistenceAdapter } from '../../src/graph/engine/index.ts';
 import { rng } from './seeded-random.ts';
+import { arg } from './bench-args.ts';
+import { NullPersistence } from './null-persistence.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 const NODES = Number(arg('--nodes') ?? 1_000_000);
 const OUT = arg('--out');
@@ -61,13 +58,6 @@ function shuffled<T>(items: T[], seed: number): T[] {
 const personId = (i: number) => `p${String(i).padStart(8, '0')}`;
 const orgId = (i: number) => `o${String(i).padStart(8, '0')}`;
 
-class NullPersistence implements PersistenceAdapter {
-  readonly kind = 'null';
-  async load(): Promise<LoadedState> { return { snapshots: [], records: [] }; }
-  async append(): Promise<void> {}
-  async writeSnapshot(): Promise<void> {}
-  async close(): Promise<void> {}
-}
 
 async function openBench(): Promise<GraphEngine> {
   const engine = await GraphEngine.open({ persistence: new NullPersistence(), snapshotEvery: 0 });

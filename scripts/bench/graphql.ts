@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { GraphEngine, type LoadedState, type MutationInput, type PersistenceAdapter } from '../../src/graph/engine/index.ts';
+import { GraphEngine, type MutationInput } from '../../src/graph/engine/index.ts';
 import { runCypher } from '../../src/graph/cypher/index.ts';
 import { createGraphqlSurface } from '../../src/graph/graphql/index.ts';
 import { resolveConfig } from '../../src/config/index.ts';
@@ -18,11 +18,9 @@ import { startHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import { sha256Hex } from '../../src/graph/graphql/index.ts';
 import { rng } from './seeded-random.ts';
+import { arg } from './bench-args.ts';
+import { NullPersistence } from './null-persistence.ts';
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 const ROUNDS = Number(arg('--rounds') ?? 5);
 const SECONDS = Number(arg('--seconds') ?? 4);
@@ -68,13 +66,6 @@ function generate(): Data {
   return { people, orgs, knows, worksAt };
 }
 
-class NullPersistence implements PersistenceAdapter {
-  readonly kind = 'null';
-  async load(): Promise<LoadedState> { return { snapshots: [], records: [] }; }
-  async append(): Promise<void> {}
-  async writeSnapshot(): Promise<void> {}
-  async close(): Promise<void> {}
-}
 
 async function loadEngine(data: Data): Promise<GraphEngine> {
   const engine = await GraphEngine.open({ persistence: new NullPersistence(), snapshotEvery: 0 });

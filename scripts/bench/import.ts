@@ -21,33 +21,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { GraphEngine, type LoadedState, type PersistenceAdapter } from '../../src/graph/engine/index.ts';
+import { GraphEngine } from '../../src/graph/engine/index.ts';
 import { loadReferenceGraph } from '../../src/graph/fixtures/index.ts';
 import { importJsonlFile } from '../../src/graph/jsonl/index.ts';
 import { sdlFromCatalogue } from '../../src/graph/schema/index.ts';
 import { buildCatalogueEntries, createStaticCatalogue, graphqlSource, watchGraphCatalogue } from '../../src/manifest/index.ts';
 import { rng } from './seeded-random.ts';
+import { arg } from './bench-args.ts';
+import { NullPersistence } from './null-persistence.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 const SIZES = (arg('--lines') ?? '500000,2000000').split(',').map(Number);
 const ROUNDS = Number(arg('--rounds') ?? 5);
 const ONLY = arg('--only');
 const OUT = arg('--out');
 
-class NullPersistence implements PersistenceAdapter {
-  readonly kind = 'null';
-  async load(): Promise<LoadedState> { return { snapshots: [], records: [] }; }
-  async append(): Promise<void> {}
-  async writeSnapshot(): Promise<void> {}
-  async close(): Promise<void> {}
-}
 
 
 const TEAMS = ['red', 'green', 'blue', 'amber', 'teal', 'plum', 'rust', 'sand', 'jade', 'onyx'];

@@ -19,11 +19,8 @@ import type { CommittedBatch } from '../../src/graph/engine/index.ts';
 import { encodeFrame, FilePersistence } from '../../src/graph/persist/file/index.ts';
 import type { LogRecord, PersistenceAdapter } from '../../src/graph/engine/index.ts';
 import { PostgresPersistence } from '../../src/graph/persist/postgres/index.ts';
+import { arg } from './bench-args.ts';
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 const BATCHES = Number(arg('--batches') ?? 2000);
 const BASE_DIR = arg('--dir') ?? tmpdir();

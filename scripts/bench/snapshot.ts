@@ -16,11 +16,8 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { GraphEngine, type MutationInput } from '../../src/graph/engine/index.ts';
 import { FilePersistence } from '../../src/graph/persist/file/index.ts';
+import { arg } from './bench-args.ts';
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 const NODES = Number(arg('--nodes') ?? process.env['SNAPSHOT_BENCH_NODES'] ?? 100_000);
 const ROUNDS = Number(arg('--rounds') ?? process.env['SNAPSHOT_BENCH_ROUNDS'] ?? 3);

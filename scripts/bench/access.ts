@@ -22,7 +22,7 @@ import { startHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import { openGraphEngine, principalResolverFor } from '../../src/serve/index.ts';
 import { startIdp } from '../../test/support/idp.ts';
-import { median, printTable } from './bench-stats.ts';
+import { median, printTable, timedLoops } from './bench-stats.ts';
 
 const args = process.argv.slice(2);
 const arg = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -99,18 +99,11 @@ async function measure(meter: string, origin: string, token: string | undefined,
 /** Requests per second with CONNECTIONS keep-alive loops for `seconds`, and how many were answered. */
 async function load(origin: string, token: string | undefined, seconds: number): Promise<{ perSec: number; count: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  let count = 0;
-  const start = performance.now();
-  const deadline = start + seconds * 1000;
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (performance.now() < deadline) {
-      await once(agent, origin, token);
-      count += 1;
-    }
-  }));
-  const elapsed = performance.now() - start;
-  agent.destroy();
-  return { perSec: (count / elapsed) * 1000, count };
+  try {
+    return await timedLoops(() => once(agent, origin, token), CONNECTIONS, seconds * 1000);
+  } finally {
+    agent.destroy();
+  }
 }
 
 type Sides = { none: number[]; jwt: number[]; admin: number[] };

@@ -17,6 +17,7 @@ import { startHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import { openGraphEngine, principalResolverFor } from '../../src/serve/index.ts';
 import { startIdp } from '../../test/support/idp.ts';
+import { median, throughput } from './bench-stats.ts';
 
 const args = process.argv.slice(2);
 const ROUNDS = 5;
@@ -68,25 +69,13 @@ async function load(origin: string, token: string | undefined, seconds: number):
     req.on('error', reject);
     req.end(BODY);
   });
-  let count = 0;
-  const start = performance.now();
-  const deadline = start + seconds * 1000;
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (performance.now() < deadline) {
-      await once();
-      count += 1;
-    }
-  }));
-  const elapsed = performance.now() - start;
-  agent.destroy();
-  return (count / elapsed) * 1000;
+  try {
+    return await throughput(once, CONNECTIONS, seconds * 1000);
+  } finally {
+    agent.destroy();
+  }
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 async function perSecond(fn: () => Promise<unknown>, ms = 1000): Promise<number> {
   for (let i = 0; i < 200; i++) await fn();

@@ -1,4 +1,4 @@
-// Shared by the secrets and delegation suites: timing loops, medians and the printed table.
+// Shared by the benchmark suites: timing loops, medians and the printed table.
 
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -6,8 +6,8 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** Operations per second of `op` run by `concurrency` loops for `ms`; every operation must succeed. */
-export async function throughput(op: () => Promise<unknown>, concurrency: number, ms: number): Promise<number> {
+/** `op` run by `concurrency` loops for `ms`: operations per second, and how many ran. Every operation must succeed. */
+export async function timedLoops(op: () => Promise<unknown>, concurrency: number, ms: number): Promise<{ perSec: number; count: number }> {
   let count = 0;
   const start = performance.now();
   const deadline = start + ms;
@@ -17,7 +17,12 @@ export async function throughput(op: () => Promise<unknown>, concurrency: number
       count += 1;
     }
   }));
-  return (count / (performance.now() - start)) * 1000;
+  return { perSec: (count / (performance.now() - start)) * 1000, count };
+}
+
+/** Operations per second of `op` run by `concurrency` loops for `ms`; every operation must succeed. */
+export async function throughput(op: () => Promise<unknown>, concurrency: number, ms: number): Promise<number> {
+  return (await timedLoops(op, concurrency, ms)).perSec;
 }
 
 /** Prints rows as an aligned table, a rule under the header. */

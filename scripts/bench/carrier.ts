@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair } from 'jose';
 import { signEnvelope, type SignedEnvelope } from '../../src/graph/carrier/index.ts';
+import { median } from './bench-stats.ts';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(name);
@@ -132,11 +133,6 @@ async function runSide(side: Side, jwksPath: string, envelopes: SignedEnvelope[]
   return { rssPerSub: (memory.rss - ready.rss) / SUBS, heapPerSub: (memory.heapUsed - ready.heapUsed) / SUBS, fanoutMs };
 }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 const min = (values: number[]): number => Math.min(...values);
 
 const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });

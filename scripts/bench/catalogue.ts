@@ -18,6 +18,7 @@ import {
   buildCatalogueEntriesStrict, canonicalJson, canonicalSchema, Catalogue, createCatalogueService, createSchemaClient, DEFAULT_CONCURRENCY, MAX_SCHEMA_BYTES,
   sha256Hex, toolActionSource, type JsonValue, type SchemaManifest,
 } from '../../src/manifest/index.ts';
+import { median } from './bench-stats.ts';
 
 const args = process.argv.slice(2);
 
@@ -60,11 +61,6 @@ async function serve(): Promise<void> {
   process.stdin.on('end', () => void host.close().then(() => process.exit(0)));
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 function perSecond(fn: () => void, ms = 1000): number {
   for (let i = 0; i < 20_000; i++) fn();

@@ -26,6 +26,7 @@ import { GraphEngine, type GraphView, type MutationInput, type NodeRecord } from
 import { rng } from './seeded-random.ts';
 import { arg } from './bench-args.ts';
 import { NullPersistence } from './null-persistence.ts';
+import { median } from './bench-stats.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -255,11 +256,6 @@ function sample(fn: () => number, minMs = 200): { nsPerRow: number; rows: number
   return { nsPerRow: median(times), rows };
 }
 
-function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 function round(n: number): number {
   return Math.round(n * 100) / 100;

@@ -29,6 +29,7 @@ import { buildCatalogueEntries, createStaticCatalogue, graphqlSource, watchGraph
 import { rng } from './seeded-random.ts';
 import { arg } from './bench-args.ts';
 import { NullPersistence } from './null-persistence.ts';
+import { median } from './bench-stats.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -66,11 +67,6 @@ async function generate(file: string, lines: number): Promise<void> {
   await once(out, 'finish');
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 const min = (values: readonly number[]) => Math.min(...values);
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));

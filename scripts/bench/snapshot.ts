@@ -17,6 +17,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { GraphEngine, type MutationInput } from '../../src/graph/engine/index.ts';
 import { FilePersistence } from '../../src/graph/persist/file/index.ts';
 import { arg } from './bench-args.ts';
+import { median } from './bench-stats.ts';
 
 
 const NODES = Number(arg('--nodes') ?? process.env['SNAPSHOT_BENCH_NODES'] ?? 100_000);
@@ -27,11 +28,6 @@ const RECOVER = arg('--recover');
 const GRAPH = 'big';
 const MB = 1024 * 1024;
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 const nodeId = (i: number): string => `n${i}`;
 

@@ -21,6 +21,7 @@ import { resolveConfig } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import { startToolgraph } from '../../src/serve/index.ts';
 import { startIdp } from '../../test/support/idp.ts';
+import { median, throughput } from './bench-stats.ts';
 
 const args = process.argv.slice(2);
 const ROUNDS = 5;
@@ -70,18 +71,11 @@ async function loadRest(origin: string, path: string, body: string, token: strin
 }
 
 async function loop(once: () => Promise<void>, seconds: number, done: () => void): Promise<number> {
-  let count = 0;
-  const start = performance.now();
-  const deadline = start + seconds * 1000;
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (performance.now() < deadline) {
-      await once();
-      count += 1;
-    }
-  }));
-  const elapsed = performance.now() - start;
-  done();
-  return (count / elapsed) * 1000;
+  try {
+    return await throughput(once, CONNECTIONS, seconds * 1000);
+  } finally {
+    done();
+  }
 }
 
 async function mcpSession(origin: string, token: string | undefined): Promise<Client> {
@@ -98,11 +92,6 @@ async function loadMcp(client: Client, seconds: number): Promise<number> {
   return loop(once, seconds, () => undefined);
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 async function main(): Promise<void> {
   const idp = await startIdp({ defaultAudience: AUDIENCE });

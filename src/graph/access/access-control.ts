@@ -70,12 +70,5 @@ export function writableBatch<B extends Omit<BatchRequest, 'graph'>>(grant: Gran
   if (grant.kind === 'all') return batch;
   if (grant.kind === 'none') throw graphNotFound(graph);
   if (!grant.write) throw writeDenied();
-  const rows = grant.rows;
-  return {
-    ...batch,
-    visible: (node) => {
-      const rule = rows.rule(node.label);
-      return rule === true || (rule !== false && rule(node));
-    },
-  };
+  return { ...batch, visible: grant.rows.shows };
 }

@@ -39,6 +39,12 @@ export class RowRules {
     }
     return rule;
   }
+
+  /** Whether `node` is visible: its label's rule holds for it. */
+  readonly shows = (node: NodeRecord): boolean => {
+    const rule = this.rule(node.label);
+    return rule === true || (rule !== false && rule(node));
+  };
 }
 
 /** What one principal may do with one graph. */

@@ -16,14 +16,12 @@ const NO_NODE = '';
 export class FilteredView implements GraphView {
   readonly #base: GraphView;
   readonly #rows: RowRules;
-  readonly #visible = (node: NodeRecord): boolean => {
-    const rule = this.#rows.rule(node.label);
-    return rule === true || (rule !== false && rule(node));
-  };
+  readonly #visible: (node: NodeRecord) => boolean;
 
   constructor(base: GraphView, rows: RowRules) {
     this.#base = base;
     this.#rows = rows;
+    this.#visible = rows.shows;
   }
 
   get name(): string {

@@ -1,4 +1,5 @@
 export type { HttpService } from './http-service.ts';
 export { sendJson, sendError, readBody, pathOf } from './respond.ts';
+export type { BodyOverflow } from './respond.ts';
 export { startHost, createHostHandler, routeOf, DEFAULT_GRACE_MS } from './host.ts';
 export type { CloseOptions, HostOptions, RunningHost } from './host.ts';

@@ -19,12 +19,20 @@ export function sendError(res: ServerResponse, thrown: unknown, headers: Record<
   return error;
 }
 
+/** What happens to the rest of a body that grows past the limit. */
+export type BodyOverflow =
+  /** The request stream is destroyed (the default). */
+  | 'destroy'
+  /** The rest is read and dropped, so the connection stays usable for the refusal and after it. */
+  | 'drain';
+
 /**
- * Reads a request body up to `limitBytes`, failing with TG_PAYLOAD_TOO_LARGE past it (a body that
- * grows past the limit is cut off: the request stream is destroyed). Event-driven rather than an
- * async iterator: this runs on every request of the dispatch hot path.
+ * Reads a request body up to `limitBytes`, failing with TG_PAYLOAD_TOO_LARGE past it (a declared
+ * length past it is refused before reading; a body that grows past it is cut off as `overflow`
+ * says). Event-driven rather than an async iterator, which costs a promise per chunk: this runs on
+ * every request of the dispatch and GraphQL hot paths.
  */
-export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limitBytes: number, overflow: BodyOverflow = 'destroy'): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > limitBytes) {
     return Promise.reject(new ToolgraphError('TG_PAYLOAD_TOO_LARGE', `Request body is ${declared} bytes; this route accepts at most ${limitBytes}.`));
@@ -36,7 +44,8 @@ export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buff
       total += chunk.length;
       if (total > limitBytes) {
         done();
-        req.destroy();
+        if (overflow === 'drain') req.resume();
+        else req.destroy();
         reject(new ToolgraphError('TG_PAYLOAD_TOO_LARGE', `Request body is over ${limitBytes} bytes, the most this route accepts.`));
         return;
       }

@@ -23,6 +23,15 @@ describe('readBody', () => {
     const req = chunked(['x'.repeat(60), 'x'.repeat(60)]);
     await expect(readBody(req, 100)).rejects.toMatchObject({ code: 'TG_PAYLOAD_TOO_LARGE', message: 'Request body is over 100 bytes, the most this route accepts.' });
     expect(req.destroyed).toBe(true);
+    expect(req.readableEnded).toBe(false);
+  });
+
+  it('with overflow "drain", refuses the same body but reads the rest to its end', async () => {
+    const req = chunked(['x'.repeat(60), 'x'.repeat(60), 'x'.repeat(60)]);
+    await expect(readBody(req, 100, 'drain')).rejects.toMatchObject({ code: 'TG_PAYLOAD_TOO_LARGE', message: 'Request body is over 100 bytes, the most this route accepts.' });
+    // Read to its end (a destroyed stream never ends: see the test above).
+    if (!req.readableEnded) await new Promise<void>((resolve) => req.once('end', resolve));
+    expect(req.readableEnded).toBe(true);
   });
 
   it('refuses a declared length past the limit before reading', async () => {

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { ToolgraphError, describeValue, toToolgraphError } from '../../errors/index.ts';
-import { pathOf, type HttpService } from '../../http/index.ts';
+import { pathOf, readBody, type HttpService } from '../../http/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { Principal } from '../dispatch/index.ts';
 import { GRAPH_NAME_PATTERN } from '../engine/index.ts';
@@ -107,34 +107,6 @@ function getParams(req: IncomingMessage): Record<string, unknown> {
 }
 
 
-/**
- * Reads the body with stream events (the async iterator costs a promise per chunk, which shows at
- * tens of thousands of small requests a second); over `limit` bytes it stops with 413.
- */
-function readSmallBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'] ?? NaN);
-  if (Number.isFinite(declared) && declared > limit) {
-    return Promise.reject(new ToolgraphError('TG_PAYLOAD_TOO_LARGE', `Request body is ${declared} bytes; this route accepts at most ${limit}.`));
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const onData = (chunk: Buffer): void => {
-      total += chunk.length;
-      if (total > limit) {
-        req.off('data', onData);
-        req.resume();
-        reject(new ToolgraphError('TG_PAYLOAD_TOO_LARGE', `Request body is over ${limit} bytes, the most this route accepts.`));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)));
-    req.once('error', reject);
-  });
-}
-
 /** `application/json`, with at most a UTF-8 charset parameter. */
 function isJsonUtf8(contentType: string): boolean {
   const [type, ...parameters] = contentType.split(';').map((s) => s.trim().toLowerCase());
@@ -149,7 +121,8 @@ async function postParams(req: IncomingMessage, limit: number): Promise<Record<s
   if (contentType !== JSON_TYPE && !isJsonUtf8(contentType)) {
     throw new HttpRefusal(new ToolgraphError('TG_UNSUPPORTED_MEDIA_TYPE', `POST /graphql/{graph} accepts only Content-Type: application/json (UTF-8); got ${describeValue(contentType.slice(0, 100))}.`));
   }
-  const body = await readSmallBody(req, limit);
+  // Drained, not cut off: GraphQL-over-HTTP clients read the 413 on the same connection.
+  const body = await readBody(req, limit, 'drain');
   let parsed: unknown;
   try {
     if (!isUtf8(body)) throw new Error('not UTF-8');

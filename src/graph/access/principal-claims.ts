@@ -5,8 +5,7 @@ export const ADMIN_SCOPES: readonly string[] = ['kg:admin', '*'];
 
 /** kg:admin (or `*`, which the local operator of AUTH_TYPE=none holds) bypasses ACL and RLS. */
 export function isAdmin(principal: Principal): boolean {
-  for (const scope of principal.scopes) if (scope === 'kg:admin' || scope === '*') return true;
-  return false;
+  return principal.scopes.some((scope) => ADMIN_SCOPES.includes(scope));
 }
 
 /** A claim value a predicate can compare: a scalar, a list of scalars, or missing (undefined). */

@@ -1,14 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolgraphError, describeValue } from '../../errors/index.ts';
 import { readBody, sendError, sendJson } from '../../http/index.ts';
-import { readAccessPolicy, replaceAccessPolicy, type PolicyStore } from '../access/index.ts';
+import { ADMIN_SCOPES, readAccessPolicy, replaceAccessPolicy, type PolicyStore } from '../access/index.ts';
 import { GRAPH_NAME_PATTERN } from '../engine/index.ts';
 import { requireScope, type Principal } from '../dispatch/index.ts';
 
 export const ACCESS_ROUTE_PREFIX = '/graphs';
 /** Largest accepted policy document: 256 KiB. */
 export const ACCESS_BODY_LIMIT = 256 * 1024;
-const ADMIN_SCOPES = ['kg:admin', '*'];
 const ROUTE = /^\/graphs\/([^/]+)\/access$/;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -45,7 +45,7 @@ export function selectOperation(document: ExecutionArgs['document'], operationNa
 const fragmentsByDocument = new WeakMap<object, Record<string, FragmentDefinitionNode>>();
 
 /** The document's fragments by name (computed once per document). */
-function fragmentsOf(document: ExecutionArgs['document']): Record<string, FragmentDefinitionNode> {
+export function fragmentsOf(document: ExecutionArgs['document']): Record<string, FragmentDefinitionNode> {
   const known = fragmentsByDocument.get(document);
   if (known !== undefined) return known;
   const fragments: Record<string, FragmentDefinitionNode> = Object.create(null) as Record<string, FragmentDefinitionNode>;

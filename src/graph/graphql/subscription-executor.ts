@@ -4,6 +4,7 @@ import type { CarrierPrincipal, SubscriptionExecutor, SubscriptionRequest, Subsc
 import type { GraphCatalogue, GraphView } from '../engine/index.ts';
 import { collectFields } from './collect-fields.ts';
 import { UNMETERED, type ExecState } from './exec-state.ts';
+import { fragmentsOf } from './execute-operation.ts';
 import { queryRootValue } from './execute-query.ts';
 import { GraphSchemaCache, type GraphSchema } from './graph-schema.ts';
 import { NullBubble } from './graphql-errors.ts';
@@ -46,12 +47,6 @@ function subscriptionOf(request: SubscriptionRequest): OperationDefinitionNode {
   return operation;
 }
 
-function fragmentsOf(request: SubscriptionRequest): Record<string, FragmentDefinitionNode> {
-  const fragments = Object.create(null) as Record<string, FragmentDefinitionNode>;
-  for (const d of request.document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
-  return fragments;
-}
-
 function errorOf(error: GraphQLError): SubscriptionResult['errors'] & object {
   return [{
     message: error.message,
@@ -82,7 +77,7 @@ export function createSubscriptionExecutor(options: SubscriptionExecutorOptions)
       }
       const coerced = getVariableValues(graphSchema.schema, operation.variableDefinitions ?? [], { ...(request.variables ?? {}) }, { maxErrors: 10 });
       if (coerced.errors !== undefined) throw invalid(`GraphQL: ${coerced.errors.map((e) => e.message).join(' ')}`);
-      return { graphSchema, operation, variables: coerced.coerced, fragments: fragmentsOf(request) };
+      return { graphSchema, operation, variables: coerced.coerced, fragments: fragmentsOf(request.document) };
     },
 
     run(view: GraphView, prepared: PreparedSubscription, principal: CarrierPrincipal): SubscriptionResult {

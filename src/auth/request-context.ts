@@ -27,7 +27,8 @@ type WithContext = IncomingMessage & { [CONTEXT]?: RequestContext };
 
 /**
  * For code that has no request object at hand (downstream credentials resolved without an explicit
- * context): the MCP handler enters it around a tool call. The request path never does.
+ * context), entered with `runWithRequestContext`. Nothing in the server enters it: the request path
+ * and the tool server (REST and MCP) hand the caller on explicitly.
  */
 const storage = new AsyncLocalStorage<RequestContext>();
 

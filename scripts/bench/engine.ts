@@ -174,10 +174,14 @@ function buildPlain(data: Data): Plain {
 function engineQueryEach(view: GraphView, team: string, first: number): number {
   const start = view.scan('Person', { filter: { team }, first });
   const step1 = view.expandEach(start, 'KNOWS', 'out');
-  const frontier2: NodeRecord[] = [];
+  // The next frontier, flattened at its exact size as GraphQL shaping builds it (shape-nodes.ts).
+  let total = 0;
+  for (let j = 0; j < step1.length; j++) total += step1[j]!.length;
+  const frontier2: NodeRecord[] = new Array(total);
+  let k = 0;
   for (let j = 0; j < step1.length; j++) {
     const list = step1[j]!;
-    for (let i = 0; i < list.length; i++) frontier2.push(list[i]!);
+    for (let i = 0; i < list.length; i++) frontier2[k++] = list[i]!;
   }
   const step2 = view.expandEach(frontier2, 'WORKS_AT', 'out');
   let rows = 0;

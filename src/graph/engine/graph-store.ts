@@ -220,21 +220,38 @@ export class GraphStore implements GraphView {
     return result;
   }
 
+  /** The neighbours of one frontier entry (a cell of this graph, a record or an id). */
+  #neighbours(entry: NodeRecord | string, edgeType: string | null, direction: Direction): readonly NodeRecord[] {
+    // A record of this graph is its cell: use it directly. A deleted cell has no edges left.
+    const cell = entry instanceof NodeCell ? entry : this.nodes.get(typeof entry === 'string' ? entry : entry.id);
+    if (cell === undefined) return EMPTY_NODES;
+    if (edgeType !== null && direction === 'out') return cell.outOf(edgeType);
+    if (edgeType !== null && direction === 'in') return cell.inOf(edgeType);
+    const steps = this.#steps(cell, edgeType, direction);
+    return steps.length === 0 ? EMPTY_NODES : steps.map((s) => s.node);
+  }
+
   expandEach(frontier: readonly (NodeRecord | string)[], edgeType: string | null, direction: Direction): (readonly NodeRecord[])[] {
-    const result: (readonly NodeRecord[])[] = new Array(frontier.length);
-    const nodes = this.nodes;
-    for (let i = 0; i < frontier.length; i++) {
-      const entry = frontier[i]!;
-      // A record of this graph is its cell: use it directly. A deleted cell has no edges left.
-      const cell = entry instanceof NodeCell ? entry : nodes.get(typeof entry === 'string' ? entry : entry.id);
-      if (cell === undefined) result[i] = EMPTY_NODES;
-      else if (edgeType !== null && direction === 'out') result[i] = cell.outOf(edgeType);
-      else if (edgeType !== null && direction === 'in') result[i] = cell.inOf(edgeType);
-      else {
-        const steps = this.#steps(cell, edgeType, direction);
-        result[i] = steps.length === 0 ? EMPTY_NODES : steps.map((s) => s.node);
+    const n = frontier.length;
+    const result: (readonly NodeRecord[])[] = new Array(n);
+    if (edgeType !== null && direction !== 'both') {
+      // The common step, one loop per direction: no per-entry dispatch on type and direction. A cell
+      // is recognised by its constructor (a third of the cost of instanceof on this path); a plain
+      // object cannot have NodeCell as its constructor, so records and ids take the general path.
+      if (direction === 'out') {
+        for (let i = 0; i < n; i++) {
+          const entry = frontier[i]!;
+          result[i] = entry.constructor === NodeCell ? (entry as NodeCell).outOf(edgeType) : this.#neighbours(entry, edgeType, direction);
+        }
+      } else {
+        for (let i = 0; i < n; i++) {
+          const entry = frontier[i]!;
+          result[i] = entry.constructor === NodeCell ? (entry as NodeCell).inOf(edgeType) : this.#neighbours(entry, edgeType, direction);
+        }
       }
+      return result;
     }
+    for (let i = 0; i < n; i++) result[i] = this.#neighbours(frontier[i]!, edgeType, direction);
     return result;
   }
 

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openEngine } from './helpers.ts';
 
@@ -54,5 +55,31 @@ describe('expandEach', () => {
     const lists = view.expandEach([a, 'b', 'missing', a], 'KNOWS', 'out');
     expect(lists.map((l) => l.map((n) => n.id))).toEqual([['b', 'c'], ['a'], [], ['b', 'c']]);
     expect(view.expandEach(['a'], null, 'both')[0]!.map((n) => n.id)).toEqual(['a', 'b', 'b', 'b', 'c', 'doc']);
+  });
+});
+
+describe('expandEach over every kind of frontier entry', () => {
+  const types = [null, 'KNOWS', 'LIKES', 'AUTHORED', 'NONE'] as const;
+  const directions = ['out', 'in', 'both'] as const;
+
+  it('answers for a stored cell, an id and a plain copy of a record what expand answers for the id', async () => {
+    const view = await graph();
+    const ids = ['a', 'b', 'c', 'd', 'doc', 'missing'];
+    await fc.assert(fc.property(
+      fc.array(fc.tuple(fc.constantFrom(...ids), fc.constantFrom('cell', 'id', 'copy')), { maxLength: 12 }),
+      fc.constantFrom(...types), fc.constantFrom(...directions),
+      (picks, type, direction) => {
+        const frontier = picks.map(([id, as]) => {
+          const cell = view.node(id);
+          if (as === 'id' || cell === undefined) return id;
+          // A copy is an equal record that is not the stored cell: it must be looked up by its id.
+          return as === 'cell' ? cell : { id: cell.id, label: cell.label, props: { ...cell.props } };
+        });
+        const lists = view.expandEach(frontier, type, direction);
+        expect(lists).toHaveLength(frontier.length);
+        const byId = view.expand(ids, type, direction);
+        picks.forEach(([id], i) => expect(lists[i]!.map((n) => n.id)).toEqual((byId.get(id) ?? []).map((n) => n.id)));
+      },
+    ));
   });
 });

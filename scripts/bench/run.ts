@@ -1,7 +1,8 @@
-// `npm run bench -- <suite ...|all> [--out DIR]`: runs benchmark suites one after another (never in
-// parallel: the machines are small and noisy). Each suite prints a table of ratios against a peer
-// measured in the same run; with --out DIR each also writes DIR/<suite>.json. With no suite named it
-// lists the suites and runs nothing.
+// `npm run bench -- <suite ...|all> [--out DIR] [--option value ...]`: runs benchmark suites one after
+// another (never in parallel: the machines are small and noisy). Each suite prints a table of ratios
+// against a peer measured in the same run; with --out DIR each also writes DIR/<suite>.json. Other
+// options go to every suite named (`npm run bench -- engine --skip churn --rounds 7`). With no suite
+// named it lists the suites and runs nothing.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,7 +28,7 @@ const SUITES: Record<string, { readonly script: string; readonly about: string }
 function list(): string {
   const width = Math.max(...Object.keys(SUITES).map((name) => name.length));
   const rows = Object.entries(SUITES).map(([name, suite]) => `  ${name.padEnd(width)}  ${suite.about}`);
-  return `usage: npm run bench -- <suite ...|all> [--out DIR]\n\nsuites:\n${rows.join('\n')}\n`;
+  return `usage: npm run bench -- <suite ...|all> [--out DIR] [--option value ...]  (options go to each suite: see its header)\n\nsuites:\n${rows.join('\n')}\n`;
 }
 
 const args = process.argv.slice(2);
@@ -37,7 +38,10 @@ if (outIndex >= 0 && !outDir) {
   process.stderr.write('--out needs a directory\n');
   process.exit(2);
 }
-const names = args.filter((_arg, i) => outIndex < 0 || (i !== outIndex && i !== outIndex + 1));
+// Suite names come first; from the first option on, everything but --out DIR is the suites' own.
+const firstOption = args.findIndex((arg) => arg.startsWith('--'));
+const names = firstOption < 0 ? args : args.slice(0, firstOption);
+const passThrough = args.filter((_arg, i) => firstOption >= 0 && i >= firstOption && (outIndex < 0 || (i !== outIndex && i !== outIndex + 1)));
 if (names.length === 0) {
   process.stdout.write(list());
   process.exit(0);
@@ -57,6 +61,7 @@ for (const name of chosen) {
   process.stdout.write(`\n== ${name}: ${script} ==\n`);
   const scriptArgs = [join(import.meta.dirname, script)];
   if (outDir) scriptArgs.push('--out', join(outDir, `${name}.json`));
+  scriptArgs.push(...passThrough);
   const result = spawnSync(process.execPath, scriptArgs, { stdio: 'inherit' });
   if (result.status !== 0) {
     failed = true;

@@ -39,4 +39,14 @@ describe('npm run bench', () => {
     expect(stderr).toContain('unknown bench suite "nope"');
     expect(suites(stderr).has('persist')).toBe(true);
   });
+
+  it('passes options after the suite names to the suite', async () => {
+    // The engine suite's churn part at a toy size: seconds, not minutes.
+    const { code, stdout } = await bench(['engine', '--skip', 'reads', '--churn', '300', '--hub', '200', '--one-batch', '100']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('== engine:');
+    expect(stdout).toContain('300 nodes: insert, then delete all');
+    expect(stdout).toContain('hub with 200 in-edges');
+    expect(stdout).not.toContain('1000000 nodes');
+  });
 });

@@ -75,6 +75,7 @@ function byStep(a: Step, b: Step): number {
 }
 
 const EMPTY_NODES: readonly NodeRecord[] = Object.freeze([]);
+const NO_KEYS: readonly string[] = Object.freeze([]);
 
 /**
  * Sorted property copy with nulls dropped; frozen so the record readers hold never changes. Lone
@@ -131,9 +132,16 @@ export class GraphStore implements GraphView {
    * The smallest candidate set for a filter (a label list, an index bucket, or the one node an `id`
    * filter names), and the filter keys still to check per node.
    */
-  #candidates(ls: LabelStore, label: string, filter: Filter | undefined): { nodes: SortedNodes | null; check: string[] } {
-    const keys = filter ? Object.keys(filter) : [];
-    if (keys.length === 0) return { nodes: ls.nodes, check: keys };
+  #candidates(ls: LabelStore, label: string, filter: Filter | undefined): { nodes: SortedNodes | null; check: readonly string[] } {
+    if (filter === undefined) return { nodes: ls.nodes, check: NO_KEYS };
+    const keys = Object.keys(filter);
+    if (keys.length === 0) return { nodes: ls.nodes, check: NO_KEYS };
+    if (keys.length === 1 && keys[0] !== 'id') {
+      // The common filter, one indexed property: its bucket, nothing left to check.
+      const want = filter[keys[0]!];
+      const bucket = this.#index(ls, keys[0]!).get(want === null ? undefined : want);
+      return { nodes: bucket ?? null, check: NO_KEYS };
+    }
     if (keys.includes('id')) {
       const want = filter!.id;
       const cell = typeof want === 'string' ? this.nodes.get(want) : undefined;

@@ -78,6 +78,15 @@ const EMPTY_NODES: readonly NodeRecord[] = Object.freeze([]);
 const NO_KEYS: readonly string[] = Object.freeze([]);
 
 /**
+ * Whether a frontier entry is a stored cell (which is its own record). Tested by constructor, a third
+ * of the cost of instanceof on the expansion path; a plain object (a record copy, anything parsed
+ * from JSON) cannot have NodeCell as its constructor.
+ */
+function isCell(entry: NodeRecord | string): entry is NodeCell {
+  return entry.constructor === NodeCell;
+}
+
+/**
  * Sorted property copy with nulls dropped; frozen so the record readers hold never changes. Lone
  * surrogates become U+FFFD: writes refuse them, so this only repairs data stored before they were
  * refused (snapshots restore through here).
@@ -138,14 +147,12 @@ export class GraphStore implements GraphView {
     if (keys.length === 0) return { nodes: ls.nodes, check: NO_KEYS };
     if (keys.length === 1 && keys[0] !== 'id') {
       // The common filter, one indexed property: its bucket, nothing left to check.
-      const want = filter[keys[0]!];
-      const bucket = this.#index(ls, keys[0]!).get(want === null ? undefined : want);
-      return { nodes: bucket ?? null, check: NO_KEYS };
+      return { nodes: this.#bucket(ls, keys[0]!, filter[keys[0]!] as Scalar) ?? null, check: NO_KEYS };
     }
     if (keys.includes('id')) {
-      const want = filter!.id;
+      const want = filter.id;
       const cell = typeof want === 'string' ? this.nodes.get(want) : undefined;
-      if (!cell || cell.label !== label) return { nodes: null, check: [] };
+      if (!cell || cell.label !== label) return { nodes: null, check: NO_KEYS };
       const one = new SortedNodes();
       one.add(cell);
       return { nodes: one, check: keys };
@@ -153,15 +160,20 @@ export class GraphStore implements GraphView {
     let best: SortedNodes | undefined;
     let bestKey = '';
     for (const k of keys) {
-      const want = filter![k];
-      const bucket = this.#index(ls, k).get(want === null ? undefined : want);
-      if (!bucket) return { nodes: null, check: [] };
+      const bucket = this.#bucket(ls, k, filter[k] as Scalar);
+      if (!bucket) return { nodes: null, check: NO_KEYS };
       if (!best || bucket.size < best.size) {
         best = bucket;
         bestKey = k;
       }
     }
-    return { nodes: best!, check: keys.length === 1 ? [] : keys.filter((k) => k !== bestKey) };
+    // Two or more keys (one alone took the fast path above): check the others per node.
+    return { nodes: best!, check: keys.filter((k) => k !== bestKey) };
+  }
+
+  /** The nodes of a label whose `prop` equals `want` (null: lacks it), through the property's index. */
+  #bucket(ls: LabelStore, prop: string, want: Scalar): SortedNodes | undefined {
+    return this.#index(ls, prop).get(want === null ? undefined : want);
   }
 
   #index(ls: LabelStore, prop: string): Map<unknown, SortedNodes> {
@@ -231,7 +243,7 @@ export class GraphStore implements GraphView {
   /** The neighbours of one frontier entry (a cell of this graph, a record or an id). */
   #neighbours(entry: NodeRecord | string, edgeType: string | null, direction: Direction): readonly NodeRecord[] {
     // A record of this graph is its cell: use it directly. A deleted cell has no edges left.
-    const cell = entry instanceof NodeCell ? entry : this.nodes.get(typeof entry === 'string' ? entry : entry.id);
+    const cell = isCell(entry) ? entry : this.nodes.get(typeof entry === 'string' ? entry : entry.id);
     if (cell === undefined) return EMPTY_NODES;
     if (edgeType !== null && direction === 'out') return cell.outOf(edgeType);
     if (edgeType !== null && direction === 'in') return cell.inOf(edgeType);
@@ -243,18 +255,16 @@ export class GraphStore implements GraphView {
     const n = frontier.length;
     const result: (readonly NodeRecord[])[] = new Array(n);
     if (edgeType !== null && direction !== 'both') {
-      // The common step, one loop per direction: no per-entry dispatch on type and direction. A cell
-      // is recognised by its constructor (a third of the cost of instanceof on this path); a plain
-      // object cannot have NodeCell as its constructor, so records and ids take the general path.
+      // The common step, one loop per direction: no per-entry dispatch on type and direction.
       if (direction === 'out') {
         for (let i = 0; i < n; i++) {
           const entry = frontier[i]!;
-          result[i] = entry.constructor === NodeCell ? (entry as NodeCell).outOf(edgeType) : this.#neighbours(entry, edgeType, direction);
+          result[i] = isCell(entry) ? entry.outOf(edgeType) : this.#neighbours(entry, edgeType, direction);
         }
       } else {
         for (let i = 0; i < n; i++) {
           const entry = frontier[i]!;
-          result[i] = entry.constructor === NodeCell ? (entry as NodeCell).inOf(edgeType) : this.#neighbours(entry, edgeType, direction);
+          result[i] = isCell(entry) ? entry.inOf(edgeType) : this.#neighbours(entry, edgeType, direction);
         }
       }
       return result;

@@ -1,8 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ToolgraphError } from '../../../src/errors/index.ts';
-import { GraphEngine, type GraphView } from '../../../src/graph/engine/index.ts';
+import { GraphEngine } from '../../../src/graph/engine/index.ts';
 import { MemoryPersistence, MemoryStore } from '../../../src/graph/persist/index.ts';
 import { runCypher, type CypherEngine, type CypherResult } from '../../../src/graph/cypher/index.ts';
+import { spyOnViews } from './view-spy.ts';
 
 let engine: GraphEngine;
 let counter = 0;
@@ -136,43 +137,22 @@ describe('runCypher: reads', () => {
   });
 });
 
-/** Counts view calls so the tests can check the plan shape: scans pushed down, one expand per step. */
-function spy(inner: GraphEngine): { engine: CypherEngine; calls: string[] } {
-  const calls: string[] = [];
-  const wrap = (view: GraphView): GraphView => new Proxy(view, {
-    get(target, key, receiver) {
-      const value = Reflect.get(target, key, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        calls.push(`${String(key)}:${JSON.stringify(args)}`);
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return {
-    engine: {
-      read: (name, work) => inner.read(name, (view) => work(wrap(view))),
-      transact: (name, work) => inner.transact(name, (view, commit) => work(wrap(view), commit)),
-    },
-    calls,
-  };
-}
-
+/** Records view calls so the tests can check the plan shape: scans pushed down, one expand per step. */
 describe('runCypher: plan shape', () => {
   it('pushes WHERE equalities into the label scan', async () => {
-    const s = spy(engine);
+    const s = spyOnViews(engine);
     await runCypher(s.engine, 'g', "MATCH (p:Person) WHERE p.name = 'Bob' AND p.age > 3 RETURN p.name");
     expect(s.calls).toEqual(['scan:["Person",{"first":64,"filter":{"name":"Bob"}}]']);
   });
   it('expands a whole frontier once per step, also for pattern comprehensions', async () => {
-    const s = spy(engine);
+    const s = spyOnViews(engine);
     await runCypher(s.engine, 'g', 'MATCH (p:Person)-[:KNOWS]->(f) RETURN p.name, [(f)-[:WORKS_AT]->(c) | c.name]');
     expect(s.calls.map((c) => c.split(':[')[0])).toEqual(['scan', 'expandEach', 'expandEach']);
     // The comprehension's frontier: every f of the matched rows (bob, cid, bob), in one call.
     expect(s.calls[2]).toMatch(/^expandEach:\[\[\{"id":"bob".*\{"id":"cid".*\{"id":"bob"[^\]]*\],"WORKS_AT","out"\]$/);
   });
   it('starts from the bound end of a pattern', async () => {
-    const s = spy(engine);
+    const s = spyOnViews(engine);
     await runCypher(s.engine, 'g', "MATCH (a)-[:KNOWS]->(b:Person {name: 'Bob'}) RETURN a.name");
     expect(s.calls[0]).toBe('scan:["Person",{"first":64,"filter":{"name":"Bob"}}]');
     expect(s.calls[1]).toContain('"KNOWS","in"');

@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { prepareCypher, runCypher, type CypherEngine } from '../../../src/graph/cypher/index.ts';
+import { prepareCypher, runCypher } from '../../../src/graph/cypher/index.ts';
 import { StatementCache } from '../../../src/graph/cypher/statement-cache.ts';
-import { GraphEngine, type GraphView, type MutationInput } from '../../../src/graph/engine/index.ts';
+import { GraphEngine, type MutationInput } from '../../../src/graph/engine/index.ts';
 import { MemoryPersistence } from '../../../src/graph/persist/index.ts';
+import { spyOnViews } from './view-spy.ts';
 
 // Issue 7, item 19: LIMIT (and ORDER BY … LIMIT) reach into matching; statements are prepared once.
 let engine: GraphEngine;
@@ -22,27 +23,8 @@ beforeAll(async () => {
   await engine.commit({ graph: 'g', mutations });
 });
 
-/** Records the view calls and the size of each frontier handed to expandEach. */
-function spy(): { engine: CypherEngine; calls: string[] } {
-  const calls: string[] = [];
-  const wrap = (view: GraphView): GraphView => new Proxy(view, {
-    get(target, key, receiver) {
-      const value = Reflect.get(target, key, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        calls.push(key === 'expandEach' ? `expandEach:${(args[0] as unknown[]).length}` : `${String(key)}:${JSON.stringify(args)}`);
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return {
-    engine: {
-      read: (name, work) => engine.read(name, (view) => work(wrap(view))),
-      transact: (name, work) => engine.transact(name, (view, commit) => work(wrap(view), commit)),
-    },
-    calls,
-  };
-}
+/** Records the view calls, with only the size of each frontier handed to expandEach. */
+const spy = () => spyOnViews(engine, (method, args) => (method === 'expandEach' ? `expandEach:${(args[0] as unknown[]).length}` : `${method}:${JSON.stringify(args)}`));
 
 describe('LIMIT pushdown', () => {
   it('reads one page of a label scan for a small LIMIT', async () => {

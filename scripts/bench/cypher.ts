@@ -61,8 +61,8 @@ async function build(): Promise<GraphEngine> {
   return engine;
 }
 
-/** The engine by hand: scan, then one expandEach per step over the whole frontier; counts path rows. */
-function enginePaths(view: GraphView): number {
+/** The engine by hand: scan, then one expandEach per step over the whole frontier; the last step's lists. */
+function twoSteps(view: GraphView): (readonly NodeRecord[])[] {
   const start = view.scan('Person');
   const step1 = view.expandEach(start, 'KNOWS', 'out');
   const frontier: NodeRecord[] = [];
@@ -70,7 +70,12 @@ function enginePaths(view: GraphView): number {
     const list = step1[j]!;
     for (let i = 0; i < list.length; i++) frontier.push(list[i]!);
   }
-  const step2 = view.expandEach(frontier, 'CITES', 'out');
+  return view.expandEach(frontier, 'CITES', 'out');
+}
+
+/** The traversal counting path rows. */
+function enginePaths(view: GraphView): number {
+  const step2 = twoSteps(view);
   let rows = 0;
   for (let j = 0; j < step2.length; j++) rows += step2[j]!.length;
   return rows;
@@ -78,14 +83,7 @@ function enginePaths(view: GraphView): number {
 
 /** The same traversal collecting one property per path row, written out as JSON (what the result costs). */
 function enginePathValues(view: GraphView): number {
-  const start = view.scan('Person');
-  const step1 = view.expandEach(start, 'KNOWS', 'out');
-  const frontier: NodeRecord[] = [];
-  for (let j = 0; j < step1.length; j++) {
-    const list = step1[j]!;
-    for (let i = 0; i < list.length; i++) frontier.push(list[i]!);
-  }
-  const step2 = view.expandEach(frontier, 'CITES', 'out');
+  const step2 = twoSteps(view);
   const titles: unknown[] = [];
   for (let j = 0; j < step2.length; j++) {
     const list = step2[j]!;

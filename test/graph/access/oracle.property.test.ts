@@ -7,6 +7,7 @@ import { encodeCursor } from '../../../src/graph/graphql/connection-page.ts';
 import { openEngine } from '../engine/helpers.ts';
 import { pipelineFor } from '../graphql/support.ts';
 import { ADMIN, cypher, gql, withoutVersion } from './fixture.ts';
+import { predicateOver } from './predicate-arbitrary.ts';
 
 const LABELS = ['Person', 'Document', 'Team'] as const;
 const TEAMS = ['red', 'blue', 'green'];
@@ -20,17 +21,7 @@ const operand: fc.Arbitrary<Operand> = fc.oneof(
   fc.oneof(fc.constantFrom(...TEAMS), fc.integer({ min: 0, max: 3 }), fc.constant(['red', 'blue'] as (string | number | boolean)[])).map((value): Operand => ({ value })),
 );
 
-const predicate: fc.Arbitrary<Predicate> = fc.letrec<{ p: Predicate }>((tie) => ({
-  p: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    fc.boolean(),
-    fc.tuple(operand, operand).map(([a, b]): Predicate => ({ eq: [a, b] })),
-    fc.tuple(operand, operand).map(([a, b]): Predicate => ({ in: [a, b] })),
-    fc.array(tie('p'), { minLength: 1, maxLength: 3 }).map((and): Predicate => ({ and: and as [Predicate, ...Predicate[]] })),
-    fc.array(tie('p'), { minLength: 1, maxLength: 3 }).map((or): Predicate => ({ or: or as [Predicate, ...Predicate[]] })),
-    tie('p').map((not): Predicate => ({ not })),
-  ),
-})).p;
+const predicate = predicateOver(operand, { withCrossShrink: true });
 
 const nodeSpec: fc.Arbitrary<NodeSpec> = fc.record({
   label: fc.constantFrom(...LABELS),

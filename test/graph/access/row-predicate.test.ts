@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Predicate } from '../../../src/graph/access/index.ts';
+import type { Operand, Predicate } from '../../../src/graph/access/index.ts';
 import { FALSE, TRUE, UNKNOWN, compilePredicate } from '../../../src/graph/access/row-predicate.ts';
 import type { NodeRecord } from '../../../src/graph/engine/index.ts';
+import { predicateOver } from './predicate-arbitrary.ts';
 
 const claims: Record<string, unknown> = { groups: ['red', 'green'], sub: 'alice', level: 3, org: 'acme' };
 const claim = (name: string) => {
@@ -68,18 +69,8 @@ describe('holds (the filter\'s question) agrees with test === TRUE', () => {
   const operand = fc.oneof(
     fc.constantFrom({ row: 'a' }, { row: 'b' }, { row: 'id' }, { row: 'constructor' }, { claim: 'groups' }, { claim: 'level' }, { claim: 'nope' }),
     fc.oneof(fc.constantFrom('red', 'x', 3, true), fc.constant(['red', 3])).map((value) => ({ value })),
-  ) as fc.Arbitrary<import('../../../src/graph/access/index.ts').Operand>;
-  const predicate: fc.Arbitrary<Predicate> = fc.letrec<{ p: Predicate }>((tie) => ({
-    p: fc.oneof(
-      { depthSize: 'small' },
-      fc.boolean(),
-      fc.tuple(operand, operand).map(([a, b]): Predicate => ({ eq: [a, b] })),
-      fc.tuple(operand, operand).map(([a, b]): Predicate => ({ in: [a, b] })),
-      fc.array(tie('p'), { minLength: 1, maxLength: 3 }).map((and): Predicate => ({ and: and as [Predicate, ...Predicate[]] })),
-      fc.array(tie('p'), { minLength: 1, maxLength: 3 }).map((or): Predicate => ({ or: or as [Predicate, ...Predicate[]] })),
-      tie('p').map((not): Predicate => ({ not })),
-    ),
-  })).p;
+  ) as fc.Arbitrary<Operand>;
+  const predicate = predicateOver(operand);
   const value = fc.option(fc.oneof(fc.constantFrom('red', 'x', 3, true, 'n1'), fc.constant(['red', 'x'])), { nil: undefined });
 
   it('for random predicates and rows', () => {

@@ -22,11 +22,12 @@
 import { writeFile } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { GraphEngine, type GraphView, type MutationInput, type NodeRecord } from '../../src/graph/engine/index.ts';
+import { GraphEngine, type GraphView, type MutationInput } from '../../src/graph/engine/index.ts';
 import { rng } from './seeded-random.ts';
 import { arg } from './bench-args.ts';
 import { NullPersistence } from './null-persistence.ts';
 import { median } from './bench-stats.ts';
+import { flattenFrontier } from './flatten-frontier.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -174,16 +175,7 @@ function buildPlain(data: Data): Plain {
 function engineQueryEach(view: GraphView, team: string, first: number): number {
   const start = view.scan('Person', { filter: { team }, first });
   const step1 = view.expandEach(start, 'KNOWS', 'out');
-  // The next frontier, flattened at its exact size as GraphQL shaping builds it (shape-nodes.ts).
-  let total = 0;
-  for (let j = 0; j < step1.length; j++) total += step1[j]!.length;
-  const frontier2: NodeRecord[] = new Array(total);
-  let k = 0;
-  for (let j = 0; j < step1.length; j++) {
-    const list = step1[j]!;
-    for (let i = 0; i < list.length; i++) frontier2[k++] = list[i]!;
-  }
-  const step2 = view.expandEach(frontier2, 'WORKS_AT', 'out');
+  const step2 = view.expandEach(flattenFrontier(step1), 'WORKS_AT', 'out');
   let rows = 0;
   for (let j = 0; j < step2.length; j++) {
     const list = step2[j]!;

@@ -29,6 +29,8 @@ export class QueryBudget {
   readonly limits: BudgetLimits;
   /** Rows produced so far. */
   rows = 0;
+  /** Bytes charged so far by `chargeBytes` (the estimated size of what the query has allocated for its answer). */
+  bytes = 0;
   #due = false;
   #noPauses = 0;
   /** How many times the query yielded the event loop. */
@@ -91,6 +93,16 @@ export class QueryBudget {
     const now = this.#now();
     if (now - this.#started > this.limits.timeoutMs) throw exceeded('timeoutMs', this.limits.timeoutMs);
     if (now - this.#sliceStarted >= this.#sliceMs) this.#due = true;
+  }
+
+  /**
+   * Charges `bytes` the caller is about to allocate (a value's JSON size, a list it is about to
+   * build), *before* allocating: cumulative, against the result-size cap, so a query that would build
+   * more than the cap is refused while its memory is still unspent.
+   */
+  chargeBytes(bytes: number): void {
+    this.bytes += bytes;
+    if (this.bytes > this.limits.maxResultBytes) throw exceeded('maxResultBytes', this.limits.maxResultBytes);
   }
 
   /** Checks the result size so far (bytes, or a lower bound of them). */

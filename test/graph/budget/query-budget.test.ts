@@ -20,6 +20,7 @@ describe('QueryBudget', () => {
     ['rows', (b) => b.addRows(1001), 'maxRows', 1000, 'TOOLGRAPH_QUERY_MAX_ROWS'],
     ['rows one at a time', (b) => { for (let i = 0; i < 1001; i++) b.addRows(); }, 'maxRows', 1000, 'TOOLGRAPH_QUERY_MAX_ROWS'],
     ['result bytes', (b) => b.checkBytes(4097), 'maxResultBytes', 4096, 'TOOLGRAPH_QUERY_MAX_RESULT_BYTES'],
+    ['charged bytes, summed before allocation', (b) => { b.chargeBytes(4000); b.chargeBytes(97); }, 'maxResultBytes', 4096, 'TOOLGRAPH_QUERY_MAX_RESULT_BYTES'],
   ])('refuses over the %s cap, naming the limit, its value and its setting', (_name, work, limit, max, setting) => {
     const error = caught(() => work(new QueryBudget(limits)));
     expect(error.code).toBe('TG_QUERY_BUDGET_EXCEEDED');
@@ -33,7 +34,9 @@ describe('QueryBudget', () => {
     const b = new QueryBudget(limits);
     b.addRows(1000);
     b.checkBytes(4096);
+    b.chargeBytes(4096);
     expect(b.rows).toBe(1000);
+    expect(b.bytes).toBe(4096);
   });
 
   it('reads the clock every 256 units of work: over the time budget it refuses, at the end of a slice it asks for a pause', () => {

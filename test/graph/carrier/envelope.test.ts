@@ -2,7 +2,7 @@ import { CompactSign, base64url, type CryptoKey } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ToolgraphError } from '../../../src/errors/index.ts';
 import {
-  NonceLedger, checkSignerJwks, loadSignerKeys, parseSubscribeQuery, signEnvelope, verifyEnvelope, type SignerKeys,
+  MemoryReplayLedger, checkSignerJwks, loadSignerKeys, parseSubscribeQuery, signEnvelope, verifyEnvelope, type SignerKeys,
 } from '../../../src/graph/carrier/index.ts';
 import { createLocalJWKSet } from 'jose';
 import { generateSigner } from './carrier-fixture.ts';
@@ -174,9 +174,9 @@ describe('checkSignerJwks', () => {
   });
 });
 
-describe('NonceLedger', () => {
+describe('MemoryReplayLedger', () => {
   it('refuses a replay until the envelope could no longer be accepted, then forgets it', () => {
-    const ledger = new NonceLedger(10);
+    const ledger = new MemoryReplayLedger(10);
     expect(ledger.consume('n1', 100, 50)).toBe('fresh');
     expect(ledger.consume('n1', 100, 60)).toBe('replayed');
     expect(ledger.consume('n1', 100, 105)).toBe('replayed');
@@ -184,7 +184,7 @@ describe('NonceLedger', () => {
   });
 
   it('stays bounded: a full ledger of live nonces refuses, expired ones make room', () => {
-    const ledger = new NonceLedger(3);
+    const ledger = new MemoryReplayLedger(3);
     for (const n of ['a', 'b', 'c']) expect(ledger.consume(n, 100, 0)).toBe('fresh');
     expect(ledger.consume('d', 100, 1)).toBe('full');
     expect(ledger.size).toBe(3);

@@ -102,6 +102,14 @@ describe('signEnvelope and verifyEnvelope', () => {
     expect((await rejection(verifyEnvelope(await signRaw(goodPayload(), { typ: 'JWT' }), keys, nowSecs))).message).toContain('typ header must be "tgsse+jws"');
   });
 
+  it('refuses a crit header as a crit header, not as a malformed JWS or an algorithm', async () => {
+    const header = { alg: 'EdDSA', kid: 'signer-1', typ: 'tgsse+jws', crit: ['urn:example:pop'], 'urn:example:pop': 1 };
+    const jws = await new CompactSign(new TextEncoder().encode(JSON.stringify(goodPayload()))).setProtectedHeader(header).sign(privateKey, { crit: { 'urn:example:pop': true } });
+    const error = await rejection(verifyEnvelope(`Bearer tgsse1.${jws}`, keys, nowSecs));
+    expect(error.code).toBe('TG_ENVELOPE_INVALID');
+    expect(error.message).toBe('The envelope\'s protected header has a crit (critical) header naming an extension the carrier does not understand, or a malformed one; envelopes carry only alg, kid and typ.');
+  });
+
   it('accepts an exp within the clock tolerance', async () => {
     await expect(verifyEnvelope(await signRaw({ ...goodPayload(), exp: nowSecs - 4 }), keys, nowSecs)).resolves.toBeDefined();
   });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { ToolgraphError } from '../../errors/index.ts';
+import { headerCount } from '../../http/index.ts';
 import { parseU64, readScopes, requireScope } from '../dispatch/index.ts';
 import type { CarrierAccess } from './carrier-access.ts';
 import type { ReplayLedger } from './replay-ledger.ts';
@@ -55,6 +56,11 @@ export async function subscribeHandshake(req: IncomingMessage, search: string, d
   const requestId = parseU64(rawId, 'X-Service-Request-Id', JSON.stringify(rawId.slice(0, 40)));
 
   const nowSecs = Math.floor(deps.now() / 1000);
+  // Node keeps only the first of repeated Authorization headers; which envelope counts must not depend on that.
+  const authorizations = headerCount(req, 'authorization');
+  if (authorizations > 1) {
+    throw new ToolgraphError('TG_ENVELOPE_INVALID', `The request carries ${authorizations} Authorization headers; send exactly one, Authorization: Bearer tgsse1.<signed envelope>.`);
+  }
   const envelope = await verifyEnvelope(req.headers.authorization, deps.signerKeys, nowSecs);
   if (envelope.request.id !== requestId) throw mismatch('request id');
   if (envelope.request.graph !== graph) throw mismatch('graph');

@@ -214,6 +214,23 @@ describe('carrier refusals (status, code, and nothing read)', () => {
     await refused(f.subscribe(signed, { headers: { authorization: `Bearer ${signed.authorization.slice('Bearer tgsse1.'.length)}` } }), 401, 'TG_ENVELOPE_INVALID', /not a carrier envelope/);
   });
 
+  it('two Authorization headers: 401 TG_ENVELOPE_INVALID, whichever envelope comes first', async () => {
+    const [a, b] = [await sign(), await sign()];
+    for (const [first, second] of [[a, b], [b, a]] as const) {
+      const c = await refused(f.subscribe(first, { headers: { authorization: [first.authorization, second.authorization] } }), 401, 'TG_ENVELOPE_INVALID',
+        'The request carries 2 Authorization headers; send exactly one, Authorization: Bearer tgsse1.<signed envelope>.');
+      expect(c.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+    }
+    // Neither envelope was consumed: each alone is still accepted.
+    for (const signed of [a, b]) {
+      const c = await f.subscribe(signed);
+      expect(c.status).toBe(200);
+      c.close();
+    }
+    f.graphs.reads = 0;
+    f.executor.runs = 0;
+  });
+
   it.each(['', '0', '01', '18446744073709551616', 'abc', '1.0'])('X-Service-Request-Id %j: 400 TG_REQUEST_INVALID', async (id) => {
     await refused(f.subscribe(await sign(), { headers: { 'x-service-request-id': id } }), 400, 'TG_REQUEST_INVALID');
   });

@@ -14,7 +14,7 @@ import { SubscriptionHub, type CarrierGraphs, type HubStats } from './subscripti
 
 /** Keepalive comment interval; access is re-checked on every tick. */
 export const DEFAULT_KEEPALIVE_MS = 15_000;
-/** Unsent bytes a connection may hold before its next frame (beyond what the kernel buffers). */
+/** Unsent bytes a connection may hold in the process (beyond what the kernel buffers); larger frames go in slices. */
 export const DEFAULT_BUFFER_CAP = 1024 * 1024;
 /** A connection must send its request head within this time. */
 export const HANDSHAKE_TIMEOUT_MS = 10_000;

@@ -692,7 +692,8 @@ export interface operations {
             };
             /**
              * @description The envelope is missing, not prefixed, tampered, signed by an unknown signer, expired, or not
-             *     byte-identical to the request (TG_ENVELOPE_INVALID); its nonce was used before (TG_NONCE_REPLAYED).
+             *     byte-identical to the request (TG_ENVELOPE_INVALID); its nonce was used before (TG_NONCE_REPLAYED); its
+             *     request id was used before by the same signed subject (TG_REQUEST_ID_REPLAYED).
              */
             401: {
                 headers: {

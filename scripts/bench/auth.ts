@@ -91,7 +91,7 @@ async function perSecond(fn: () => Promise<unknown>, ms = 1000): Promise<number>
 async function inProcess(trusted: TrustedIssuer, token: string): Promise<{ verifyPerSec: number; cachedPerSec: number }> {
   const verify = createAccessTokenVerifier({ issuer: trusted.metadata.issuer, audience: AUDIENCE, getKey: trusted.keys.getKey });
   const authenticator = createBearerAuthenticator({ issuer: trusted, audience: AUDIENCE, resourceMetadataUrl: 'x' });
-  const req = { headers: { authorization: `Bearer ${token}` } } as IncomingMessage;
+  const req = { headers: { authorization: `Bearer ${token}` }, rawHeaders: ['Authorization', `Bearer ${token}`] } as unknown as IncomingMessage;
   return { verifyPerSec: await perSecond(() => verify(token)), cachedPerSec: await perSecond(() => authenticator.authenticate(req)) };
 }
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { bearerTokenOf } from './bearer-token.ts';
+import { headerCount } from '../http/index.ts';
+import { authorizationOf, bearerTokenOf } from './bearer-token.ts';
 import type { RequestContext } from './request-context.ts';
 import type { TrustedIssuer } from './trusted-issuer.ts';
 import { VerifiedTokenCache, type VerifiedTokenCacheOptions } from './verified-token-cache.ts';
@@ -24,8 +25,8 @@ export interface BearerAuthenticator {
   authenticate(req: IncomingMessage): Promise<RequestContext>;
   /**
    * The synchronous fast path: the context of a request whose token is in the verified-token cache
-   * and still valid, else undefined (no token, a malformed header, a token not verified yet, an
-   * expired entry, the cache off), and the caller goes through `authenticate`. Never throws.
+   * and still valid, else undefined (no token, a malformed or repeated header, a token not verified
+   * yet, an expired entry, the cache off), and the caller goes through `authenticate`. Never throws.
    */
   cachedContext(req: IncomingMessage): RequestContext | undefined;
 }
@@ -67,7 +68,7 @@ export function createBearerAuthenticator(options: BearerAuthenticatorOptions): 
     audience,
     resourceMetadataUrl,
     async authenticate(req) {
-      const token = bearerTokenOf(req.headers.authorization);
+      const token = bearerTokenOf(authorizationOf(req));
       const { principal } = await verified(token);
       return { principal, token, resourceMetadataUrl };
     },
@@ -78,6 +79,8 @@ export function createBearerAuthenticator(options: BearerAuthenticatorOptions): 
       // needed here: the cache holds only tokens that passed bearerTokenOf and the verifier, and a
       // hit needs the rest of the header equal to one of them.
       if (header === undefined || !header.startsWith('Bearer ')) return undefined;
+      // A second Authorization header goes the slow path, which refuses it.
+      if (headerCount(req, 'authorization') !== 1) return undefined;
       const token = header.slice(7);
       const hit = cache.get(token);
       return hit === undefined ? undefined : { principal: hit.principal, token, resourceMetadataUrl };

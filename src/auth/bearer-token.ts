@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+import { headerCount } from '../http/index.ts';
 import { unauthenticated } from './unauthenticated.ts';
 
 /** RFC 6750 §2.1: `Bearer` (any case), one or more spaces, a b64token. */
@@ -23,4 +25,14 @@ export function bearerTokenOf(header: string | undefined): string {
   }
   const named = rest.length > 0 && scheme !== undefined && SHOWABLE_SCHEME.test(scheme) ? `the ${JSON.stringify(scheme)} scheme` : 'no "Bearer" scheme';
   throw unauthenticated('malformed', `The Authorization header uses ${named}; this service accepts only Authorization: Bearer <token> (RFC 6750).`);
+}
+
+/**
+ * The request's one Authorization header. Two or more are refused (`malformed`): Node would keep
+ * only the first in `req.headers`, and which credential counts must not depend on that.
+ */
+export function authorizationOf(req: IncomingMessage): string | undefined {
+  const count = headerCount(req, 'authorization');
+  if (count > 1) throw unauthenticated('malformed', `The request carries ${count} Authorization headers; send exactly one, Authorization: Bearer <token>.`);
+  return req.headers.authorization;
 }

@@ -5,7 +5,7 @@ import { ToolgraphError } from '../errors/index.ts';
  * words a client or a test can branch on, never a token or a claim value.
  */
 export type RefusalReason =
-  | 'missing' | 'malformed' | 'algorithm' | 'unknown_key' | 'signature'
+  | 'missing' | 'malformed' | 'crit' | 'algorithm' | 'unknown_key' | 'signature'
   | 'issuer' | 'audience' | 'expired' | 'not_yet_valid' | 'claims' | 'sender_constrained';
 
 export function unauthenticated(reason: RefusalReason, message: string, cause?: unknown): ToolgraphError {

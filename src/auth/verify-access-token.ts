@@ -42,19 +42,41 @@ function shown(value: unknown): string {
   return describeValue(value);
 }
 
-function headerAlg(token: string): unknown {
+function headerOf(token: string): Record<string, unknown> {
   try {
-    return decodeProtectedHeader(token).alg;
+    return decodeProtectedHeader(token);
   } catch {
-    return undefined;
+    return {};
   }
 }
 
+/** Extension names safe to show back: short, and no character a token part or a quote could hide in. */
+const SHOWABLE_EXTENSION = /^[A-Za-z0-9_:.-]{1,40}$/;
+
 /**
- * Verifies an access token (a JWT) against the IdP's keys: the signature with an accepted algorithm,
- * `iss`, `aud`, `exp` (required), `nbf` and `iat` within the clock tolerance, a `sub`, and no `cnf`
- * (a sender-constrained token is not a bearer token). Every refusal is TG_UNAUTHENTICATED with a
- * `reason`; messages never contain the token.
+ * jose refuses a `crit` header (RFC 7515 §4.1.11) as JOSENotSupported (an extension it does not
+ * understand) or JWSInvalid (a malformed list); both come before the algorithm is looked at, and
+ * neither is about the algorithm or the token's form.
+ */
+function critRefusal(error: unknown, token: string): ToolgraphError | undefined {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if ((code !== 'ERR_JOSE_NOT_SUPPORTED' && code !== 'ERR_JWS_INVALID') || typeof message !== 'string') return undefined;
+  if (!/"crit"|Extension Header Parameter/.test(message)) return undefined;
+  const crit = headerOf(token)['crit'];
+  if (code === 'ERR_JWS_INVALID') {
+    return unauthenticated('crit', 'The token\'s crit (critical) header is malformed: it must list, once each, extension parameters the protected header carries (RFC 7515, section 4.1.11).', error);
+  }
+  const names = Array.isArray(crit) && crit.length <= 5 && crit.every((n) => typeof n === 'string' && SHOWABLE_EXTENSION.test(n))
+    ? crit.map((n) => JSON.stringify(n)).join(', ')
+    : undefined;
+  return unauthenticated('crit', `The token's crit (critical) header names ${names === undefined ? 'an extension' : `the extension ${names}`}, which this server does not understand; RFC 7515 (section 4.1.11) requires refusing the token.`, error);
+}
+
+/**
+ * Verifies an access token (a JWT) against the IdP's keys: no `crit` extension it does not
+ * understand, the signature with an accepted algorithm, `iss`, `aud`, `exp` (required), `nbf` and
+ * `iat` within the clock tolerance, a `sub`, and no `cnf` (a sender-constrained token is not a bearer
+ * token). Every refusal is TG_UNAUTHENTICATED with a `reason`; messages never contain the token.
  */
 export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): AccessTokenVerifier {
   const { issuer, audience, getKey } = options;
@@ -63,11 +85,13 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): 
 
   function refusal(error: unknown, token: string): ToolgraphError {
     if (error instanceof ToolgraphError) return error;
+    const crit = critRefusal(error, token);
+    if (crit !== undefined) return crit;
     const code = (error as { code?: unknown }).code;
     switch (code) {
       case 'ERR_JOSE_ALG_NOT_ALLOWED':
       case 'ERR_JOSE_NOT_SUPPORTED':
-        return unauthenticated('algorithm', `The token is signed with the algorithm ${describeValue(headerAlg(token))}; this server accepts only ${ACCEPTED_ALGORITHMS.join(', ')}.`, error);
+        return unauthenticated('algorithm', `The token is signed with the algorithm ${describeValue(headerOf(token)['alg'])}; this server accepts only ${ACCEPTED_ALGORITHMS.join(', ')}.`, error);
       case 'ERR_JWS_INVALID':
       case 'ERR_JWT_INVALID':
         return unauthenticated('malformed', 'The bearer token is not a well-formed signed JWT (three base64url parts: a JSON header, a JSON claims set, a signature).', error);

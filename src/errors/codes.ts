@@ -80,6 +80,7 @@ export const ERROR_CODES = {
   TG_SUBSCRIPTION_NOT_SERVED: { status: 400, meaning: 'Subscriptions are served by the SSE carrier (SERVICE_GRAPHQL_ADDR), not by /graphql or /dispatch.' },
   TG_ENVELOPE_INVALID: { status: 401, meaning: 'The signed envelope is missing, malformed, badly signed, expired, or does not match the request byte for byte.' },
   TG_NONCE_REPLAYED: { status: 401, meaning: 'The envelope\'s nonce was already used; every request and reconnect needs a fresh one.' },
+  TG_REQUEST_ID_REPLAYED: { status: 401, meaning: 'The carrier request id was already used by the same signed subject within the envelope lifetime; every request and reconnect needs a fresh id, nonce and envelope.' },
   TG_ACCESS_DENIED: { status: 403, meaning: 'The graph ACL or row-level security denies the request.' },
   TG_ACCESS_POLICY_INVALID: { status: 400, meaning: 'An access policy breaks specs/access-policy.schema.json; the message names the JSON pointer of the first problem.' },
   TG_TOO_MANY_CONNECTIONS: { status: 503, meaning: 'The subscription carrier is at its connection limit.' },

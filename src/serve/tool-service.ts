@@ -63,6 +63,8 @@ export async function openToolService(options: ToolServiceOptions): Promise<{ se
     catalogue: options.catalogue,
     secrets,
     logger,
+    maxSessions: values.mcpMaxSessions,
+    maxSessionsPerSubject: values.mcpMaxSessionsPerSubject,
     ...(credentials ? { credentials } : {}),
     ...(options.explain ? { explain: options.explain } : {}),
   });

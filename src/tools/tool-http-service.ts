@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { validateCallToolRequest } from '../../generated/validators/openapi.ts';
@@ -10,6 +9,7 @@ import { pathOf, readBody, sendError, sendJson, type HttpService } from '../http
 import type { Logger } from '../log/index.ts';
 import { describeManifestErrors } from '../manifest/index.ts';
 import { authInfoOf, createMcpServer } from './mcp-server.ts';
+import { McpSessionTable, type McpSession } from './mcp-sessions.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
 export const MCP_PATH = '/mcp';
@@ -22,18 +22,12 @@ export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
 export interface ToolHttpServiceOptions {
   readonly registry: ToolRegistry;
   readonly logger: Logger;
-  /** Most MCP sessions kept; past it the least recently used one is closed. Default 1000. */
+  /** Most MCP sessions kept (TOOLGRAPH_MCP_MAX_SESSIONS). Default 1000. */
   readonly maxSessions?: number;
+  /** Most MCP sessions of one caller; past it its own least recently used one closes. Default 16. */
+  readonly maxSessionsPerSubject?: number;
   /** A session unused this long is closed. Default 30 minutes. */
   readonly sessionIdleMs?: number;
-}
-
-interface Session {
-  readonly transport: StreamableHTTPServerTransport;
-  readonly server: Server;
-  /** Who opened it: a session is bound to its caller, so another caller cannot use its id. */
-  readonly owner: string;
-  lastUsed: number;
 }
 
 /** The caller a session belongs to: issuer and subject of the token, or the local operator. */
@@ -64,20 +58,23 @@ function isJson(contentType: string | undefined): boolean {
  */
 export function createToolHttpService(options: ToolHttpServiceOptions): HttpService {
   const { registry, logger } = options;
-  const maxSessions = options.maxSessions ?? 1000;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
-  const sessions = new Map<string, Session>();
+  const sessions = new McpSessionTable({
+    maxSessions: options.maxSessions ?? 1000,
+    maxSessionsPerSubject: options.maxSessionsPerSubject ?? 16,
+  });
 
   const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [id, session] of sessions) if (now - session.lastUsed > idleMs) void closeSession(id, 'idle');
+    for (const id of sessions.idleSince(Date.now() - idleMs)) void closeSession(id, 'idle');
   }, Math.min(idleMs, 60_000));
   sweep.unref();
 
   async function closeSession(id: string, why: string): Promise<void> {
-    const session = sessions.get(id);
-    if (session === undefined) return;
-    sessions.delete(id);
+    const session = sessions.remove(id);
+    if (session !== undefined) await closeRemoved(session, why);
+  }
+
+  async function closeRemoved(session: McpSession, why: string): Promise<void> {
     logger.debug({ why, sessions: sessions.size }, 'MCP session closed');
     await session.transport.close().catch(() => undefined);
     await session.server.close().catch(() => undefined);
@@ -145,14 +142,14 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
     const parsed = req.method === 'POST' && isJson(req.headers['content-type']) ? await readJson(req, MCP_BODY_LIMIT) : undefined;
     refuseMissingScopes(parsed, context);
 
+    const owner = ownerOf(context);
     if (typeof sessionId === 'string') {
-      const session = sessions.get(sessionId);
       // Someone else's session answers like an expired one: the id alone grants nothing.
-      if (session === undefined || session.owner !== ownerOf(context)) {
+      const session = sessions.use(sessionId, owner, Date.now());
+      if (session === undefined) {
         rpcError(res, 404, -32001, 'Session not found: it ended or expired; start a new one with initialize.');
         return;
       }
-      session.lastUsed = Date.now();
       await session.transport.handleRequest(request, res, parsed);
       return;
     }
@@ -160,25 +157,27 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
       rpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; the first request of a session is initialize.');
       return;
     }
-    while (sessions.size >= maxSessions) {
-      const oldest = [...sessions].sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
-      if (oldest === undefined) break;
-      await closeSession(oldest[0], 'evicted');
+    // Room comes only from this caller's own sessions (or the initialize is refused, naming the cap).
+    const reservation = sessions.admit(owner);
+    for (const evicted of reservation.evicted) void closeRemoved(evicted, 'evicted');
+    try {
+      const server = createMcpServer(registry, logger);
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.register(reservation, { id, transport, server, owner, lastUsed: Date.now() });
+          logger.debug({ sessions: sessions.size }, 'MCP session opened');
+        },
+        onsessionclosed: (id) => {
+          void closeSession(id, 'deleted');
+        },
+      });
+      transport.onerror = (error) => logger.warn({ err: error }, 'MCP transport error');
+      await server.connect(transport);
+      await transport.handleRequest(request, res, parsed);
+    } finally {
+      sessions.release(reservation);
     }
-    const server = createMcpServer(registry, logger);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server, owner: ownerOf(context), lastUsed: Date.now() });
-        logger.debug({ sessions: sessions.size }, 'MCP session opened');
-      },
-      onsessionclosed: (id) => {
-        void closeSession(id, 'deleted');
-      },
-    });
-    transport.onerror = (error) => logger.warn({ err: error }, 'MCP transport error');
-    await server.connect(transport);
-    await transport.handleRequest(request, res, parsed);
   }
 
   return {
@@ -196,7 +195,7 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
     },
     async close() {
       clearInterval(sweep);
-      await Promise.all([...sessions.keys()].map((id) => closeSession(id, 'shutdown')));
+      await Promise.all(sessions.ids().map((id) => closeSession(id, 'shutdown')));
     },
   };
 }

@@ -35,6 +35,9 @@ export interface ToolServerOptions {
    */
   readonly explain?: GraphExplainer;
   readonly logger: Logger;
+  /** TOOLGRAPH_MCP_MAX_SESSIONS and TOOLGRAPH_MCP_MAX_SESSIONS_PER_SUBJECT (defaults 1000 and 16). */
+  readonly maxSessions?: number;
+  readonly maxSessionsPerSubject?: number;
 }
 
 export interface ToolServer {
@@ -91,7 +94,12 @@ export function createToolAgents(options: ToolServerOptions): { agents: ToolAgen
 export function createToolServer(options: ToolServerOptions): ToolServer {
   const { agents, clients } = createToolAgents(options);
   const registry = new ToolRegistry(agents);
-  const service = createToolHttpService({ registry, logger: options.logger });
+  const service = createToolHttpService({
+    registry,
+    logger: options.logger,
+    ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
+    ...(options.maxSessionsPerSubject === undefined ? {} : { maxSessionsPerSubject: options.maxSessionsPerSubject }),
+  });
   return {
     registry,
     service: {

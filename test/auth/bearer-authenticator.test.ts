@@ -30,7 +30,9 @@ function counted(): { issuer: TrustedIssuer; calls: () => number } {
   return { issuer: { ...trusted, keys: { ...trusted.keys, getKey } }, calls: () => calls };
 }
 
-const request = (token: string) => ({ headers: { authorization: `Bearer ${token}` } }) as IncomingMessage;
+/** A request as node:http makes it: the parsed headers and the raw list they came from. */
+const withHeaders = (headers: Record<string, string>) => ({ headers, rawHeaders: Object.entries(headers).flat() }) as unknown as IncomingMessage;
+const request = (token: string) => withHeaders({ authorization: `Bearer ${token}` });
 
 describe('createBearerAuthenticator', () => {
   it('resolves the request context: principal, token and the metadata URL', async () => {
@@ -84,7 +86,7 @@ describe('createBearerAuthenticator', () => {
     const other = await idp.mintToken({ sub: 'bob', scope: 'kg:read' });
     // Not verified yet: no fast path, whatever the header.
     expect(authenticator.cachedContext(request(token))).toBeUndefined();
-    expect(authenticator.cachedContext({ headers: {} } as IncomingMessage)).toBeUndefined();
+    expect(authenticator.cachedContext(withHeaders({}))).toBeUndefined();
     await authenticator.authenticate(request(token));
     const context = authenticator.cachedContext(request(token));
     expect(context).toEqual({ principal: expect.objectContaining({ subject: 'alice', scopes: ['kg:read'], groups: ['g1'] }), token, resourceMetadataUrl: META });
@@ -95,8 +97,12 @@ describe('createBearerAuthenticator', () => {
     const forged = `${head}.${payload}.${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`;
     expect(authenticator.cachedContext(request(forged))).toBeUndefined();
     await expect(authenticator.authenticate(request(forged))).rejects.toMatchObject({ code: 'TG_UNAUTHENTICATED' });
-    expect(authenticator.cachedContext({ headers: { authorization: `Basic ${token}` } } as IncomingMessage)).toBeUndefined();
-    expect(authenticator.cachedContext({ headers: { authorization: `Bearer ${token} ${token}` } } as IncomingMessage)).toBeUndefined();
+    expect(authenticator.cachedContext(withHeaders({ authorization: `Basic ${token}` }))).toBeUndefined();
+    expect(authenticator.cachedContext(withHeaders({ authorization: `Bearer ${token} ${token}` }))).toBeUndefined();
+    // Two Authorization headers (node:http keeps the first in req.headers): no fast path, and the slow path refuses.
+    const twice = { headers: { authorization: `Bearer ${token}` }, rawHeaders: ['Authorization', `Bearer ${token}`, 'authorization', `Bearer ${other}`] } as unknown as IncomingMessage;
+    expect(authenticator.cachedContext(twice)).toBeUndefined();
+    await expect(authenticator.authenticate(twice)).rejects.toMatchObject({ code: 'TG_UNAUTHENTICATED', details: { reason: 'malformed' } });
     // At the token's exp the entry is gone (no clock tolerance for cached tokens); the slow path then refuses it past the tolerance.
     now = decodeJwt(token).exp! * 1000;
     expect(authenticator.cachedContext(request(token))).toBeUndefined();

@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBearerAuthenticator, currentRequestContext, openTrustedIssuer, requestContextOf, requestPrincipal, requireBearer, type TrustedIssuer } from '../../src/auth/index.ts';
 import { ToolgraphError } from '../../src/errors/index.ts';
@@ -76,6 +77,16 @@ describe('requireBearer', () => {
     const res = await get('/probe');
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${META}"`);
+  });
+
+  it('answers a token with a crit extension it does not understand 401, naming crit (not the algorithm)', async () => {
+    const claims = decodeJwt(await idp.mintToken({ sub: 'alice', scope: 'kg:read' }));
+    const token = await idp.signToken(claims, { crit: ['urn:example:pop'], 'urn:example:pop': 1 }, { crit: { 'urn:example:pop': true } });
+    const res = await get('/probe', token);
+    expect(res.status).toBe(401);
+    const message = 'The token\'s crit (critical) header names the extension "urn:example:pop", which this server does not understand; RFC 7515 (section 4.1.11) requires refusing the token.';
+    expect(await res.json()).toEqual({ error: { code: 'TG_UNAUTHENTICATED', message, details: { reason: 'crit' } } });
+    expect(res.headers.get('www-authenticate')).toBe(`Bearer error="invalid_token", error_description="${message.replaceAll('"', "'")}", resource_metadata="${META}"`);
   });
 
   it('gives a scope refusal of the service its insufficient_scope challenge', async () => {

@@ -108,6 +108,13 @@ describe('refusals, each with its reason and a message that never echoes the tok
       return idp.signToken(claims);
     }, 'claims', 'The token\'s "sub" claim is missing'],
     ['a sender-constrained (DPoP) token', async () => idp.signToken({ ...(await realClaims()), cnf: { jkt: 'abc' } }), 'sender_constrained', 'accepts only bearer tokens'],
+    ['a crit extension this server does not understand, signed by the IdP (RS256)', async () => idp.signToken(await realClaims(), { crit: ['urn:example:pop'], 'urn:example:pop': 1 }, { crit: { 'urn:example:pop': true } }),
+      'crit', 'The token\'s crit (critical) header names the extension "urn:example:pop", which this server does not understand; RFC 7515 (section 4.1.11) requires refusing the token.'],
+    ['a crit header that is not a list of extension names', async () => {
+      const header = base64url.encode(JSON.stringify({ alg: 'RS256', typ: 'at+jwt', kid: idp.kid, crit: 'exp' }));
+      const [, payload, signature] = userToken.split('.');
+      return `${header}.${payload}.${signature}`;
+    }, 'crit', 'The token\'s crit (critical) header is malformed'],
     ['not a JWT', async () => 'abc.def', 'malformed', 'not a well-formed signed JWT'],
     ['a JWT whose claims are not JSON', async () => `${userToken.split('.')[0]}.${base64url.encode('not json')}.${userToken.split('.')[2]}`, 'signature', 'signature does not verify'],
   ])('%s', async (_name, makeToken, reason, text) => {

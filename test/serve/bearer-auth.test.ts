@@ -10,6 +10,7 @@ import { silentLogger } from '../../src/log/index.ts';
 import { startToolgraph, type RunningToolgraph } from '../../src/serve/index.ts';
 import { captureLogger } from '../support/capture-logger.ts';
 import { closedPort } from '../support/closed-port.ts';
+import { rawRequest } from '../support/raw-request.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 
 function config(env: Record<string, string>) {
@@ -126,6 +127,27 @@ describe('AUTH_TYPE=jwt: every service needs a verified bearer token', () => {
     for (const part of token.split('.').filter((p) => p.length > 8)) {
       expect(text).not.toContain(part);
       expect(res.headers.get('www-authenticate')).not.toContain(part);
+    }
+  });
+
+  const JSON_HEADERS = ['content-type', 'application/json', 'accept', 'application/json, text/event-stream'];
+  it.each<[string, string, string, string | undefined]>([
+    ['POST /dispatch', 'POST', '/dispatch', JSON.stringify({ id: 7, graph: 'demo', method: { Cypher: { query: READ } } })],
+    ['POST /graphql', 'POST', '/graphql/demo', JSON.stringify({ query: '{ Organization(first: 1) { name } }' })],
+    ['GET /schemas/search', 'GET', '/schemas/search?q=Organization', undefined],
+    ['POST /mcp (initialize)', 'POST', '/mcp', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })],
+    ['POST /mcp/tools/call', 'POST', '/mcp/tools/call', JSON.stringify({ name: 'graph', arguments: { action: 'cypher', graph: 'demo', query: READ } })],
+  ])('refuses two Authorization headers on %s with 401, whichever comes first, cached or not', async (_name, method, path, body) => {
+    const good = await mint('kg:read');
+    const other = await mint('kg:admin');
+    // One header: accepted (and the token is now in the verified-token cache).
+    const single = await rawRequest(running.origin, { method, path, body, headers: [...JSON_HEADERS, 'authorization', `Bearer ${good}`] });
+    expect(single.status, `${single.status} ${single.body}`).toBeLessThan(300);
+    for (const pair of [[good, other], [other, good], [good, good], [good, 'garbage']]) {
+      const res = await rawRequest(running.origin, { method, path, body, headers: [...JSON_HEADERS, 'authorization', `Bearer ${pair[0]}`, 'Authorization', `Bearer ${pair[1]}`] });
+      expect(res.status, res.body).toBe(401);
+      expect(res.headers['www-authenticate']).toContain(`resource_metadata="${metadataUrl}"`);
+      expect(JSON.parse(res.body)).toEqual({ error: { code: 'TG_UNAUTHENTICATED', message: 'The request carries 2 Authorization headers; send exactly one, Authorization: Bearer <token>.', details: { reason: 'malformed' } } });
     }
   });
 

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify, type JWTPayload } from 'jose';
+import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify, type JWTPayload, type SignOptions } from 'jose';
 import Provider, { errors, type OidcContext } from 'oidc-provider';
 
 /**
@@ -97,8 +97,11 @@ export interface TestIdp {
   /** The next interaction answers access_denied (the user clicked "deny"). */
   denyNextInteraction(): void;
   mintToken(options?: MintTokenOptions): Promise<string>;
-  /** Signs `claims` as given (no defaults added) with the provider's RS256 key; header defaults to {alg: RS256, typ: at+jwt, kid}. */
-  signToken(claims: JWTPayload, header?: Record<string, unknown>): Promise<string>;
+  /**
+   * Signs `claims` as given (no defaults added) with the provider's RS256 key; header defaults to {alg: RS256, typ: at+jwt, kid}.
+   * `options.crit` lets the signer write crit extensions a verifier may not understand.
+   */
+  signToken(claims: JWTPayload, header?: Record<string, unknown>, options?: SignOptions): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -301,7 +304,7 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
     tokenExchanges: () => grants.filter((g) => g.grantType === TOKEN_EXCHANGE_GRANT && g.ok).length,
     setInteractiveUser: (user) => void (interactiveUser = user),
     denyNextInteraction: () => void (denyNext = true),
-    signToken: (claims, header = {}) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: signingKey.kid, ...header } as { alg: string }).sign(privateKey),
+    signToken: (claims, header = {}, options) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: signingKey.kid, ...header } as { alg: string }).sign(privateKey, options),
     async mintToken(mint = {}) {
       const form = new URLSearchParams({ scope: mint.scope ?? 'openid', resource: mint.audience ?? defaultAudience });
       if (mint.sub === undefined) form.set('grant_type', 'client_credentials');

@@ -24,7 +24,7 @@ export class SseClient {
   #destroy: () => void = () => undefined;
   #pause: () => void = () => undefined;
 
-  constructor(origin: string, path: string, headers: Record<string, string>, method = 'GET') {
+  constructor(origin: string, path: string, headers: Record<string, string | string[]>, method = 'GET') {
     let finish!: () => void;
     this.done = new Promise((resolve) => {
       finish = resolve;

@@ -5,7 +5,7 @@ import type { Logger } from '../../log/index.ts';
 import type { CarrierAccess } from './carrier-access.ts';
 import { CarrierResponse } from './carrier-response.ts';
 import { ConnectionGate } from './connection-gate.ts';
-import { DEFAULT_NONCE_CAPACITY, NonceLedger } from './nonce-ledger.ts';
+import { DEFAULT_LEDGER_CAPACITY, MemoryReplayLedger } from './replay-ledger.ts';
 import type { SignerKeys } from './signer-keys.ts';
 import { SUBSCRIBE_PATH } from './subscribe-request.ts';
 import { SUBSCRIPTION_SCOPES, subscribeHandshake } from './subscribe-handshake.ts';
@@ -14,7 +14,7 @@ import { SubscriptionHub, type CarrierGraphs, type HubStats } from './subscripti
 
 /** Keepalive comment interval; access is re-checked on every tick. */
 export const DEFAULT_KEEPALIVE_MS = 15_000;
-/** Unsent bytes a connection may hold before its next frame (beyond what the kernel buffers). */
+/** Unsent bytes a connection may hold in the process (beyond what the kernel buffers); larger frames go in slices. */
 export const DEFAULT_BUFFER_CAP = 1024 * 1024;
 /** A connection must send its request head within this time. */
 export const HANDSHAKE_TIMEOUT_MS = 10_000;
@@ -33,6 +33,7 @@ export interface CarrierOptions {
   readonly maxSessionSecs: number;
   readonly keepaliveMs?: number;
   readonly bufferCap?: number;
+  /** Most live nonces, and most live request ids, remembered (each its own ledger). */
   readonly nonceCapacity?: number;
   /** Wall-clock milliseconds (envelope expiry); Date.now by default. */
   readonly now?: () => number;
@@ -42,6 +43,7 @@ export interface CarrierStats extends HubStats {
   /** Handshakes in flight plus open sessions: what the connection cap counts. */
   readonly connections: number;
   readonly nonces: number;
+  readonly requestIds: number;
 }
 
 export interface RunningCarrier {
@@ -59,6 +61,7 @@ function refusalHeaders(error: ToolgraphError): Record<string, string> {
   switch (error.code) {
     case 'TG_ENVELOPE_INVALID':
     case 'TG_NONCE_REPLAYED':
+    case 'TG_REQUEST_ID_REPLAYED':
       return { 'www-authenticate': 'Bearer error="invalid_token"' };
     case 'TG_INSUFFICIENT_SCOPE':
       return { 'www-authenticate': `Bearer error="insufficient_scope", scope="${SUBSCRIPTION_SCOPES.join(' ')}"` };
@@ -80,7 +83,8 @@ function refusalHeaders(error: ToolgraphError): Record<string, string> {
 export async function startCarrier(options: CarrierOptions): Promise<RunningCarrier> {
   const { logger } = options;
   const gate = new ConnectionGate(options.maxConnections);
-  const nonces = new NonceLedger(options.nonceCapacity ?? DEFAULT_NONCE_CAPACITY);
+  const nonces = new MemoryReplayLedger(options.nonceCapacity ?? DEFAULT_LEDGER_CAPACITY);
+  const requestIds = new MemoryReplayLedger(options.nonceCapacity ?? DEFAULT_LEDGER_CAPACITY);
   const hub = new SubscriptionHub({
     graphs: options.graphs,
     executor: options.executor,
@@ -90,7 +94,7 @@ export async function startCarrier(options: CarrierOptions): Promise<RunningCarr
     keepaliveMs: options.keepaliveMs ?? DEFAULT_KEEPALIVE_MS,
     bufferCap: options.bufferCap ?? DEFAULT_BUFFER_CAP,
   });
-  const deps = { signerKeys: options.signerKeys, nonces, access: options.access, now: options.now ?? Date.now };
+  const deps = { signerKeys: options.signerKeys, nonces, requestIds, access: options.access, now: options.now ?? Date.now };
 
   // One handler for every connection's close: it frees the slot and the session, if any.
   function onClose(this: CarrierResponse): void {
@@ -176,7 +180,7 @@ export async function startCarrier(options: CarrierOptions): Promise<RunningCarr
     host,
     port: address.port,
     origin,
-    stats: () => ({ ...hub.stats(), connections: gate.active, nonces: nonces.size }),
+    stats: () => ({ ...hub.stats(), connections: gate.active, nonces: nonces.size, requestIds: requestIds.size }),
     close() {
       closing ??= (async () => {
         hub.close();

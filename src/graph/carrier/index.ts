@@ -22,5 +22,5 @@ export type { SubscriptionShape } from './subscription-rules.ts';
 export { SUBSCRIBE_PATH, parseSubscribeQuery } from './subscribe-request.ts';
 export { MAX_FRAME_BYTES } from './sse-frames.ts';
 export type { EndReason } from './sse-frames.ts';
-export { NonceLedger, DEFAULT_NONCE_CAPACITY } from './nonce-ledger.ts';
-export type { NonceOutcome } from './nonce-ledger.ts';
+export { MemoryReplayLedger, DEFAULT_LEDGER_CAPACITY } from './replay-ledger.ts';
+export type { ReplayLedger, ReplayOutcome } from './replay-ledger.ts';

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { ToolgraphError } from '../../errors/index.ts';
+import { headerCount } from '../../http/index.ts';
 import { parseU64, readScopes, requireScope } from '../dispatch/index.ts';
 import type { CarrierAccess } from './carrier-access.ts';
-import type { NonceLedger } from './nonce-ledger.ts';
+import type { ReplayLedger } from './replay-ledger.ts';
 import { checkQueryText } from './query-text-rules.ts';
 import type { SignerKeys } from './signer-keys.ts';
 import type { OpenRequest } from './subscription-hub.ts';
@@ -12,7 +14,9 @@ import { verifyEnvelope } from './verify-envelope.ts';
 
 export interface HandshakeDeps {
   readonly signerKeys: SignerKeys;
-  readonly nonces: NonceLedger;
+  readonly nonces: ReplayLedger;
+  /** Request ids used, per signed subject (`requestIdKey`). */
+  readonly requestIds: ReplayLedger;
   readonly access: CarrierAccess;
   /** Wall-clock milliseconds, for envelope expiry. */
   readonly now: () => number;
@@ -28,10 +32,19 @@ function mismatch(what: string): ToolgraphError {
 }
 
 /**
+ * The request-id ledger's key: the id within its signed subject, so one subject's ids never refuse
+ * another's. A digest keeps every key 43 characters, whatever the subject's length.
+ */
+export function requestIdKey(subject: string, requestId: bigint): string {
+  return createHash('sha256').update(`${requestId}\u0000${subject}`).digest('base64url');
+}
+
+/**
  * Runs every check of a subscription handshake, cheapest first, and answers what the hub needs to
  * open the stream. Nothing here reads graph rows: the URL, the query text rules, the
  * X-Service-Request-Id header, the envelope (signature, expiry, byte-identical id, graph and
- * query), the scope, the nonce (consumed here, before any stream starts), the document rules and
+ * query), the scope, the nonce and the request id (both consumed here, before any stream starts), the
+ * document rules and
  * the graph ACL. Afterwards the request's headers and URL are cleared: the signed request is not
  * kept.
  */
@@ -42,20 +55,33 @@ export async function subscribeHandshake(req: IncomingMessage, search: string, d
   if (typeof rawId !== 'string') throw new ToolgraphError('TG_REQUEST_INVALID', 'The X-Service-Request-Id header is missing; send the signed request id (a positive u64).');
   const requestId = parseU64(rawId, 'X-Service-Request-Id', JSON.stringify(rawId.slice(0, 40)));
 
-  const nowMs = deps.now();
-  const envelope = await verifyEnvelope(req.headers.authorization, deps.signerKeys, Math.floor(nowMs / 1000));
+  const nowSecs = Math.floor(deps.now() / 1000);
+  // Node keeps only the first of repeated Authorization headers; which envelope counts must not depend on that.
+  const authorizations = headerCount(req, 'authorization');
+  if (authorizations > 1) {
+    throw new ToolgraphError('TG_ENVELOPE_INVALID', `The request carries ${authorizations} Authorization headers; send exactly one, Authorization: Bearer tgsse1.<signed envelope>.`);
+  }
+  const envelope = await verifyEnvelope(req.headers.authorization, deps.signerKeys, nowSecs);
   if (envelope.request.id !== requestId) throw mismatch('request id');
   if (envelope.request.graph !== graph) throw mismatch('graph');
   if (envelope.query !== query) throw mismatch('subscription text');
   const { principal } = envelope;
   requireScope(principal, SUBSCRIPTION_SCOPES, 'A subscription');
 
-  const outcome = deps.nonces.consume(envelope.nonce, envelope.expiresAt, Math.floor(nowMs / 1000));
-  if (outcome === 'replayed') {
+  const nonce = await deps.nonces.consume(envelope.nonce, envelope.expiresAt, nowSecs);
+  if (nonce === 'replayed') {
     throw new ToolgraphError('TG_NONCE_REPLAYED', 'This envelope\'s nonce was already used; every request and reconnect needs a fresh id, nonce and envelope.');
   }
-  if (outcome === 'full') {
+  if (nonce === 'full') {
     throw new ToolgraphError('TG_RATE_LIMITED', 'The carrier remembers as many live nonces as it can; retry in a few seconds.');
+  }
+  // Spec: each reconnect needs a fresh request id too, not only a fresh nonce and envelope.
+  const id = await deps.requestIds.consume(requestIdKey(principal.subject, requestId), envelope.expiresAt, nowSecs);
+  if (id === 'replayed') {
+    throw new ToolgraphError('TG_REQUEST_ID_REPLAYED', `The request id ${requestId} was already used by this subject; every request and reconnect needs a fresh id, nonce and envelope.`);
+  }
+  if (id === 'full') {
+    throw new ToolgraphError('TG_RATE_LIMITED', 'The carrier remembers as many live request ids as it can; sign a fresh request and retry in a few seconds.');
   }
 
   const document = parseSubscription(query);

@@ -21,7 +21,11 @@ export interface SubscriptionHubOptions {
   readonly logger: Logger;
   readonly maxSessionMs: number;
   readonly keepaliveMs: number;
-  /** Bytes a connection may have queued and unsent before its next frame; past it the reader is cut off. */
+  /**
+   * Bytes a connection may hold unsent in the process (the response's and the socket's buffers).
+   * A frame larger than the room left is written in slices as the socket drains; a frame due while
+   * the connection holds anything and the frame would not fit beside it cuts the reader off.
+   */
   readonly bufferCap: number;
   readonly now?: () => number;
 }
@@ -40,6 +44,8 @@ export interface HubStats {
   readonly groups: number;
   /** Executor runs since the hub started. */
   readonly evaluations: number;
+  /** The most bytes one connection has held unsent in the process since the hub started (at most bufferCap). */
+  readonly peakQueuedBytes: number;
 }
 
 /** One subscriber: a handful of fields; the result it last got is a reference to its group's string. */
@@ -49,6 +55,8 @@ export class Session {
   readonly expiresAt: number;
   group: Group;
   sent: string | null = null;
+  /** The part of a frame not yet handed to the socket (it goes as the socket drains). */
+  rest: Buffer | null = null;
 
   constructor(res: CarrierResponse, principal: CarrierPrincipal, group: Group, expiresAt: number) {
     this.res = res;
@@ -88,6 +96,8 @@ class Group {
 }
 
 const noop = (): void => undefined;
+/** Chunked transfer coding wraps each write in a size line and a CRLF: at most 12 bytes for 8 MiB. */
+const CHUNK_FRAMING = 16;
 const REVOKED = new ToolgraphError('TG_ACCESS_DENIED', 'The graph ACL no longer allows this subscription.');
 const TOO_LARGE = new ToolgraphError('TG_FRAME_TOO_LARGE', `The subscription result serialises to more than ${MAX_FRAME_BYTES} bytes (8 MiB); select less or lower first/limit.`);
 const DROPPED = new ToolgraphError('TG_GRAPH_NOT_FOUND', 'The graph was dropped.');
@@ -114,6 +124,7 @@ export class SubscriptionHub {
   #expiry: NodeJS.Timeout | null = null;
   #flushScheduled = false;
   #evaluations = 0;
+  #peakQueued = 0;
   #closed = false;
 
   constructor(options: SubscriptionHubOptions) {
@@ -124,7 +135,7 @@ export class SubscriptionHub {
   }
 
   stats(): HubStats {
-    return { sessions: this.#sessions.size, groups: this.#groups.size, evaluations: this.#evaluations };
+    return { sessions: this.#sessions.size, groups: this.#groups.size, evaluations: this.#evaluations, peakQueuedBytes: this.#peakQueued };
   }
 
   /**
@@ -169,6 +180,8 @@ export class SubscriptionHub {
     }
     const session = new Session(res, request.principal, group, this.#now() + this.#options.maxSessionMs);
     res.writeHead(200, STREAM_HEADERS);
+    // Sent now, so the socket's buffer counts them and the first frame's room is exact.
+    res.flushHeaders();
     res.session = session;
     group.members.add(session);
     this.#sessions.add(session);
@@ -178,7 +191,7 @@ export class SubscriptionHub {
       this.#end(session, 'frame-too-large', TOO_LARGE);
       return;
     }
-    res.write(group.frame);
+    this.#send(session, group.frame);
     session.sent = group.payload;
   }
 
@@ -364,7 +377,8 @@ export class SubscriptionHub {
         continue;
       }
       if (visibility !== group.visibility) this.#regroup(session, visibility);
-      if (session.res.session === session) this.#write(session, KEEPALIVE_FRAME);
+      // A frame still going out is traffic enough (and a comment cannot go in the middle of it).
+      if (session.res.session === session && session.rest === null) this.#write(session, KEEPALIVE_FRAME);
     }
   }
 
@@ -387,26 +401,66 @@ export class SubscriptionHub {
 
   // ---- writing --------------------------------------------------------------------------------
 
-  /** Writes unless the connection already holds too much unsent data; then the reader is cut off. */
+  /**
+   * Sends `frame` unless the connection holds unsent bytes (queued in the process, or the rest of a
+   * frame still going out) and the frame would not fit beside them within the cap: then the reader
+   * is cut off. An idle connection takes any frame (up to 8 MiB), in slices that keep what it holds
+   * within the cap.
+   */
   #write(session: Session, frame: Buffer): boolean {
     const res = session.res;
-    const pending = res.writableLength;
-    if (pending > 0 && pending + frame.length > this.#options.bufferCap) {
+    const unsent = res.writableLength + (session.rest?.length ?? 0);
+    if (unsent > 0 && unsent + frame.length + CHUNK_FRAMING > this.#options.bufferCap) {
+      const queuedBytes = res.writableLength;
       this.#detach(session);
       res.session = null;
+      session.rest = null;
       res.destroy();
-      this.#options.logger.info({ pendingBytes: pending }, 'carrier cut off a slow reader');
+      this.#options.logger.info({ queuedBytes, pendingBytes: unsent }, 'carrier cut off a slow reader');
       return false;
     }
-    res.write(frame);
+    this.#send(session, frame);
     return true;
+  }
+
+  /** Hands the socket as much of `frame` as fits within the cap; the rest follows on 'drain'. */
+  #send(session: Session, frame: Buffer): void {
+    session.rest = frame;
+    this.#pump(session);
+  }
+
+  #pump(session: Session): void {
+    const res = session.res;
+    let rest = session.rest;
+    while (rest !== null) {
+      const room = this.#options.bufferCap - res.writableLength - CHUNK_FRAMING;
+      if (room <= 0) break;
+      const slice = rest.length <= room ? rest : rest.subarray(0, room);
+      res.write(slice);
+      if (res.writableLength > this.#peakQueued) this.#peakQueued = res.writableLength;
+      rest = slice.length === rest.length ? null : rest.subarray(slice.length);
+    }
+    session.rest = rest;
+    if (rest === null) return;
+    const resume = (): void => {
+      if (res.session === session && session.rest !== null) this.#pump(session);
+    };
+    // 'drain' comes once the socket has written out what it held; a cap below the socket's
+    // high-water mark never asks for it, so then try again on the next turn.
+    if (res.writableNeedDrain) res.once('drain', resume);
+    else setImmediate(resume);
   }
 
   #end(session: Session, reason: EndReason, error?: ToolgraphError): void {
     this.#detach(session);
     const res = session.res;
     res.session = null;
-    if (!res.destroyed && !res.writableEnded) res.end(completeFrame(reason, error));
+    if (!res.destroyed && !res.writableEnded) {
+      // The final event follows the frame still going out, whole: the stream ends either way.
+      if (session.rest !== null) res.write(session.rest);
+      res.end(completeFrame(reason, error));
+    }
+    session.rest = null;
     this.#options.logger.debug({ reason, sessions: this.#sessions.size }, 'carrier session ended');
   }
 

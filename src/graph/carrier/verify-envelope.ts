@@ -54,6 +54,10 @@ async function verifySignature(jws: string, keys: SignerKeys): Promise<{ payload
   } catch (error) {
     if (error instanceof joseErrors.JWKSNoMatchingKey) throw refuse('The envelope is signed by a key that is not among the trusted signer keys (unknown signer).', error);
     if (error instanceof joseErrors.JWSSignatureVerificationFailed) throw refuse('The envelope signature does not verify: it was altered or signed by another key.', error);
+    // RFC 7515 (4.1.11): jose refuses a crit extension it does not understand, or a malformed crit, before the algorithm.
+    if ((error instanceof joseErrors.JOSENotSupported || error instanceof joseErrors.JWSInvalid) && /"crit"|Extension Header Parameter/.test(error.message)) {
+      throw refuse('The envelope\'s protected header has a crit (critical) header naming an extension the carrier does not understand, or a malformed one; envelopes carry only alg, kid and typ.', error);
+    }
     if (error instanceof joseErrors.JOSEAlgNotAllowed) throw refuse(`The envelope uses a JWS algorithm the carrier does not accept (accepted: ${ENVELOPE_ALGORITHMS.join(', ')}).`, error);
     if (error instanceof joseErrors.JWKSMultipleMatchingKeys) throw refuse('The envelope header matches several trusted signer keys; sign with a kid.', error);
     if (error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JWKSInvalid) {

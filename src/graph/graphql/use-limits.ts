@@ -6,6 +6,7 @@ import {
 } from 'graphql';
 import { SETTINGS } from '../../config/index.ts';
 import type { GraphqlLimits } from './graphql-options.ts';
+import { useHiddenSuggestions } from './use-hidden-suggestions.ts';
 
 type LimitName = 'depth' | 'cost' | 'aliases' | 'directives' | 'tokens' | 'fields';
 
@@ -94,7 +95,7 @@ function maxFieldsRule(max: number) {
 /**
  * The static limits as envelop plugins: graphql-armor's depth, cost, aliases, directives and
  * tokens (each reported with our code and setting), our field count, and, with introspection off,
- * graphql-js's NoSchemaIntrospectionCustomRule plus armor's masking of field suggestions.
+ * graphql-js's NoSchemaIntrospectionCustomRule plus the masking of every "Did you mean" hint.
  */
 export function limitPlugins(limits: GraphqlLimits, introspection: boolean): Plugin[] {
   const armor = new EnvelopArmor({
@@ -107,7 +108,8 @@ export function limitPlugins(limits: GraphqlLimits, introspection: boolean): Plu
       // The lexer has no validation context: refuse by throwing from the parser.
       onReject: [() => { throw overLimit('tokens', limits.maxTokens, undefined); }],
     },
-    blockFieldSuggestion: { enabled: !introspection },
+    // Masked by useHiddenSuggestions instead, which catches every form of the hint.
+    blockFieldSuggestion: { enabled: false },
   });
   const rules = [maxFieldsRule(limits.maxFields), ...(introspection ? [] : [NoSchemaIntrospectionCustomRule])];
   const ours: Plugin = {
@@ -115,5 +117,5 @@ export function limitPlugins(limits: GraphqlLimits, introspection: boolean): Plu
       for (const rule of rules) addValidationRule(rule);
     },
   };
-  return [...(armor.protect().plugins as Plugin[]), ours];
+  return [...(armor.protect().plugins as Plugin[]), ours, ...(introspection ? [] : [useHiddenSuggestions()])];
 }

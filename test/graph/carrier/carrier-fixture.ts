@@ -70,7 +70,7 @@ export interface CarrierFixture {
   readonly jwksPath: string;
   sign(overrides?: Partial<SignEnvelopeOptions>): Promise<SignedEnvelope>;
   /** Opens a subscription with a signed envelope; `extra` headers override. */
-  subscribe(signed: SignedEnvelope, extra?: { path?: string; headers?: Record<string, string>; method?: string }): Promise<SseClient>;
+  subscribe(signed: SignedEnvelope, extra?: { path?: string; headers?: Record<string, string | string[]>; method?: string }): Promise<SseClient>;
   commit(...mutations: MutationInput[]): Promise<void>;
   close(): Promise<void>;
 }

@@ -118,10 +118,29 @@ describe('carrier refusals (status, code, and nothing read)', () => {
     f.graphs.reads = 0;
     f.executor.runs = 0;
     await refused(f.subscribe(signed), 401, 'TG_NONCE_REPLAYED');
-    // A fresh envelope with the same request id but a new nonce is fine; the replay is the nonce.
-    const again = await f.subscribe(await sign({ id: BigInt(signed.requestId), query: 'subscription { Person(first: 0) { id } }' }));
-    expect(again.status).toBe(200);
-    again.close();
+  });
+
+  it('a reused request id with a fresh nonce and envelope: 401 TG_REQUEST_ID_REPLAYED; another subject may use the id', async () => {
+    const query = 'subscription { Person(first: 0) { id } }';
+    const signed = await sign({ query });
+    const first = await f.subscribe(signed);
+    expect(first.status).toBe(200);
+    first.close();
+    f.graphs.reads = 0;
+    f.executor.runs = 0;
+    // Spec: each reconnect needs a fresh request id, nonce and envelope; a fresh nonce alone is not enough.
+    const reconnect = await sign({ id: BigInt(signed.requestId), query });
+    expect(reconnect.authorization).not.toBe(signed.authorization);
+    const c = await refused(f.subscribe(reconnect), 401, 'TG_REQUEST_ID_REPLAYED', `The request id ${signed.requestId} was already used by this subject; every request and reconnect needs a fresh id, nonce and envelope.`);
+    expect(c.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+    // Request ids are per signed subject: another subject's request with the same id is its own.
+    const other = await f.subscribe(await sign({ id: BigInt(signed.requestId), query, subject: 'grace' }));
+    expect(other.status).toBe(200);
+    other.close();
+    // And a fresh id with a fresh envelope is what a reconnect sends.
+    const fresh = await f.subscribe(await sign({ query }));
+    expect(fresh.status).toBe(200);
+    fresh.close();
     f.graphs.reads = 0;
     f.executor.runs = 0;
   });
@@ -193,6 +212,23 @@ describe('carrier refusals (status, code, and nothing read)', () => {
     const signed = await sign();
     await refused(f.subscribe(signed, { headers: { authorization: '' } }), 401, 'TG_ENVELOPE_INVALID', /No Authorization header/);
     await refused(f.subscribe(signed, { headers: { authorization: `Bearer ${signed.authorization.slice('Bearer tgsse1.'.length)}` } }), 401, 'TG_ENVELOPE_INVALID', /not a carrier envelope/);
+  });
+
+  it('two Authorization headers: 401 TG_ENVELOPE_INVALID, whichever envelope comes first', async () => {
+    const [a, b] = [await sign(), await sign()];
+    for (const [first, second] of [[a, b], [b, a]] as const) {
+      const c = await refused(f.subscribe(first, { headers: { authorization: [first.authorization, second.authorization] } }), 401, 'TG_ENVELOPE_INVALID',
+        'The request carries 2 Authorization headers; send exactly one, Authorization: Bearer tgsse1.<signed envelope>.');
+      expect(c.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+    }
+    // Neither envelope was consumed: each alone is still accepted.
+    for (const signed of [a, b]) {
+      const c = await f.subscribe(signed);
+      expect(c.status).toBe(200);
+      c.close();
+    }
+    f.graphs.reads = 0;
+    f.executor.runs = 0;
   });
 
   it.each(['', '0', '01', '18446744073709551616', 'abc', '1.0'])('X-Service-Request-Id %j: 400 TG_REQUEST_INVALID', async (id) => {

@@ -2,7 +2,7 @@ import { CompactSign, base64url, type CryptoKey } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ToolgraphError } from '../../../src/errors/index.ts';
 import {
-  NonceLedger, checkSignerJwks, loadSignerKeys, parseSubscribeQuery, signEnvelope, verifyEnvelope, type SignerKeys,
+  MemoryReplayLedger, checkSignerJwks, loadSignerKeys, parseSubscribeQuery, signEnvelope, verifyEnvelope, type SignerKeys,
 } from '../../../src/graph/carrier/index.ts';
 import { createLocalJWKSet } from 'jose';
 import { generateSigner } from './carrier-fixture.ts';
@@ -102,6 +102,14 @@ describe('signEnvelope and verifyEnvelope', () => {
     expect((await rejection(verifyEnvelope(await signRaw(goodPayload(), { typ: 'JWT' }), keys, nowSecs))).message).toContain('typ header must be "tgsse+jws"');
   });
 
+  it('refuses a crit header as a crit header, not as a malformed JWS or an algorithm', async () => {
+    const header = { alg: 'EdDSA', kid: 'signer-1', typ: 'tgsse+jws', crit: ['urn:example:pop'], 'urn:example:pop': 1 };
+    const jws = await new CompactSign(new TextEncoder().encode(JSON.stringify(goodPayload()))).setProtectedHeader(header).sign(privateKey, { crit: { 'urn:example:pop': true } });
+    const error = await rejection(verifyEnvelope(`Bearer tgsse1.${jws}`, keys, nowSecs));
+    expect(error.code).toBe('TG_ENVELOPE_INVALID');
+    expect(error.message).toBe('The envelope\'s protected header has a crit (critical) header naming an extension the carrier does not understand, or a malformed one; envelopes carry only alg, kid and typ.');
+  });
+
   it('accepts an exp within the clock tolerance', async () => {
     await expect(verifyEnvelope(await signRaw({ ...goodPayload(), exp: nowSecs - 4 }), keys, nowSecs)).resolves.toBeDefined();
   });
@@ -174,9 +182,9 @@ describe('checkSignerJwks', () => {
   });
 });
 
-describe('NonceLedger', () => {
+describe('MemoryReplayLedger', () => {
   it('refuses a replay until the envelope could no longer be accepted, then forgets it', () => {
-    const ledger = new NonceLedger(10);
+    const ledger = new MemoryReplayLedger(10);
     expect(ledger.consume('n1', 100, 50)).toBe('fresh');
     expect(ledger.consume('n1', 100, 60)).toBe('replayed');
     expect(ledger.consume('n1', 100, 105)).toBe('replayed');
@@ -184,7 +192,7 @@ describe('NonceLedger', () => {
   });
 
   it('stays bounded: a full ledger of live nonces refuses, expired ones make room', () => {
-    const ledger = new NonceLedger(3);
+    const ledger = new MemoryReplayLedger(3);
     for (const n of ['a', 'b', 'c']) expect(ledger.consume(n, 100, 0)).toBe('fresh');
     expect(ledger.consume('d', 100, 1)).toBe('full');
     expect(ledger.size).toBe(3);

@@ -109,4 +109,20 @@ describe('limits: just under passes, just over is refused before execution', () 
     const typo = await graphql(pipeline, '{ Persn { id } Person { nme } }');
     expect(typo.errors!.map((e) => e.message).join('\n')).not.toMatch(/Did you mean|Organization/);
   });
+
+  it('masks the inline-fragment hint too, which would list the types of a union or interface that have the field', async () => {
+    const union = '{ Person(first: 1) { AUTHORED(first: 1) { title } } }';
+    const iface = 'mutation { createNode(label: "Probe", props: {}) { name } }';
+    const open = pipelineFor(engine, graphqlOptions());
+    expect((await graphql(open, union)).errors![0]!.message).toBe('Cannot query field "title" on type "AuthoredTarget". Did you mean to use an inline fragment on "Document"?');
+    expect((await graphql(open, iface)).errors![0]!.message).toContain('Did you mean to use an inline fragment on "Organization", "Person"');
+    const closed = pipelineFor(engine, graphqlOptions({ TOOLGRAPH_GRAPHQL_INTROSPECTION: 'false' }));
+    const masked = [await graphql(closed, union), await graphql(closed, iface)];
+    expect(masked.map((body) => body.errors!.map((e) => [e.message, e.extensions?.code]))).toEqual([
+      [['Cannot query field "title" on type "AuthoredTarget". [Suggestion hidden]', 'TG_GRAPHQL_INVALID']],
+      [['Cannot query field "name" on type "Node". [Suggestion hidden]', 'TG_GRAPHQL_INVALID']],
+    ]);
+    // The other hints read the same as before.
+    expect((await graphql(closed, '{ Person(frist: 1) { id } }')).errors![0]!.message).toBe('Unknown argument "frist" on field "Query.Person". [Suggestion hidden]');
+  });
 });

@@ -44,7 +44,15 @@ export async function openGraphEngine(values: EngineSettings, logger: Logger, op
     ...(values.databaseUrl ? { databaseUrl: values.databaseUrl } : {}),
     logger,
   });
-  const engine = await GraphEngine.open({ persistence, logger });
+  let engine: GraphEngine;
+  try {
+    engine = await GraphEngine.open({ persistence, logger });
+  } catch (error) {
+    // A store that refuses to load (lost or damaged records) must not keep its lock: the operator's
+    // next try may come from this same process (the CLI in tests, a supervisor in-process).
+    await persistence.close().catch(() => undefined);
+    throw error;
+  }
   if (!options.seed) return engine;
   try {
     if ((fresh || values.persistence === 'postgres') && engine.listGraphs().length === 0) {

@@ -90,7 +90,6 @@ export async function acceptDataLoss(input: AcceptDataLossInput): Promise<void> 
   await syncDirectory(dir);
   const previous = keep >= 1 ? segments[keep - 1] : undefined;
   await writeLogHead(nodeLogFileSystem, dir, {
-    oldest: kept ? segments[0]!.id : nextSeq,
     newest: kept ? kept.id : nextSeq,
     ...(previous ? { sealed: { first: previous.id, records: previous.seqs, bytes: previous.bytes } } : {}),
   });

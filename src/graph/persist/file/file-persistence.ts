@@ -6,7 +6,7 @@ import type { LoadedState, LogRecord, PersistenceAdapter, SnapshotStream } from 
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
 import { LOCK_FILE, pathIn, segmentFile, snapshotFile } from './log-files.ts';
 import { nodeLogFileSystem, type LogFileHandle, type LogFileSystem } from './log-file-system.ts';
-import { writeLogHead, type LogHead } from './log-head.ts';
+import { writeLogHead } from './log-head.ts';
 import { firstNeededSeq, recoverLog, type LiveGraph, type Segment } from './log-recovery.ts';
 import { encodeFrame } from './record-frame.ts';
 import { writeSnapshotFrames } from './snapshot-file.ts';
@@ -62,8 +62,6 @@ export class FilePersistence implements PersistenceAdapter {
   #segmentSize = 0;
   /** Sequence numbers the current segment's durable records cover. */
   #segmentSeqs = 0;
-  /** The segment sealed last, as LOG-HEAD states it. */
-  #sealed: LogHead['sealed'];
   #nextSeq = 1;
   #queue: PendingWrite[] = [];
   #writer: Promise<void> | undefined;
@@ -109,7 +107,6 @@ export class FilePersistence implements PersistenceAdapter {
         this.#handle = await this.#fs.open(last.path, 'r+');
         this.#segmentSize = recovered.lastSegmentBytes;
         this.#segmentSeqs = recovered.lastSegmentSeqs;
-        this.#sealed = recovered.sealed;
       } else {
         await this.#startSegment(this.#nextSeq);
       }
@@ -222,8 +219,7 @@ export class FilePersistence implements PersistenceAdapter {
       const newest = this.#nextSeq - this.#queue.length;
       await this.#startSegment(newest);
       // Only once the new segment is durable may LOG-HEAD say the log goes on into it.
-      this.#sealed = sealed;
-      await this.#writeLogHead();
+      await writeLogHead(this.#fs, this.directory, { newest, sealed });
       this.#compactWanted = true;
     }
     let bytes = 0;
@@ -275,19 +271,9 @@ export class FilePersistence implements PersistenceAdapter {
     if (removable.length === 0) return;
     // Snapshot renames and removals before the segments that stood in for them.
     await this.#fs.syncDirectory(this.directory);
-    // LOG-HEAD moves its oldest segment on first, so a segment missing from the start is never ours.
-    this.#segments.splice(0, removable.length);
-    if (this.#sealed && removable.some((s) => s.id === this.#sealed!.first)) this.#sealed = undefined;
-    await this.#writeLogHead();
     for (const segment of removable) await this.#fs.unlink(segment.path);
+    this.#segments.splice(0, removable.length);
     await this.#fs.syncDirectory(this.directory);
-  }
-
-  /** Replaces LOG-HEAD with what the log spans now: its oldest and newest segments and the one sealed last. */
-  #writeLogHead(): Promise<void> {
-    return writeLogHead(this.#fs, this.directory, {
-      oldest: this.#segments[0]!.id, newest: this.#segments.at(-1)!.id, ...(this.#sealed ? { sealed: this.#sealed } : {}),
-    });
   }
 
   // ---- snapshots ---------------------------------------------------------------------------------

@@ -134,16 +134,6 @@ function headFindings(segments: readonly ScannedSegment[], head: LogHead): LossF
       });
     }
   }
-  const oldest = segments[0];
-  if (head.oldest !== undefined && oldest && oldest.id > head.oldest) {
-    // Compaction moves LOG-HEAD's oldest segment on before it removes any, so this was not compaction.
-    findings.push({
-      kind: 'missing-segment', file: LOG_HEAD_FILE,
-      expected: { file: segmentFile(head.oldest), record: head.oldest }, holds: { file: oldest.name, record: oldest.id },
-      message: `${LOG_HEAD_FILE} says the log starts with ${segmentFile(head.oldest)}, which is missing: the oldest segment left is ` +
-        `${oldest.name}, so ${recordRange(head.oldest, oldest.id - 1)} ${head.oldest === oldest.id - 1 ? 'is' : 'are'} lost`,
-    });
-  }
   const newest = segments.at(-1);
   if (!newest || newest.id < head.newest) {
     findings.push({

@@ -4,17 +4,16 @@ import type { LogFileSystem } from './log-file-system.ts';
 import { pathIn } from './log-files.ts';
 
 /**
- * `LOG-HEAD`: a small file, replaced atomically whenever a new segment is started and before
- * compaction removes one, that says what the log spans: its oldest and newest segments, and the
- * records and bytes of the segment sealed last. It is what tells a deleted last (or first) segment,
- * or a renamed sealed one, from a log that simply ends there; the segments themselves are unchanged,
- * so a store without it (written before it existed) reads as before, and older versions ignore it.
+ * `LOG-HEAD`: a small file, replaced atomically whenever a new segment is started, that says how far
+ * the log went: its newest segment, and the records and bytes of the segment sealed just before it.
+ * It is what tells a deleted last segment (or a renamed sealed one) from a log that simply ends there;
+ * the segments themselves are unchanged, so a store without it (written before it existed) reads as
+ * before, and older versions ignore it. (It names no oldest segment: an older version compacting the
+ * store would leave that stale, and a stale one would read as segments deleted by hand.)
  */
 export const LOG_HEAD_FILE = 'LOG-HEAD';
 
 export interface LogHead {
-  /** The oldest segment's name (its first record): older ones were removed by compaction. */
-  readonly oldest?: number;
   /** Sequence number of the first record of the newest segment (its name). */
   readonly newest: number;
   /** The segment sealed when `newest` was started: all it will ever hold. */
@@ -45,17 +44,16 @@ export async function readLogHead(dir: string): Promise<LogHead | undefined> {
   } catch {
     throw unreadable();
   }
-  const head = parsed as { format?: unknown; oldest?: unknown; newest?: unknown; sealed?: { first?: unknown; records?: unknown; bytes?: unknown } };
-  if (head.format !== FORMAT || !isCount(head.newest) || (head.oldest !== undefined && !isCount(head.oldest))) throw unreadable();
-  const span = { ...(head.oldest !== undefined ? { oldest: head.oldest } : {}), newest: head.newest };
-  if (head.sealed === undefined) return span;
+  const head = parsed as { format?: unknown; newest?: unknown; sealed?: { first?: unknown; records?: unknown; bytes?: unknown } };
+  if (head.format !== FORMAT || !isCount(head.newest)) throw unreadable();
+  if (head.sealed === undefined) return { newest: head.newest };
   const { first, records, bytes } = head.sealed;
   if (!isCount(first) || !isCount(records) || !isCount(bytes)) throw unreadable();
-  return { ...span, sealed: { first, records, bytes } };
+  return { newest: head.newest, sealed: { first, records, bytes } };
 }
 
 export function sameLogHead(a: LogHead | undefined, b: LogHead): boolean {
-  return a !== undefined && a.oldest === b.oldest && a.newest === b.newest && a.sealed?.first === b.sealed?.first
+  return a !== undefined && a.newest === b.newest && a.sealed?.first === b.sealed?.first
     && a.sealed?.records === b.sealed?.records && a.sealed?.bytes === b.sealed?.bytes;
 }
 

@@ -38,8 +38,6 @@ export interface RecoveredLog {
   readonly lastSegmentBytes: number;
   /** Sequence numbers the last segment covers. */
   readonly lastSegmentSeqs: number;
-  /** The segment before the last one, as LOG-HEAD states it (the writer carries it into later heads). */
-  readonly sealed: LogHead['sealed'];
   readonly nextSeq: number;
 }
 
@@ -150,7 +148,7 @@ export async function recoverLog(dir: string, logger: Logger, options: RecoverLo
     changedDir = true;
   }
   if (changedDir) await syncDirectory(dir);
-  const recorded = await recordLogHead(dir, segments, head);
+  await recordLogHead(dir, segments, head);
 
   records.sort((a, b) => a.seq - b.seq);
   const last = segments.at(-1);
@@ -160,7 +158,6 @@ export async function recoverLog(dir: string, logger: Logger, options: RecoverLo
     segments: segments.map((s) => ({ id: s.id, path: s.path })),
     lastSegmentBytes: last?.validEnd ?? 0,
     lastSegmentSeqs: last?.seqs ?? 0,
-    sealed: recorded?.sealed,
     nextSeq: last ? last.id + last.seqs : 1,
   };
 }
@@ -170,17 +167,15 @@ export async function recoverLog(dir: string, logger: Logger, options: RecoverLo
  * and so does a store whose last roll died before writing it. An empty log gets none, so a store that
  * has never held a record still looks fresh.
  */
-async function recordLogHead(dir: string, segments: readonly ScannedSegment[], head: LogHead | undefined): Promise<LogHead | undefined> {
+async function recordLogHead(dir: string, segments: readonly ScannedSegment[], head: LogHead | undefined): Promise<void> {
   const newest = segments.at(-1);
-  if (!newest || (head === undefined && segments.every((s) => s.validEnd === 0))) return undefined;
+  if (!newest || (head === undefined && segments.every((s) => s.validEnd === 0))) return;
   const previous = segments.at(-2);
   const wanted: LogHead = {
-    oldest: segments[0]!.id,
     newest: newest.id,
     ...(previous ? { sealed: { first: previous.id, records: previous.seqs, bytes: previous.validEnd } } : {}),
   };
   if (!sameLogHead(head, wanted)) await writeLogHead(nodeLogFileSystem, dir, wanted);
-  return wanted;
 }
 
 /** Where compaction may cut: the first sequence number this graph still needs from the log. */

@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import type { LogRecord } from '../../engine/index.ts';
 import { cutBefore, recordRange, type LogCut, type LossFinding } from './acknowledged-loss.ts';
 import { LOG_HEAD_FILE, type LogHead } from './log-head.ts';
@@ -59,7 +60,7 @@ export function analyseLog(segments: readonly ScannedSegment[], snapshots: reado
     cutAt({ ...problem.finding, cut: problem.cut });
     replay = replayLog(segments, snapshots, cut);
   }
-  for (const finding of snapshotFindings(segments, snapshots, replay, head)) cutAt(finding);
+  for (const finding of snapshotFindings(segments, snapshots, replay)) cutAt(finding);
   return { findings, cut, incarnations: replay.incarnations, chosen: replay.chosen, endSeq: replay.endSeq, firstSeq: replay.firstSeq };
 }
 
@@ -366,17 +367,19 @@ function locate(segments: readonly ScannedSegment[], seq: number): LogCut | unde
 // ---- what the snapshots say --------------------------------------------------------------------
 
 function snapshotName(s: SnapshotFile): string {
-  return s.path.slice(s.path.lastIndexOf('/') + 1);
+  return basename(s.path);
 }
 
 /**
  * A snapshot is only ever written of acknowledged, hence durable, records: the log went at least as
  * far as its graph's creation, the log position it was written at, and its graph's version.
  */
-function snapshotFindings(segments: readonly ScannedSegment[], snapshots: readonly SnapshotFile[], replay: Replay, head: LogHead | undefined): LossFinding[] {
+function snapshotFindings(segments: readonly ScannedSegment[], snapshots: readonly SnapshotFile[], replay: Replay): LossFinding[] {
   const findings: LossFinding[] = [];
   const lastHeld = replay.endSeq - 1;
-  const ending = segments.length === 0 ? (head ? '' : ' (no segment is left)') : ` in ${endingFile(segments, replay)}`;
+  // The segment the intact part ends in: the last one starting before its end.
+  const endingIn = segments.findLast((s) => s.id < replay.endSeq) ?? segments[0];
+  const ending = endingIn ? ` in ${endingIn.name}` : ' (no segment is left)';
   for (const s of snapshots) {
     const name = s.header.graph;
     const reached = Math.max(s.createdSeq, s.loggedThrough ?? 0);
@@ -397,11 +400,4 @@ function snapshotFindings(segments: readonly ScannedSegment[], snapshots: readon
     });
   }
   return findings;
-}
-
-function endingFile(segments: readonly ScannedSegment[], replay: Replay): string {
-  for (let i = segments.length - 1; i >= 0; i--) {
-    if (segments[i]!.id < replay.endSeq || i === 0) return segments[i]!.name;
-  }
-  return segments[0]!.name;
 }

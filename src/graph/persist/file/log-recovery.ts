@@ -65,10 +65,6 @@ function corrupt(message: string, details?: Record<string, unknown>): ToolgraphE
 export async function recoverLog(dir: string, logger: Logger, options: RecoverLogOptions = {}): Promise<RecoveredLog> {
   const names = await readdir(dir);
   let changedDir = false;
-  for (const name of names.filter(isTempFile)) {
-    await unlink(pathIn(dir, name));
-    changedDir = true;
-  }
 
   const snapshots: SnapshotFile[] = [];
   for (const name of names) {
@@ -95,6 +91,12 @@ export async function recoverLog(dir: string, logger: Logger, options: RecoverLo
     } catch (error) {
       throw new ToolgraphError('TG_STORAGE_CORRUPT', `The graph log in ${dir} still does not read whole after setting its lost part aside: ${(error as Error).message}`, { cause: error });
     }
+  }
+
+  // Half-written snapshots and LOG-HEADs a crash left (removed only now, so a refusal changes nothing).
+  for (const name of names.filter(isTempFile)) {
+    await unlink(pathIn(dir, name));
+    changedDir = true;
   }
 
   // Damage at the end of a segment with nothing valid after it anywhere, and no evidence that anything

@@ -66,6 +66,7 @@ export const ERROR_CODES = {
   TG_VERSION_CONFLICT: { status: 409, meaning: 'The batch named an expected graph version that is no longer current; nothing was changed.' },
   TG_STORAGE_FAILED: { status: 503, meaning: 'The persistence adapter could not durably store or load a batch.' },
   TG_STORAGE_CORRUPT: { status: 500, meaning: 'Stored data failed its checksum in a place recovery cannot drop (not a torn tail).' },
+  TG_STORAGE_DATA_LOST: { status: 500, meaning: 'The graph log lacks records that something durable (a snapshot, the next segment\'s name, LOG-HEAD) says were acknowledged: it was cut short, or a segment deleted or renamed. Start-up stops, naming the file, what was expected and what the log holds; TOOLGRAPH_ACCEPT_DATA_LOSS starts anyway.' },
   TG_CYPHER_SYNTAX: { status: 400, meaning: 'The Cypher text does not parse; the message gives line and column.' },
   TG_CYPHER_UNSUPPORTED: { status: 400, meaning: 'The Cypher text uses a construct outside the documented subset.' },
   TG_CYPHER_RUNTIME: { status: 400, meaning: 'The Cypher query failed while running (missing parameter, type error).' },

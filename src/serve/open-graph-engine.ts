@@ -10,7 +10,8 @@ import type { Logger } from '../log/index.ts';
 /** The graph `serve` creates from specs/fixtures/ on a fresh store, so a first start serves something real. */
 export const DEMO_GRAPH = 'demo';
 
-export type EngineSettings = Pick<ResolvedValues, 'persistence' | 'dataDir' | 'databaseUrl'>;
+/** `acceptDataLoss` (TOOLGRAPH_ACCEPT_DATA_LOSS) is false when left out. */
+export type EngineSettings = Pick<ResolvedValues, 'persistence' | 'dataDir' | 'databaseUrl'> & Partial<Pick<ResolvedValues, 'acceptDataLoss'>>;
 
 export interface OpenGraphEngineOptions {
   /** Seed the reference graph as `demo` into a fresh store. Only `serve` does; CLI commands never seed. */
@@ -42,9 +43,18 @@ export async function openGraphEngine(values: EngineSettings, logger: Logger, op
     kind: values.persistence,
     dataDir: join(values.dataDir, 'graphs'),
     ...(values.databaseUrl ? { databaseUrl: values.databaseUrl } : {}),
+    ...(values.acceptDataLoss ? { acceptDataLoss: true } : {}),
     logger,
   });
-  const engine = await GraphEngine.open({ persistence, logger });
+  let engine: GraphEngine;
+  try {
+    engine = await GraphEngine.open({ persistence, logger });
+  } catch (error) {
+    // A store that refuses to load (lost or damaged records) must not keep its lock: the operator's
+    // next try may come from this same process (the CLI in tests, a supervisor in-process).
+    await persistence.close().catch(() => undefined);
+    throw error;
+  }
   if (!options.seed) return engine;
   try {
     if ((fresh || values.persistence === 'postgres') && engine.listGraphs().length === 0) {

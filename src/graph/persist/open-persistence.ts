@@ -14,6 +14,11 @@ export interface OpenPersistenceOptions {
   readonly databaseUrl?: string;
   /** For `postgres`: the schema of the toolgraph tables. Default `public`. */
   readonly schema?: string;
+  /**
+   * For `file`: start even when the log has lost acknowledged records, setting the lost part aside and
+   * logging it (TOOLGRAPH_ACCEPT_DATA_LOSS). Default false: refuse to start, naming the file.
+   */
+  readonly acceptDataLoss?: boolean;
   readonly logger?: Logger;
 }
 
@@ -25,7 +30,9 @@ export async function openPersistence(options: OpenPersistenceOptions): Promise<
       return new MemoryPersistence();
     case 'file':
       if (!options.dataDir) throw new ToolgraphError('TG_CONFIG_INVALID', 'File persistence needs a data directory (TOOLGRAPH_DATA_DIR).');
-      return FilePersistence.open({ directory: options.dataDir, ...(logger ? { logger } : {}) });
+      return FilePersistence.open({
+        directory: options.dataDir, ...(logger ? { logger } : {}), ...(options.acceptDataLoss ? { acceptDataLoss: true } : {}),
+      });
     case 'postgres':
       if (!options.databaseUrl) throw new ToolgraphError('TG_CONFIG_INVALID', 'DATABASE_URL is required when TOOLGRAPH_PERSISTENCE is postgres.');
       return new PostgresPersistence({

@@ -6,6 +6,7 @@ import type { LoadedState, LogRecord, PersistenceAdapter, SnapshotStream } from 
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
 import { LOCK_FILE, pathIn, segmentFile, snapshotFile } from './log-files.ts';
 import { nodeLogFileSystem, type LogFileHandle, type LogFileSystem } from './log-file-system.ts';
+import { writeLogHead } from './log-head.ts';
 import { firstNeededSeq, recoverLog, type LiveGraph, type Segment } from './log-recovery.ts';
 import { encodeFrame } from './record-frame.ts';
 import { writeSnapshotFrames } from './snapshot-file.ts';
@@ -18,6 +19,11 @@ export interface FilePersistenceOptions {
   readonly segmentBytes?: number;
   /** The filesystem the write path uses; tests pass one that records or fails calls. Default: node:fs. */
   readonly fileSystem?: LogFileSystem;
+  /**
+   * Load even when the log has lost acknowledged records: keep its intact part, move the rest into
+   * `lost-<time>/` and log what was lost (TOOLGRAPH_ACCEPT_DATA_LOSS). Default: refuse, naming the file.
+   */
+  readonly acceptDataLoss?: boolean;
 }
 
 interface PendingWrite {
@@ -49,10 +55,13 @@ export class FilePersistence implements PersistenceAdapter {
   readonly #segmentBytes: number;
   readonly #lock: DataDirLock;
   readonly #fs: LogFileSystem;
+  readonly #acceptDataLoss: boolean;
   #graphs = new Map<string, LiveGraph>();
   #segments: Segment[] = [];
   #handle: LogFileHandle | undefined;
   #segmentSize = 0;
+  /** Sequence numbers the current segment's durable records cover. */
+  #segmentSeqs = 0;
   #nextSeq = 1;
   #queue: PendingWrite[] = [];
   #writer: Promise<void> | undefined;
@@ -70,6 +79,7 @@ export class FilePersistence implements PersistenceAdapter {
     this.#logger = options.logger ?? silentLogger();
     this.#segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
     this.#fs = options.fileSystem ?? nodeLogFileSystem;
+    this.#acceptDataLoss = options.acceptDataLoss ?? false;
   }
 
   /** Creates the directory when missing and takes its lock (TG_STORAGE_FAILED naming the holder's pid when taken). */
@@ -88,7 +98,7 @@ export class FilePersistence implements PersistenceAdapter {
     this.#checkOpen();
     if (this.#loaded) throw new ToolgraphError('TG_STORAGE_FAILED', 'The file persistence adapter was already loaded.');
     try {
-      const recovered = await recoverLog(this.directory, this.#logger);
+      const recovered = await recoverLog(this.directory, this.#logger, { acceptDataLoss: this.#acceptDataLoss });
       this.#graphs = recovered.graphs;
       this.#segments = recovered.segments;
       this.#nextSeq = recovered.nextSeq;
@@ -96,6 +106,7 @@ export class FilePersistence implements PersistenceAdapter {
       if (last) {
         this.#handle = await this.#fs.open(last.path, 'r+');
         this.#segmentSize = recovered.lastSegmentBytes;
+        this.#segmentSeqs = recovered.lastSegmentSeqs;
       } else {
         await this.#startSegment(this.#nextSeq);
       }
@@ -203,8 +214,12 @@ export class FilePersistence implements PersistenceAdapter {
 
   async #writeGroup(): Promise<void> {
     if (this.#segmentSize >= this.#segmentBytes) {
+      const sealed = { first: this.#segments.at(-1)!.id, records: this.#segmentSeqs, bytes: this.#segmentSize };
       // The first waiting record gets the next sequence number not yet in a segment.
-      await this.#startSegment(this.#nextSeq - this.#queue.length);
+      const newest = this.#nextSeq - this.#queue.length;
+      await this.#startSegment(newest);
+      // Only once the new segment is durable may LOG-HEAD say the log goes on into it.
+      await writeLogHead(this.#fs, this.directory, { newest, sealed });
       this.#compactWanted = true;
     }
     let bytes = 0;
@@ -224,6 +239,7 @@ export class FilePersistence implements PersistenceAdapter {
       throw error;
     }
     this.#segmentSize += data.length;
+    this.#segmentSeqs += group.length;
     for (const w of group) {
       if (w.afterDurable) await w.afterDurable().catch((error: unknown) => this.#logger.warn({ err: error }, 'graph log housekeeping failed'));
       w.resolve();
@@ -236,6 +252,7 @@ export class FilePersistence implements PersistenceAdapter {
     await this.#handle?.close();
     this.#handle = handle;
     this.#segmentSize = 0;
+    this.#segmentSeqs = 0;
     this.#segments.push({ id: firstSeq, path });
     // The new file's directory entry must be durable before an fdatasync of it means anything.
     await this.#fs.syncDirectory(this.directory);
@@ -272,13 +289,16 @@ export class FilePersistence implements PersistenceAdapter {
     const live = this.#graphs.get(snapshot.graph);
     if (!live || snapshot.version > live.version || snapshot.version <= live.snapVersion) return;
     const createdSeq = live.createdSeq;
+    // The log holds at least this much now (the snapshot's version is among it): recovery refuses a log
+    // that ends before it.
+    const loggedThrough = this.#segments.at(-1)!.id + this.#segmentSeqs - 1;
     const name = snapshotFile(createdSeq);
     const path = pathIn(this.directory, name);
     const temp = `${path}.tmp`;
     try {
       const handle = await this.#fs.open(temp, 'w', 0o600);
       try {
-        await writeSnapshotFrames(handle, createdSeq, stream);
+        await writeSnapshotFrames(handle, createdSeq, stream, loggedThrough);
         await handle.sync();
       } finally {
         await handle.close();

@@ -1,10 +1,15 @@
-import { readFile, readdir, truncate, unlink } from 'node:fs/promises';
+import { readdir, truncate, unlink } from 'node:fs/promises';
 import { ToolgraphError } from '../../../errors/index.ts';
 import type { Logger } from '../../../log/index.ts';
 import type { LoadedState, LogRecord, SnapshotStream } from '../../engine/index.ts';
-import { findValidFrame, scanFrames } from './record-frame.ts';
-import { openSnapshotFile, type SnapshotFile } from './snapshot-file.ts';
+import { acceptDataLoss } from './accept-data-loss.ts';
+import { refuseToLoseRecords } from './acknowledged-loss.ts';
+import { analyseLog } from './log-analysis.ts';
+import { nodeLogFileSystem } from './log-file-system.ts';
 import { isTempFile, parseSegmentFile, parseSnapshotFile, pathIn, segmentFile, syncDirectory } from './log-files.ts';
+import { readLogHead, sameLogHead, writeLogHead, type LogHead } from './log-head.ts';
+import { scanSegment, type ScannedSegment } from './log-scan.ts';
+import { openSnapshotFile, type SnapshotFile } from './snapshot-file.ts';
 
 /** What the writer needs to know about a live graph. */
 export interface LiveGraph {
@@ -31,45 +36,37 @@ export interface RecoveredLog {
   readonly segments: Segment[];
   /** Length of the last segment after any torn tail was cut off. */
   readonly lastSegmentBytes: number;
+  /** Sequence numbers the last segment covers. */
+  readonly lastSegmentSeqs: number;
   readonly nextSeq: number;
 }
 
-type StoredSnapshot = SnapshotFile;
-
-interface Incarnation {
-  /** Undefined when its createGraph lies in a segment removed by compaction. */
-  readonly createdSeq: number | undefined;
-  readonly records: { seq: number; record: LogRecord }[];
-  version: number;
+export interface RecoverLogOptions {
+  /**
+   * Start even when acknowledged records are missing: keep the intact part of the log, set the rest
+   * aside and log what was lost (TOOLGRAPH_ACCEPT_DATA_LOSS). Without it such a log is refused.
+   */
+  readonly acceptDataLoss?: boolean;
+  /** The clock of the loss marker and the lost-… folder. */
+  readonly now?: () => Date;
 }
 
 function corrupt(message: string, details?: Record<string, unknown>): ToolgraphError {
   return new ToolgraphError('TG_STORAGE_CORRUPT', message, details ? { details } : {});
 }
 
-function parseJson<T>(payload: Buffer, where: string): T {
-  try {
-    return JSON.parse(payload.toString('utf8')) as T;
-  } catch (error) {
-    throw new ToolgraphError('TG_STORAGE_CORRUPT', `${where} passed its checksum but is not valid JSON.`, { cause: error });
-  }
-}
-
 /**
- * Reads the log directory back: snapshots, then every segment in order. Checksums are verified for
- * every record; damage with nothing valid after it is a torn tail from a crash mid-write (cut off, with
- * a warning); damage followed by valid records is TG_STORAGE_CORRUPT, since dropping it would lose
- * acknowledged batches.
+ * Reads the log directory back: snapshots, every segment in order (checksums verified for every
+ * frame), and LOG-HEAD, and checks them against each other (see log-analysis.ts). A log that holds
+ * everything anything durable says it held recovers; at most a torn tail (damage at the end of the
+ * last segment, which only an unacknowledged write can leave) is cut off with a warning. Anything else
+ * is refused, naming the file and both positions, unless `acceptDataLoss`.
  */
-export async function recoverLog(dir: string, logger: Logger): Promise<RecoveredLog> {
+export async function recoverLog(dir: string, logger: Logger, options: RecoverLogOptions = {}): Promise<RecoveredLog> {
   const names = await readdir(dir);
   let changedDir = false;
-  for (const name of names.filter(isTempFile)) {
-    await unlink(pathIn(dir, name));
-    changedDir = true;
-  }
 
-  const snapshots: StoredSnapshot[] = [];
+  const snapshots: SnapshotFile[] = [];
   for (const name of names) {
     const createdSeq = parseSnapshotFile(name);
     if (createdSeq === undefined) continue;
@@ -80,122 +77,107 @@ export async function recoverLog(dir: string, logger: Logger): Promise<Recovered
     snapshots.push(stored);
   }
 
-  const segments: Segment[] = names
-    .map((name) => ({ id: parseSegmentFile(name), path: pathIn(dir, name) }))
-    .filter((s): s is Segment => s.id !== undefined)
-    .sort((a, b) => a.id - b.id);
+  const segmentIds = names.map(parseSegmentFile).filter((id): id is number => id !== undefined).sort((a, b) => a - b);
+  const segments: ScannedSegment[] = [];
+  for (const id of segmentIds) segments.push(await scanSegment(id, pathIn(dir, segmentFile(id))));
+  const head = await readLogHead(dir);
 
-  const incarnations = new Map<string, Incarnation | null>();
-  let nextSeq = 1;
-  let lastSegmentBytes = 0;
-  for (let i = 0; i < segments.length; i++) {
-    const segment = segments[i]!;
-    const buf = await readFile(segment.path);
-    const scan = scanFrames(buf);
-    lastSegmentBytes = buf.length;
-    if (scan.damage !== undefined) {
-      const name = segmentFile(segment.id);
-      const laterSegments = segments.slice(i + 1);
-      let validLater = scan.validAfter !== undefined ? `${name} at byte ${scan.validAfter}` : undefined;
-      let laterBytes = 0;
-      for (const later of laterSegments) {
-        const laterBuf = await readFile(later.path);
-        laterBytes += laterBuf.length;
-        const found = validLater === undefined ? findValidFrame(laterBuf, 0) : undefined;
-        if (found !== undefined) validLater = `${segmentFile(later.id)} at byte ${found}`;
-      }
-      if (validLater !== undefined) {
-        throw corrupt(
-          `The graph log is corrupt: ${name} has a ${scan.damage} at byte ${scan.validEnd}, and valid records follow (${validLater}). ` +
-          'Refusing to start rather than lose acknowledged batches; restore the data directory from a backup.',
-          { file: name, offset: scan.validEnd, damage: scan.damage });
-      }
-      const dropped = buf.length - scan.validEnd + laterBytes;
-      logger.warn({ file: name, offset: scan.validEnd, droppedBytes: dropped, damage: scan.damage },
-        `dropped a torn tail of ${dropped} bytes from the graph log (a write cut short by a crash)`);
-      await truncate(segment.path, scan.validEnd);
-      for (const later of laterSegments) await unlink(later.path);
-      segments.length = i + 1;
-      lastSegmentBytes = scan.validEnd;
-      changedDir = true;
-    }
-    nextSeq = segment.id;
-    for (const payload of scan.payloads) {
-      const seq = nextSeq++;
-      replayRecord(incarnations, seq, parseJson<LogRecord>(payload, `Record ${seq} of ${segmentFile(segment.id)}`));
+  const analysis = analyseLog(segments, snapshots, head);
+  if (analysis.findings.length > 0) {
+    if (!options.acceptDataLoss) throw refuseToLoseRecords(dir, analysis.findings, analysis.endSeq - 1);
+    await acceptDataLoss({ dir, segments, analysis, snapshots, head, logger, now: (options.now ?? (() => new Date()))() });
+    try {
+      return await recoverLog(dir, logger, { ...options, acceptDataLoss: false });
+    } catch (error) {
+      throw new ToolgraphError('TG_STORAGE_CORRUPT', `The graph log in ${dir} still does not read whole after setting its lost part aside: ${(error as Error).message}`, { cause: error });
     }
   }
-  for (const s of snapshots) nextSeq = Math.max(nextSeq, s.createdSeq + 1);
 
-  const firstLogSeq = segments[0]?.id ?? nextSeq;
-  const byName = new Map<string, StoredSnapshot[]>();
-  for (const s of snapshots) byName.set(s.header.graph, [...(byName.get(s.header.graph) ?? []), s]);
-  const allNames = new Set([...incarnations.keys(), ...byName.keys()]);
+  // Half-written snapshots and LOG-HEADs a crash left (removed only now, so a refusal changes nothing).
+  for (const name of names.filter(isTempFile)) {
+    await unlink(pathIn(dir, name));
+    changedDir = true;
+  }
 
+  // Damage at the end of a segment with nothing valid after it anywhere, and no evidence that anything
+  // there was acknowledged: in the last segment a torn tail (a write cut short by a crash, never
+  // acknowledged since fdatasync precedes acknowledgement); in an earlier one, bytes past its last
+  // record, which the next segment's name shows hold no record.
+  for (const s of segments) {
+    if (!s.damage) continue;
+    const dropped = s.bytes - s.validEnd;
+    const last = s === segments.at(-1);
+    logger.warn({ file: s.name, offset: s.validEnd, droppedBytes: dropped, damage: s.damage.what },
+      last
+        ? `dropped a torn tail of ${dropped} bytes from the graph log (a write cut short by a crash)`
+        : `dropped ${dropped} damaged bytes after the last record of ${s.name} (no record: the next segment starts where its records end)`);
+    await truncate(s.path, s.validEnd);
+    changedDir = true;
+  }
+
+  const { incarnations, chosen } = analysis;
   const graphs = new Map<string, LiveGraph>();
   const liveSnapshots: SnapshotStream[] = [];
   const records: { seq: number; record: LogRecord }[] = [];
-  const stale: StoredSnapshot[] = [];
-  for (const name of allNames) {
-    const inc = incarnations.get(name);
-    const candidates = byName.get(name) ?? [];
-    let chosen: StoredSnapshot | undefined;
-    if (inc === null) {
-      chosen = undefined;
-    } else if (inc === undefined || inc.createdSeq === undefined) {
-      // Created before the oldest segment we kept: only a snapshot can say what it held.
-      chosen = candidates.filter((s) => s.createdSeq < firstLogSeq).sort((a, b) => b.createdSeq - a.createdSeq)[0];
-      if (!chosen && inc) throw corrupt('The graph log holds batches of a graph whose creation and snapshot are both missing.');
-    } else {
-      chosen = candidates.find((s) => s.createdSeq === inc.createdSeq);
-    }
-    stale.push(...candidates.filter((s) => s !== chosen));
-    // Dropped, or only stale snapshots of incarnations the log has since ended.
-    if (inc === null || (inc === undefined && !chosen)) continue;
-    const snapVersion = chosen ? chosen.header.version : -1;
-    const after = (inc?.records ?? []).filter((r) => r.record.kind !== 'batch' || r.record.batch.version > snapVersion);
-    const kept = chosen ? after.filter((r) => r.record.kind === 'batch') : after;
+  for (const [name, inc] of incarnations) {
+    if (inc.dropped) continue;
+    const snapshot = chosen.get(name);
+    const snapVersion = snapshot ? snapshot.header.version : -1;
+    const kept = inc.records.filter((r) => (snapshot ? r.record.kind === 'batch' && r.record.batch.version > snapVersion : true));
     records.push(...kept);
-    if (chosen) liveSnapshots.push(chosen.stream);
+    if (snapshot) liveSnapshots.push(snapshot.stream);
     const batches = kept.filter((r) => r.record.kind === 'batch');
     graphs.set(name, {
-      createdSeq: chosen ? chosen.createdSeq : inc!.createdSeq!,
-      version: Math.max(snapVersion, inc?.version ?? 0),
+      createdSeq: snapshot ? snapshot.createdSeq : inc.createdSeq!,
+      version: Math.max(snapVersion, inc.version),
       snapVersion,
-      versions: chosen ? batches.map((r) => (r.record.kind === 'batch' ? r.record.batch.version : 0)) : [],
-      seqs: chosen ? batches.map((r) => r.seq) : [],
+      versions: snapshot ? batches.map((r) => (r.record.kind === 'batch' ? r.record.batch.version : 0)) : [],
+      seqs: snapshot ? batches.map((r) => r.seq) : [],
     });
   }
-  for (const s of stale) {
+  // Graphs that only a snapshot holds (their records all compacted away).
+  for (const [name, snapshot] of chosen) {
+    if (incarnations.has(name)) continue;
+    liveSnapshots.push(snapshot.stream);
+    const v = snapshot.header.version;
+    graphs.set(name, { createdSeq: snapshot.createdSeq, version: v, snapVersion: v, versions: [], seqs: [] });
+  }
+  // Snapshots of incarnations the log has since ended (dropped, or created again).
+  const live = new Set(chosen.values());
+  for (const s of snapshots) {
+    if (live.has(s)) continue;
     await unlink(s.path);
     changedDir = true;
   }
   if (changedDir) await syncDirectory(dir);
+  await recordLogHead(dir, segments, head);
 
   records.sort((a, b) => a.seq - b.seq);
+  const last = segments.at(-1);
   return {
     state: { snapshots: liveSnapshots, records: records.map((r) => r.record) },
-    graphs, segments, lastSegmentBytes, nextSeq,
+    graphs,
+    segments: segments.map((s) => ({ id: s.id, path: s.path })),
+    lastSegmentBytes: last?.validEnd ?? 0,
+    lastSegmentSeqs: last?.seqs ?? 0,
+    nextSeq: last ? last.id + last.seqs : 1,
   };
 }
 
-function replayRecord(incarnations: Map<string, Incarnation | null>, seq: number, record: LogRecord): void {
-  if (record.kind === 'createGraph') {
-    incarnations.set(record.graph, { createdSeq: seq, records: [{ seq, record }], version: 0 });
-    return;
-  }
-  if (record.kind === 'dropGraph') {
-    incarnations.set(record.graph, null);
-    return;
-  }
-  let inc = incarnations.get(record.batch.graph);
-  if (inc === null) throw corrupt(`Record ${seq} of the graph log is a batch for a graph dropped before it.`);
-  if (inc === undefined) {
-    inc = { createdSeq: undefined, records: [], version: 0 };
-    incarnations.set(record.batch.graph, inc);
-  }
-  inc.records.push({ seq, record });
-  inc.version = Math.max(inc.version, record.batch.version);
+/**
+ * Brings LOG-HEAD up to date with the log as recovered: a store written before it existed gets one,
+ * and so does a store whose last roll died before writing it. An empty log gets none, so a store that
+ * has never held a record still looks fresh.
+ */
+async function recordLogHead(dir: string, segments: readonly ScannedSegment[], head: LogHead | undefined): Promise<void> {
+  const newest = segments.at(-1);
+  if (!newest || (head === undefined && segments.every((s) => s.validEnd === 0))) return;
+  const previous = segments.at(-2);
+  const wanted: LogHead = {
+    newest: newest.id,
+    ...(previous ? { sealed: { first: previous.id, records: previous.seqs, bytes: previous.validEnd } } : {}),
+  };
+  if (!sameLogHead(head, wanted)) await writeLogHead(nodeLogFileSystem, dir, wanted);
 }
 
 /** Where compaction may cut: the first sequence number this graph still needs from the log. */
@@ -203,4 +185,3 @@ export function firstNeededSeq(graph: LiveGraph): number {
   if (graph.snapVersion < 0) return graph.createdSeq;
   return graph.seqs[0] ?? Number.POSITIVE_INFINITY;
 }
-

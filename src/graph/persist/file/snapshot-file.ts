@@ -30,8 +30,12 @@ const SYNC_EVERY_BYTES = 32 * 1024 * 1024;
 
 const frameOf = (value: unknown): Buffer => encodeFrame(Buffer.from(JSON.stringify(value), 'utf8'));
 
-/** Writes the whole stream to `handle` (from offset 0) and returns the counts it wrote; the caller syncs. */
-export async function writeSnapshotFrames(handle: LogFileHandle, createdSeq: number, stream: SnapshotStream): Promise<{ nodes: number; edges: number; bytes: number }> {
+/**
+ * Writes the whole stream to `handle` (from offset 0) and returns the counts it wrote; the caller syncs.
+ * `loggedThrough` is the last record the log held when the snapshot was taken, recorded so recovery can
+ * tell a log cut short behind the snapshot from one that simply ended.
+ */
+export async function writeSnapshotFrames(handle: LogFileHandle, createdSeq: number, stream: SnapshotStream, loggedThrough?: number): Promise<{ nodes: number; edges: number; bytes: number }> {
   let position = 0;
   let synced = 0;
   let pending: Buffer[] = [];
@@ -58,7 +62,7 @@ export async function writeSnapshotFrames(handle: LogFileHandle, createdSeq: num
   };
   let nodes = 0;
   let edges = 0;
-  await add(frameOf({ createdSeq, header: stream.header }));
+  await add(frameOf({ createdSeq, ...(loggedThrough !== undefined ? { loggedThrough } : {}), header: stream.header }));
   for await (const chunk of stream.chunks()) {
     if (chunk.kind === 'nodes') {
       nodes += chunk.nodes.length;
@@ -134,11 +138,13 @@ function parse<T>(payload: Buffer, name: string): T {
   }
 }
 
-type FirstFrame = { createdSeq: number; header?: SnapshotHeader; snapshot?: GraphSnapshot };
+type FirstFrame = { createdSeq: number; loggedThrough?: number; header?: SnapshotHeader; snapshot?: GraphSnapshot };
 
 /** A snapshot file found by recovery: its first frame only has been read. */
 export interface SnapshotFile {
   readonly createdSeq: number;
+  /** The last record the log held when the snapshot was taken; undefined in files written before it was recorded. */
+  readonly loggedThrough: number | undefined;
   readonly header: SnapshotHeader;
   readonly path: string;
   /** Streams the nodes and edges from the file. */
@@ -159,11 +165,12 @@ export async function openSnapshotFile(path: string, name: string): Promise<Snap
   if (first.snapshot !== undefined) {
     // Written whole, before snapshots were streamed.
     const { nodes: _nodes, edges: _edges, ...header } = first.snapshot;
-    return { createdSeq: first.createdSeq, header, path, stream: snapshotStream(first.snapshot) };
+    return { createdSeq: first.createdSeq, loggedThrough: undefined, header, path, stream: snapshotStream(first.snapshot) };
   }
   if (first.header === undefined) throw corrupt(`Snapshot file ${name} does not start with a snapshot header.`, name);
   const header = first.header;
-  return { createdSeq: first.createdSeq, header, path, stream: { header, chunks: () => readChunks(path, name) } };
+  const loggedThrough = Number.isSafeInteger(first.loggedThrough) ? first.loggedThrough : undefined;
+  return { createdSeq: first.createdSeq, loggedThrough, header, path, stream: { header, chunks: () => readChunks(path, name) } };
 }
 
 async function* readChunks(path: string, name: string): AsyncGenerator<SnapshotChunk> {

@@ -99,7 +99,7 @@ export interface paths {
         };
         /**
          * Report whether the process is ready to serve
-         * @description Readiness probe. Answers 200 with `{status: "ok", services}` once every requested service is mounted; 503 with `status: "starting"` while the engine recovers stored graphs (and the names still starting), and 503 with `status: "stopping"` while in-flight requests drain on shutdown. Needs no token.
+         * @description Readiness probe. Answers 200 with `{status: "ok", services}` once every requested service is mounted; 503 with `status: "starting"` while the engine recovers stored graphs (and the names still starting), 503 with `status: "stopping"` while in-flight requests drain on shutdown, and 503 with `status: "overloaded"` (and the reading that put it there) while the process sheds load. Answered even past the connection cap (TOOLGRAPH_MAX_CONNECTIONS). Needs no token.
          */
         get: operations["health"];
         put?: never;
@@ -341,15 +341,25 @@ export interface components {
             };
         };
         Health: {
+            /** @description While overloaded, the reading past its threshold (TG_OVERLOADED's details). */
+            overload?: {
+                /** @description Percent of the heap limit in use, or milliseconds of event-loop delay. */
+                reading: number;
+                /** @enum {unknown} */
+                reason: "heap" | "event-loop-delay";
+                /** @description The setting that moves the threshold. */
+                setting: string;
+                threshold: number;
+            };
             /** @description The services mounted and serving, by name. */
             services: string[];
             /** @description While starting, the requested services not mounted yet. */
             starting?: string[];
             /**
-             * @description ok when every requested service serves; starting or stopping otherwise (HTTP 503).
+             * @description ok when every requested service serves; starting, stopping or overloaded otherwise (HTTP 503).
              * @enum {unknown}
              */
-            status: "ok" | "starting" | "stopping";
+            status: "ok" | "starting" | "stopping" | "overloaded";
         };
         /** @description A string, number or boolean, or a list of them. */
         Literal: string | number | boolean | (string | number | boolean)[];
@@ -528,7 +538,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The process is still starting (recovering its graphs) or is shutting down (TG_NOT_READY); retry after Retry-After seconds. */
+        /** @description The process is still starting (recovering its graphs) or is shutting down (TG_NOT_READY), is overloaded (TG_OVERLOADED), or the main port is at its connection limit (TG_TOO_MANY_CONNECTIONS); retry after Retry-After seconds. */
         NotReady: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -813,7 +823,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description The process is starting or stopping; retry after Retry-After seconds. */
+            /** @description The process is starting, stopping or overloaded; retry after Retry-After seconds. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];

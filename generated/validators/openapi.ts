@@ -3155,7 +3155,7 @@ else {
     errors++;
 } validate43.errors = vErrors; return errors === 0; }
 validate43.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema53 = { "type": "object", "additionalProperties": false, "required": ["status", "services"], "properties": { "status": { "description": "ok when every requested service serves; starting or stopping otherwise (HTTP 503).", "enum": ["ok", "starting", "stopping"] }, "services": { "description": "The services mounted and serving, by name.", "type": "array", "items": { "type": "string" } }, "starting": { "description": "While starting, the requested services not mounted yet.", "type": "array", "items": { "type": "string" } } } };
+const schema53 = { "type": "object", "additionalProperties": false, "required": ["status", "services"], "properties": { "status": { "description": "ok when every requested service serves; starting, stopping or overloaded otherwise (HTTP 503).", "enum": ["ok", "starting", "stopping", "overloaded"] }, "services": { "description": "The services mounted and serving, by name.", "type": "array", "items": { "type": "string" } }, "starting": { "description": "While starting, the requested services not mounted yet.", "type": "array", "items": { "type": "string" } }, "overload": { "description": "While overloaded, the reading past its threshold (TG_OVERLOADED's details).", "type": "object", "additionalProperties": false, "required": ["reason", "reading", "threshold", "setting"], "properties": { "reason": { "enum": ["heap", "event-loop-delay"] }, "reading": { "description": "Percent of the heap limit in use, or milliseconds of event-loop delay.", "type": "number" }, "threshold": { "type": "number" }, "setting": { "description": "The setting that moves the threshold.", "type": "string" } } } } };
 function validate44(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate44.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
@@ -3182,7 +3182,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(((key0 === "status") || (key0 === "services")) || (key0 === "starting"))) {
+        if (!((((key0 === "status") || (key0 === "services")) || (key0 === "starting")) || (key0 === "overload"))) {
             const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema53, data };
             if (vErrors === null) {
                 vErrors = [err2];
@@ -3195,7 +3195,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.status !== undefined) {
         let data0 = data.status;
-        if (!(((data0 === "ok") || (data0 === "starting")) || (data0 === "stopping"))) {
+        if (!((((data0 === "ok") || (data0 === "starting")) || (data0 === "stopping")) || (data0 === "overloaded"))) {
             const err3 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema53.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema53.properties.status.enum, parentSchema: schema53.properties.status, data: data0 };
             if (vErrors === null) {
                 vErrors = [err3];
@@ -3264,14 +3264,133 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.overload !== undefined) {
+        let data5 = data.overload;
+        if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.reason === undefined) {
+                const err8 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "reason" }, message: "must have required property '" + "reason" + "'", schema: schema53.properties.overload.required, parentSchema: schema53.properties.overload, data: data5 };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+            if (data5.reading === undefined) {
+                const err9 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "reading" }, message: "must have required property '" + "reading" + "'", schema: schema53.properties.overload.required, parentSchema: schema53.properties.overload, data: data5 };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+            if (data5.threshold === undefined) {
+                const err10 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "threshold" }, message: "must have required property '" + "threshold" + "'", schema: schema53.properties.overload.required, parentSchema: schema53.properties.overload, data: data5 };
+                if (vErrors === null) {
+                    vErrors = [err10];
+                }
+                else {
+                    vErrors.push(err10);
+                }
+                errors++;
+            }
+            if (data5.setting === undefined) {
+                const err11 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "setting" }, message: "must have required property '" + "setting" + "'", schema: schema53.properties.overload.required, parentSchema: schema53.properties.overload, data: data5 };
+                if (vErrors === null) {
+                    vErrors = [err11];
+                }
+                else {
+                    vErrors.push(err11);
+                }
+                errors++;
+            }
+            for (const key1 in data5) {
+                if (!((((key1 === "reason") || (key1 === "reading")) || (key1 === "threshold")) || (key1 === "setting"))) {
+                    const err12 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema53.properties.overload, data: data5 };
+                    if (vErrors === null) {
+                        vErrors = [err12];
+                    }
+                    else {
+                        vErrors.push(err12);
+                    }
+                    errors++;
+                }
+            }
+            if (data5.reason !== undefined) {
+                let data6 = data5.reason;
+                if (!((data6 === "heap") || (data6 === "event-loop-delay"))) {
+                    const err13 = { instancePath: instancePath + "/overload/reason", schemaPath: "#/properties/overload/properties/reason/enum", keyword: "enum", params: { allowedValues: schema53.properties.overload.properties.reason.enum }, message: "must be equal to one of the allowed values", schema: schema53.properties.overload.properties.reason.enum, parentSchema: schema53.properties.overload.properties.reason, data: data6 };
+                    if (vErrors === null) {
+                        vErrors = [err13];
+                    }
+                    else {
+                        vErrors.push(err13);
+                    }
+                    errors++;
+                }
+            }
+            if (data5.reading !== undefined) {
+                let data7 = data5.reading;
+                if (!((typeof data7 == "number") && (isFinite(data7)))) {
+                    const err14 = { instancePath: instancePath + "/overload/reading", schemaPath: "#/properties/overload/properties/reading/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema53.properties.overload.properties.reading.type, parentSchema: schema53.properties.overload.properties.reading, data: data7 };
+                    if (vErrors === null) {
+                        vErrors = [err14];
+                    }
+                    else {
+                        vErrors.push(err14);
+                    }
+                    errors++;
+                }
+            }
+            if (data5.threshold !== undefined) {
+                let data8 = data5.threshold;
+                if (!((typeof data8 == "number") && (isFinite(data8)))) {
+                    const err15 = { instancePath: instancePath + "/overload/threshold", schemaPath: "#/properties/overload/properties/threshold/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema53.properties.overload.properties.threshold.type, parentSchema: schema53.properties.overload.properties.threshold, data: data8 };
+                    if (vErrors === null) {
+                        vErrors = [err15];
+                    }
+                    else {
+                        vErrors.push(err15);
+                    }
+                    errors++;
+                }
+            }
+            if (data5.setting !== undefined) {
+                let data9 = data5.setting;
+                if (typeof data9 !== "string") {
+                    const err16 = { instancePath: instancePath + "/overload/setting", schemaPath: "#/properties/overload/properties/setting/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema53.properties.overload.properties.setting.type, parentSchema: schema53.properties.overload.properties.setting, data: data9 };
+                    if (vErrors === null) {
+                        vErrors = [err16];
+                    }
+                    else {
+                        vErrors.push(err16);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err17 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema53.properties.overload.type, parentSchema: schema53.properties.overload, data: data5 };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema53.type, parentSchema: schema53, data };
+    const err18 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema53.type, parentSchema: schema53, data };
     if (vErrors === null) {
-        vErrors = [err8];
+        vErrors = [err18];
     }
     else {
-        vErrors.push(err8);
+        vErrors.push(err18);
     }
     errors++;
 } validate44.errors = vErrors; return errors === 0; }

@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   TG_RATE_LIMITED: { status: 429, meaning: 'Too many requests or connections; retry later.' },
   TG_INTERNAL: { status: 500, meaning: 'An unexpected server fault; the log has the details.' },
   TG_NOT_READY: { status: 503, meaning: 'The process is still starting (recovering its graphs) or is shutting down; retry after the Retry-After seconds.' },
+  TG_OVERLOADED: { status: 503, meaning: 'The process is near its heap limit or its event loop is running late: new work is refused and running queries are stopped until it recovers; retry after the Retry-After seconds (details name the reading, its threshold and setting).' },
   TG_CONFIG_INVALID: { status: 500, meaning: 'A setting has an invalid value; start-up stops and names the setting, its source, what was expected and what came.' },
   TG_FILE_UNREADABLE: { status: 400, meaning: 'A file named on the command line (e.g. a JSON Lines import) is missing, unreadable, not a regular file, or changed while being read; the message names it.' },
 
@@ -84,7 +85,7 @@ export const ERROR_CODES = {
   TG_REQUEST_ID_REPLAYED: { status: 401, meaning: 'The carrier request id was already used by the same signed subject within the envelope lifetime; every request and reconnect needs a fresh id, nonce and envelope.' },
   TG_ACCESS_DENIED: { status: 403, meaning: 'The graph ACL or row-level security denies the request.' },
   TG_ACCESS_POLICY_INVALID: { status: 400, meaning: 'An access policy breaks specs/access-policy.schema.json; the message names the JSON pointer of the first problem.' },
-  TG_TOO_MANY_CONNECTIONS: { status: 503, meaning: 'The subscription carrier is at its connection limit.' },
+  TG_TOO_MANY_CONNECTIONS: { status: 503, meaning: 'The main port (TOOLGRAPH_MAX_CONNECTIONS) or the subscription carrier (SERVICE_GRAPHQL_MAX_CONNECTIONS) is at its connection limit; retry after the Retry-After seconds.' },
   TG_FRAME_TOO_LARGE: { status: 413, meaning: 'A subscription result serialises to more than 8 MiB; the stream ends with this error (select less or lower first/limit).' },
 } as const satisfies Record<string, ErrorCodeInfo>;
 

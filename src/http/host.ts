@@ -1,15 +1,19 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { ToolgraphError } from '../errors/index.ts';
 import type { Logger } from '../log/index.ts';
+import { OVERLOAD_RETRY_AFTER_SECS, processOverload, type OverloadSignal } from '../overload/index.ts';
 import { AllowedHosts } from './allowed-hosts.ts';
+import { ConnectionCap } from './connection-cap.ts';
+import { DEFAULT_CONNECTION_LIMITS, deadlineOptions, type ConnectionLimits } from './connection-limits.ts';
 import type { HttpService } from './http-service.ts';
 import { pathOf, sendError, sendJson } from './respond.ts';
 
 /** How long in-flight requests get to finish on close before their connections are cut. */
 export const DEFAULT_GRACE_MS = 10_000;
-/** Seconds a client is asked to wait (Retry-After) while the process starts or stops. */
+/** Seconds a client is asked to wait (Retry-After) while the process starts or stops, or while the connection cap is full. */
 const RETRY_AFTER_SECONDS = '1';
+const OVERLOAD_RETRY_AFTER = String(OVERLOAD_RETRY_AFTER_SECS);
 
 export interface HostOptions {
   services: readonly HttpService[];
@@ -20,6 +24,18 @@ export interface HostOptions {
    * TG_NOT_READY with Retry-After, never 404.
    */
   pending?: readonly string[];
+  /**
+   * While it is set, every request but the probes answers 503 TG_OVERLOADED with Retry-After, and
+   * /healthz answers 503 `overloaded`. The process's own signal by default.
+   */
+  overload?: OverloadSignal;
+}
+
+export interface StartHostOptions extends HostOptions {
+  host: string;
+  port: number;
+  /** The connection cap and deadlines; DEFAULT_CONNECTION_LIMITS (the settings' defaults) when omitted. */
+  connections?: ConnectionLimits;
 }
 
 export interface CloseOptions {
@@ -40,6 +56,8 @@ export interface RunningHost {
   restrictHosts(hosts: readonly string[]): void;
   /** Requests being handled right now. */
   readonly inFlight: number;
+  /** Open connections within the cap, idle ones included, and over-cap ones waiting to be answered. */
+  connections(): { active: number; overflowing: number };
   /**
    * Stops accepting connections, lets in-flight requests finish within the grace period (their
    * commits may already be durable), cuts what is left, then closes the services.
@@ -78,10 +96,16 @@ interface HostState {
   inFlight: number;
   /** Responses not closed yet (close() waits for them to finish). */
   readonly open: Set<ServerResponse>;
+  /** The connection cap of the listening host (none for an in-process handler). */
+  readonly cap: ConnectionCap | undefined;
+  readonly overload: OverloadSignal;
 }
 
-function newState(options: HostOptions): HostState {
-  return { services: [...options.services], pending: new Set(options.pending ?? []), allowedHosts: undefined, stopping: false, inFlight: 0, open: new Set() };
+function newState(options: HostOptions, cap?: ConnectionCap): HostState {
+  return {
+    services: [...options.services], pending: new Set(options.pending ?? []), allowedHosts: undefined, stopping: false, inFlight: 0, open: new Set(),
+    cap, overload: options.overload ?? processOverload,
+  };
 }
 
 function probe(req: IncomingMessage, res: ServerResponse, path: string): boolean {
@@ -92,18 +116,37 @@ function probe(req: IncomingMessage, res: ServerResponse, path: string): boolean
 
 /**
  * `/livez` answers 200 while the process runs (liveness); `/healthz` answers 200 `ok` only when
- * every requested service is mounted and the process is not stopping (readiness), else 503.
+ * every requested service is mounted and the process is neither stopping nor overloaded (readiness),
+ * else 503. `extra` headers go on every answer (`Connection: close` past the connection cap).
  */
-function answerProbe(state: HostState, req: IncomingMessage, res: ServerResponse, path: string): void {
+function answerProbe(state: HostState, req: IncomingMessage, res: ServerResponse, path: string, extra?: Record<string, string>): void {
   if (!probe(req, res, path)) return;
   if (path === '/livez') {
-    sendJson(res, 200, { status: 'alive' });
+    sendJson(res, 200, { status: 'alive' }, extra);
     return;
   }
   const services = state.services.map((s) => s.name);
-  if (state.stopping) sendJson(res, 503, { status: 'stopping', services }, { 'retry-after': RETRY_AFTER_SECONDS });
-  else if (state.pending.size > 0) sendJson(res, 503, { status: 'starting', services, starting: [...state.pending] }, { 'retry-after': RETRY_AFTER_SECONDS });
-  else sendJson(res, 200, { status: 'ok', services });
+  const cause = state.overload.cause;
+  if (state.stopping) sendJson(res, 503, { status: 'stopping', services }, { 'retry-after': RETRY_AFTER_SECONDS, ...extra });
+  else if (state.pending.size > 0) sendJson(res, 503, { status: 'starting', services, starting: [...state.pending] }, { 'retry-after': RETRY_AFTER_SECONDS, ...extra });
+  else if (state.overload.overloaded) sendJson(res, 503, { status: 'overloaded', services, ...(cause === undefined ? {} : { overload: cause }) }, { 'retry-after': OVERLOAD_RETRY_AFTER, ...extra });
+  else sendJson(res, 200, { status: 'ok', services }, extra);
+}
+
+const CLOSE = Object.freeze({ connection: 'close' });
+
+/**
+ * A request on a connection past the cap: probes are answered (so a full cap never starves the
+ * load balancer's checks), anything else is refused at once; either way the connection then closes.
+ */
+function answerOverCap(state: HostState, cap: ConnectionCap, req: IncomingMessage, res: ServerResponse, path: string): void {
+  if (path === '/healthz' || path === '/livez') {
+    answerProbe(state, req, res, path, CLOSE);
+    return;
+  }
+  sendError(res, new ToolgraphError('TG_TOO_MANY_CONNECTIONS', `toolgraph is at its limit of ${cap.max} open connections (TOOLGRAPH_MAX_CONNECTIONS); retry later.`, {
+    details: { limit: 'maxConnections', max: cap.max, setting: 'TOOLGRAPH_MAX_CONNECTIONS' },
+  }), { 'retry-after': RETRY_AFTER_SECONDS, ...CLOSE });
 }
 
 function createHandler(state: HostState, logger: Logger): (req: IncomingMessage, res: ServerResponse) => void {
@@ -121,6 +164,11 @@ function createHandler(state: HostState, logger: Logger): (req: IncomingMessage,
     state.open.add(res);
     res.on('close', closed);
     const path = pathOf(req);
+    const cap = state.cap;
+    if (cap !== undefined && cap.isOverflow(req.socket)) {
+      answerOverCap(state, cap, req, res, path);
+      return;
+    }
     if (path === '/healthz' || path === '/livez') {
       answerProbe(state, req, res, path);
       return;
@@ -135,6 +183,10 @@ function createHandler(state: HostState, logger: Logger): (req: IncomingMessage,
       sendError(res, new ToolgraphError('TG_NOT_READY', 'toolgraph is shutting down; retry the request (on another instance, or once this one restarts).', {
         details: { status: 'stopping' },
       }), { 'retry-after': RETRY_AFTER_SECONDS, connection: 'close' });
+      return;
+    }
+    if (state.overload.overloaded) {
+      sendError(res, state.overload.refusal(), { 'retry-after': OVERLOAD_RETRY_AFTER });
       return;
     }
     const service = routeOf(state.services, path);
@@ -165,9 +217,13 @@ export function createHostHandler(options: HostOptions): (req: IncomingMessage, 
   return createHandler(newState(options), options.logger);
 }
 
-export async function startHost(options: HostOptions & { host: string; port: number }): Promise<RunningHost> {
-  const state = newState(options);
-  const server = createServer(createHandler(state, options.logger));
+export async function startHost(options: StartHostOptions): Promise<RunningHost> {
+  const limits = options.connections ?? DEFAULT_CONNECTION_LIMITS;
+  const cap = new ConnectionCap(limits.maxConnections);
+  const state = newState(options, cap);
+  const server = createServer(deadlineOptions(limits), createHandler(state, options.logger));
+  // Counted from accept, so connections that never send a byte count too.
+  cap.watch(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -185,8 +241,14 @@ export async function startHost(options: HostOptions & { host: string; port: num
     // A connection whose last response went out is idle: close it rather than wait for its keep-alive timeout.
     const closeIdle = () => setImmediate(() => server.closeIdleConnections());
     // Responses still being written: their connections close once they finish.
-    for (const res of state.open) res.once('finish', closeIdle);
+    const busy = new Set<Socket>();
+    for (const res of state.open) {
+      res.once('finish', closeIdle);
+      busy.add(res.req.socket);
+    }
     server.closeIdleConnections();
+    // node:http counts a connection that has not sent its whole head as busy; nothing runs on it: cut it.
+    for (const socket of cap.sockets()) if (!busy.has(socket)) socket.destroy();
     const timer = setTimeout(() => {
       if (state.inFlight > 0) options.logger.warn({ inFlight: state.inFlight, graceMs }, 'shutdown grace period over; cutting the requests still running');
       server.closeAllConnections();
@@ -212,6 +274,7 @@ export async function startHost(options: HostOptions & { host: string; port: num
     get inFlight() {
       return state.inFlight;
     },
+    connections: () => ({ active: cap.active, overflowing: cap.overflowing }),
     close(closeOptions = {}) {
       closing ??= drain(closeOptions.graceMs ?? DEFAULT_GRACE_MS);
       return closing;

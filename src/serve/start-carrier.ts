@@ -5,7 +5,7 @@ import type { GraphEngine } from '../graph/engine/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { CarrierPorts } from './carrier-ports.ts';
 
-type CarrierSettings = Pick<ResolvedValues, 'graphqlAddr' | 'graphqlMaxConnections' | 'graphqlMaxSessionSecs' | 'graphqlSignerJwks'>;
+type CarrierSettings = Pick<ResolvedValues, 'graphqlAddr' | 'graphqlMaxConnections' | 'graphqlMaxSessionSecs' | 'graphqlSignerJwks' | 'requestHeadTimeoutMs'>;
 
 /**
  * The carrier's settings that can be checked before anything starts: with SERVICE_GRAPHQL_ADDR set,
@@ -48,5 +48,6 @@ export async function startSubscriptionCarrier(values: CarrierSettings, engine: 
     logger,
     maxConnections: values.graphqlMaxConnections,
     maxSessionSecs: values.graphqlMaxSessionSecs,
+    requestHeadTimeoutMs: values.requestHeadTimeoutMs,
   });
 }

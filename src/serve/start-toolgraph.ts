@@ -6,6 +6,7 @@ import { sdlFromCatalogue } from '../graph/schema/index.ts';
 import { createGraphService } from '../graph/service/index.ts';
 import { startHost, type HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
+import { startOverloadMonitor, type LoadSource } from '../overload/index.ts';
 import { catalogueVisibility } from './catalogue-visibility.ts';
 import { createCatalogueService, createStaticCatalogue, watchGraphCatalogues, type GraphCatalogueWatch } from '../manifest/index.ts';
 import { openServeBearerAuth } from './bearer-auth.ts';
@@ -13,6 +14,8 @@ import { allowedHostsOf, publicBaseUrl, refuseUnsafeExposure } from './exposure.
 import { productCarrierPorts, type CarrierPorts } from './carrier-ports.ts';
 import { refuseSettingsOfMissingFeatures, UNSERVED_OPERATIONS } from './features-not-in-build.ts';
 import { budgetLimitsOf } from './budget-limits.ts';
+import { connectionLimitsOf } from './connection-limits.ts';
+import { overloadThresholdsOf } from './overload-thresholds.ts';
 import { principalResolverFor } from './local-principal.ts';
 import { requireCarrierSettings, startSubscriptionCarrier } from './start-carrier.ts';
 import { DEMO_GRAPH, openGraphEngine } from './open-graph-engine.ts';
@@ -38,6 +41,8 @@ export interface StartOptions {
    * (`productCarrierPorts`: the GraphQL executor and the access module) when omitted.
    */
   carrierPorts?: CarrierPorts;
+  /** Where the overload monitor reads the heap and event-loop delay (a test double); the process itself when omitted. */
+  loadSource?: LoadSource;
 }
 
 export interface RunningToolgraph {
@@ -67,11 +72,13 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
   requireCarrierSettings(config.values, wanted.has('graph'));
   await refuseUnsafeExposure(config.values);
   // Bound before the engine recovers, so manifests know their origin; readiness waits for the mounts.
-  const host = await startHost({ services: [], pending: [...wanted], logger, host: config.values.host, port: config.values.port }).catch((error: unknown) => {
+  const host = await startHost({ services: [], pending: [...wanted], logger, host: config.values.host, port: config.values.port, connections: connectionLimitsOf(config.values) }).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
     throw new ToolgraphError('TG_CONFIG_INVALID', `${config.values.host}:${config.values.port} is already in use; choose another --port / PORT.`, { cause: error });
   });
-  const cleanups: (() => Promise<void> | void)[] = [];
+  // The last line of defence: past a threshold, the host sheds new work and running queries stop.
+  const monitor = startOverloadMonitor({ thresholds: overloadThresholdsOf(config.values), logger, ...(options.loadSource ? { source: options.loadSource } : {}) });
+  const cleanups: (() => Promise<void> | void)[] = [() => monitor.stop()];
   let engine: GraphEngine | undefined;
   let watch: GraphCatalogueWatch | undefined;
   try {

@@ -1,7 +1,8 @@
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { routeOf, startHost, type HttpService, type RunningHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
+import { OverloadSignal } from '../../src/overload/index.ts';
 import { sendJson } from '../../src/http/index.ts';
 import { validateHealth, validateLiveness } from '../../generated/validators/openapi.ts';
 
@@ -177,6 +178,19 @@ describe('graceful close', () => {
     expect(answers[1]).toContain('"code":"TG_NOT_READY"');
   });
 
+  it('does not wait for connections that have sent no request: nothing runs on them', async () => {
+    const running = await startHost({ services: [service('one', ['/one'])], logger: silentLogger(), host: '127.0.0.1', port: 0 });
+    host = running;
+    const silent = rawConnection(running.origin);
+    const partial = rawConnection(running.origin);
+    partial.socket.write('GET /one HTTP/1.1\r\n');
+    await expect.poll(() => running.connections().active).toBe(2);
+    // With a grace period longer than the test's timeout, only cutting them lets close() finish.
+    await running.close({ graceMs: 600_000 });
+    await Promise.all([silent.closed, partial.closed]);
+    await expect.poll(() => running.connections().active).toBe(0);
+  });
+
   it('cuts requests still running when the grace period ends', async () => {
     const stuck = gatedService('stuck', '/stuck');
     const running = await startHost({ services: [stuck], logger: silentLogger(), host: '127.0.0.1', port: 0 });
@@ -223,5 +237,101 @@ describe('restrictHosts (DNS rebinding protection)', () => {
     }
     expect((await raw(host.origin, '/healthz', { host: '10.0.0.7' })).status).toBe(200);
     expect((await raw(host.origin, '/livez', { host: '10.0.0.7' })).status).toBe(200);
+  });
+});
+
+/** A raw connection: what it received, and a promise of its close. */
+function rawConnection(origin: string): { socket: Socket; received(): string; closed: Promise<void> } {
+  const { port } = new URL(origin);
+  const socket = connect(Number(port), '127.0.0.1');
+  let text = '';
+  socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return { socket, received: () => text, closed };
+}
+
+describe('connection limits', () => {
+  const limits = { maxConnections: 3, requestHeadTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000 };
+
+  it('past TOOLGRAPH_MAX_CONNECTIONS (idle connections count) answers probes and refuses anything else at once, then closes', async () => {
+    host = await startHost({ services: [service('graph', ['/dispatch'])], logger: silentLogger(), host: '127.0.0.1', port: 0, connections: limits });
+    const running = host;
+    const idle = Array.from({ length: 3 }, () => rawConnection(running.origin));
+    await expect.poll(() => running.connections().active).toBe(3);
+
+    const refused = rawConnection(running.origin);
+    refused.socket.write('GET /dispatch HTTP/1.1\r\nHost: x\r\n\r\n');
+    await refused.closed;
+    expect(refused.received()).toMatch(/^HTTP\/1\.1 503 /);
+    expect(refused.received().toLowerCase()).toContain('retry-after: 1');
+    expect(refused.received().toLowerCase()).toContain('connection: close');
+    const body = JSON.parse(refused.received().slice(refused.received().indexOf('\r\n\r\n') + 4)) as { error: object };
+    expect(body.error).toEqual({
+      code: 'TG_TOO_MANY_CONNECTIONS',
+      message: 'toolgraph is at its limit of 3 open connections (TOOLGRAPH_MAX_CONNECTIONS); retry later.',
+      details: { limit: 'maxConnections', max: 3, setting: 'TOOLGRAPH_MAX_CONNECTIONS' },
+    });
+
+    for (const path of ['/healthz', '/livez']) {
+      const probe = rawConnection(running.origin);
+      probe.socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      await probe.closed;
+      expect(probe.received()).toMatch(/^HTTP\/1\.1 200 OK/);
+    }
+    expect(running.connections()).toEqual({ active: 3, overflowing: 0 });
+
+    // A freed slot serves as before.
+    idle[0]!.socket.destroy();
+    await expect.poll(() => running.connections().active).toBe(2);
+    expect((await fetch(`${running.origin}/dispatch`)).status).toBe(200);
+  });
+
+  it('closes a connection that sends no byte, or not its whole head, within TOOLGRAPH_REQUEST_HEAD_TIMEOUT_MS', async () => {
+    host = await startHost({ services: [service('graph', ['/dispatch'])], logger: silentLogger(), host: '127.0.0.1', port: 0, connections: { ...limits, requestHeadTimeoutMs: 200 } });
+    const silent = rawConnection(host.origin);
+    const partial = rawConnection(host.origin);
+    partial.socket.write('GET /dispatch HTTP/1.1\r\nHost: x\r\n');
+    await Promise.all([silent.closed, partial.closed]);
+    expect(silent.received()).toMatch(/^HTTP\/1\.1 408 /);
+    expect(partial.received()).toMatch(/^HTTP\/1\.1 408 /);
+    expect(host.connections().active).toBe(0);
+  });
+
+  it('closes a kept-alive connection TOOLGRAPH_KEEP_ALIVE_TIMEOUT_MS (plus node:http\'s second) after its last response', async () => {
+    host = await startHost({ services: [service('graph', ['/dispatch'])], logger: silentLogger(), host: '127.0.0.1', port: 0, connections: { ...limits, keepAliveTimeoutMs: 2_000 } });
+    const kept = rawConnection(host.origin);
+    kept.socket.write('GET /dispatch HTTP/1.1\r\nHost: x\r\n\r\n');
+    await kept.closed;
+    expect(kept.received()).toMatch(/^HTTP\/1\.1 200 OK/);
+    // The client is told (in seconds) how long the connection stays open; node:http's default is 5.
+    expect(kept.received().toLowerCase()).toContain('keep-alive: timeout=2\r\n');
+  });
+});
+
+describe('overload', () => {
+  it('refuses every request but the probes with 503 TG_OVERLOADED and Retry-After while the signal is set; /healthz says overloaded', async () => {
+    const overload = new OverloadSignal();
+    host = await startHost({ services: [service('graph', ['/dispatch'])], logger: silentLogger(), host: '127.0.0.1', port: 0, overload });
+    expect((await fetch(`${host.origin}/dispatch`)).status).toBe(200);
+    const cause = { reason: 'heap', reading: 94.5, threshold: 90, setting: 'TOOLGRAPH_OVERLOAD_HEAP_PERCENT' } as const;
+    overload.enter(cause);
+
+    const shed = await fetch(`${host.origin}/dispatch`, { method: 'POST', body: '{}' });
+    expect(shed.status).toBe(503);
+    expect(shed.headers.get('retry-after')).toBe('1');
+    expect(await shed.json()).toEqual({ error: { code: 'TG_OVERLOADED', message: expect.stringContaining('the heap is at 94.5% of its limit'), details: { ...cause, retryAfterSecs: 1 } } });
+
+    const health = await fetch(`${host.origin}/healthz`);
+    expect(health.status).toBe(503);
+    expect(health.headers.get('retry-after')).toBe('1');
+    const healthBody = await health.json();
+    expect(healthBody).toEqual({ status: 'overloaded', services: ['graph'], overload: cause });
+    expect(validateHealth(healthBody)).toBe(true);
+    expect((await fetch(`${host.origin}/livez`)).status).toBe(200);
+
+    overload.leave();
+    expect((await fetch(`${host.origin}/dispatch`)).status).toBe(200);
+    expect((await fetch(`${host.origin}/healthz`)).status).toBe(200);
   });
 });

@@ -68,8 +68,8 @@ describe.each(flavours)('the $name state store', (flavour) => {
     await store.set('codes', 'same', 1, 60_000);
     await store.set('nonces', 'same', 2, 60_000);
     expect([await store.get('codes', 'same'), await store.get('nonces', 'same')]).toEqual([1, 2]);
-    const read = await store.get<{ n: number }>('sessions', 'k1');
-    (read as { a: number }).a = 99;
+    const read = await store.get<{ a: number }>('sessions', 'k1');
+    read!.a = 99;
     expect(await store.get('sessions', 'k1')).toEqual({ a: 1, b: ['x'] });
   });
 

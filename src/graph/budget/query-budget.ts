@@ -1,4 +1,5 @@
 import { ToolgraphError } from '../../errors/index.ts';
+import { processOverload, type OverloadSignal } from '../../overload/index.ts';
 import { BUDGET_SETTINGS, DEFAULT_BUDGET_LIMITS, type BudgetLimits } from './budget-limits.ts';
 
 export interface QueryBudgetOptions {
@@ -6,6 +7,8 @@ export interface QueryBudgetOptions {
   readonly sliceMs?: number;
   /** The clock in milliseconds; tests pass a fake one. Default `performance.now`. */
   readonly now?: () => number;
+  /** The overload signal read at every clock reading; the process's own by default. */
+  readonly overload?: OverloadSignal;
 }
 
 /** Work units (rows or `tick`s) between two readings of the clock: a reading costs about as much as 50 units. */
@@ -23,7 +26,8 @@ const CHECK_EVERY = 256;
  * - When `yieldDue` is true, an async caller reaches a safe point and `await budget.pause()`, which lets
  *   the event loop serve other requests (setImmediate) before the next slice. Synchronous callers
  *   may ignore it: they still stop at the caps.
- * Over a limit, the call throws TG_QUERY_BUDGET_EXCEEDED naming the limit, its value and its setting.
+ * Over a limit, the call throws TG_QUERY_BUDGET_EXCEEDED naming the limit, its value and its setting;
+ * while the process is overloaded (src/overload), the clock readings throw TG_OVERLOADED.
  */
 export class QueryBudget {
   readonly limits: BudgetLimits;
@@ -41,11 +45,16 @@ export class QueryBudget {
   #sliceStarted: number;
   #work = 0;
   #nextCheck = CHECK_EVERY;
+  readonly #overload: OverloadSignal;
+  /** Whether `#now` is `performance.now`, the clock of the overload signal's stall deadline. */
+  readonly #performanceClock: boolean;
 
   constructor(limits: BudgetLimits = DEFAULT_BUDGET_LIMITS, options: QueryBudgetOptions = {}) {
     this.limits = limits;
     this.#now = options.now ?? (() => performance.now());
+    this.#performanceClock = options.now === undefined;
     this.#sliceMs = options.sliceMs ?? 10;
+    this.#overload = options.overload ?? processOverload;
     this.#started = this.#now();
     this.#sliceStarted = this.#started;
   }
@@ -87,10 +96,16 @@ export class QueryBudget {
     if (this.#work >= this.#nextCheck) this.checkTime();
   }
 
-  /** Reads the clock now: throws once the time budget is spent, sets `yieldDue` at the end of a slice. */
+  /**
+   * Reads the clock now: throws once the time budget is spent, sets `yieldDue` at the end of a slice.
+   * Throws TG_OVERLOADED while the process is overloaded (two field reads), so running queries stop.
+   */
   checkTime(): void {
     this.#nextCheck = this.#work + CHECK_EVERY;
     const now = this.#now();
+    const overload = this.#overload;
+    if ((this.#performanceClock ? now : performance.now()) >= overload.stallDeadline) overload.checkStalled();
+    if (overload.overloaded) throw overload.refusal();
     if (now - this.#started > this.limits.timeoutMs) throw exceeded('timeoutMs', this.limits.timeoutMs);
     if (now - this.#sliceStarted >= this.#sliceMs) this.#due = true;
   }

@@ -1,10 +1,11 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ToolgraphError, toToolgraphError } from '../../errors/index.ts';
+import { ConnectionCap, deadlineOptions } from '../../http/index.ts';
 import type { Logger } from '../../log/index.ts';
+import { OVERLOAD_RETRY_AFTER_SECS, processOverload, type OverloadSignal } from '../../overload/index.ts';
 import type { CarrierAccess } from './carrier-access.ts';
 import { CarrierResponse } from './carrier-response.ts';
-import { ConnectionGate } from './connection-gate.ts';
 import { DEFAULT_LEDGER_CAPACITY, MemoryReplayLedger } from './replay-ledger.ts';
 import type { SignerKeys } from './signer-keys.ts';
 import { SUBSCRIBE_PATH } from './subscribe-request.ts';
@@ -16,7 +17,7 @@ import { SubscriptionHub, type CarrierGraphs, type HubStats } from './subscripti
 export const DEFAULT_KEEPALIVE_MS = 15_000;
 /** Unsent bytes a connection may hold in the process (beyond what the kernel buffers); larger frames go in slices. */
 export const DEFAULT_BUFFER_CAP = 1024 * 1024;
-/** A connection must send its request head within this time. */
+/** A connection must send its request head, first byte included, within this time (TOOLGRAPH_REQUEST_HEAD_TIMEOUT_MS). */
 export const HANDSHAKE_TIMEOUT_MS = 10_000;
 /** Room for a 32 KiB query percent-encoded in the URL and again inside the envelope. */
 const MAX_HEADER_BYTES = 256 * 1024;
@@ -29,8 +30,13 @@ export interface CarrierOptions {
   readonly access: CarrierAccess;
   readonly signerKeys: SignerKeys;
   readonly logger: Logger;
+  /** Connections counted from accept (idle ones, handshakes in flight and open streams); past it, 503. */
   readonly maxConnections: number;
   readonly maxSessionSecs: number;
+  /** A connection's request head must arrive within this many ms of accepting it; HANDSHAKE_TIMEOUT_MS by default. */
+  readonly requestHeadTimeoutMs?: number;
+  /** New handshakes are refused with 503 TG_OVERLOADED while it is set; the process's own by default. */
+  readonly overload?: OverloadSignal;
   readonly keepaliveMs?: number;
   readonly bufferCap?: number;
   /** Most live nonces, and most live request ids, remembered (each its own ledger). */
@@ -40,7 +46,7 @@ export interface CarrierOptions {
 }
 
 export interface CarrierStats extends HubStats {
-  /** Handshakes in flight plus open sessions: what the connection cap counts. */
+  /** Open connections within the cap (idle ones, handshakes in flight, open sessions): what the cap counts. */
   readonly connections: number;
   readonly nonces: number;
   readonly requestIds: number;
@@ -68,6 +74,8 @@ function refusalHeaders(error: ToolgraphError): Record<string, string> {
     case 'TG_TOO_MANY_CONNECTIONS':
     case 'TG_RATE_LIMITED':
       return { 'retry-after': '1' };
+    case 'TG_OVERLOADED':
+      return { 'retry-after': String(OVERLOAD_RETRY_AFTER_SECS) };
     case 'TG_METHOD_NOT_ALLOWED':
       return { allow: 'GET' };
     default:
@@ -82,7 +90,9 @@ function refusalHeaders(error: ToolgraphError): Record<string, string> {
  */
 export async function startCarrier(options: CarrierOptions): Promise<RunningCarrier> {
   const { logger } = options;
-  const gate = new ConnectionGate(options.maxConnections);
+  // Counted from accept: an idle socket holds a slot like a stream does (one request per connection).
+  const cap = new ConnectionCap(options.maxConnections);
+  const overload = options.overload ?? processOverload;
   const nonces = new MemoryReplayLedger(options.nonceCapacity ?? DEFAULT_LEDGER_CAPACITY);
   const requestIds = new MemoryReplayLedger(options.nonceCapacity ?? DEFAULT_LEDGER_CAPACITY);
   const hub = new SubscriptionHub({
@@ -96,9 +106,9 @@ export async function startCarrier(options: CarrierOptions): Promise<RunningCarr
   });
   const deps = { signerKeys: options.signerKeys, nonces, requestIds, access: options.access, now: options.now ?? Date.now };
 
-  // One handler for every connection's close: it frees the slot and the session, if any.
+  // One handler for every response's close: it frees the slot (every response closes its connection) and the session, if any.
   function onClose(this: CarrierResponse): void {
-    gate.release();
+    cap.release(this.req.socket);
     hub.closed(this);
   }
 
@@ -134,8 +144,12 @@ export async function startCarrier(options: CarrierOptions): Promise<RunningCarr
       refuse(res, new ToolgraphError('TG_METHOD_NOT_ALLOWED', `${SUBSCRIBE_PATH} accepts only GET (no OPTIONS or CORS: the carrier is not a browser endpoint).`));
       return;
     }
-    if (!gate.tryAcquire()) {
-      refuse(res, new ToolgraphError('TG_TOO_MANY_CONNECTIONS', `The carrier is at its limit of ${gate.max} connections; retry later.`));
+    if (cap.isOverflow(req.socket)) {
+      refuse(res, new ToolgraphError('TG_TOO_MANY_CONNECTIONS', `The carrier is at its limit of ${cap.max} connections; retry later.`));
+      return;
+    }
+    if (overload.overloaded) {
+      refuse(res, overload.refusal());
       return;
     }
     res.once('close', onClose);
@@ -147,15 +161,17 @@ export async function startCarrier(options: CarrierOptions): Promise<RunningCarr
     }
   }
 
+  const headTimeoutMs = options.requestHeadTimeoutMs ?? HANDSHAKE_TIMEOUT_MS;
   const server = createServer<typeof IncomingMessage, typeof CarrierResponse>({
     ServerResponse: CarrierResponse,
     maxHeaderSize: MAX_HEADER_BYTES,
-    headersTimeout: HANDSHAKE_TIMEOUT_MS,
-    requestTimeout: HANDSHAKE_TIMEOUT_MS,
+    // Every carrier response closes its connection, so keep-alive never applies; a GET has no body.
+    ...deadlineOptions({ requestHeadTimeoutMs: headTimeoutMs, keepAliveTimeoutMs: headTimeoutMs }, headTimeoutMs),
     requireHostHeader: true,
   }, (req, res) => {
     void handle(req, res);
   });
+  cap.watch(server);
 
   await new Promise<void>((resolve, reject) => {
     const fail = (error: NodeJS.ErrnoException): void => {
@@ -180,7 +196,7 @@ export async function startCarrier(options: CarrierOptions): Promise<RunningCarr
     host,
     port: address.port,
     origin,
-    stats: () => ({ ...hub.stats(), connections: gate.active, nonces: nonces.size, requestIds: requestIds.size }),
+    stats: () => ({ ...hub.stats(), connections: cap.active, nonces: nonces.size, requestIds: requestIds.size }),
     close() {
       closing ??= (async () => {
         hub.close();

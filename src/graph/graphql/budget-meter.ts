@@ -40,7 +40,12 @@ export function budgetMeters(limits: BudgetLimits, options: QueryBudgetOptions =
   return () => new BudgetMeter(limits, options);
 }
 
-/** Whether an error is the budget's refusal, which stops the whole request rather than nulling a field. */
+/**
+ * Whether an error is the budget's refusal, which stops the whole request rather than nulling a field:
+ * over a limit, or stopped because the process is overloaded.
+ */
 export function isBudgetRefusal(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'TG_QUERY_BUDGET_EXCEEDED';
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === 'TG_QUERY_BUDGET_EXCEEDED' || code === 'TG_OVERLOADED';
 }

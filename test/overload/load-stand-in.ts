@@ -1,0 +1,31 @@
+import type { HeapReading, LoadReading, LoadSource } from '../../src/overload/index.ts';
+
+/** A LoadSource whose readings the test sets: overload on demand, without filling a heap. */
+export class LoadStandIn implements LoadSource {
+  heapUsedBytes = 100;
+  heapLimitBytes = 1000;
+  eventLoopDelayMs: number | undefined = 0;
+  reads = 0;
+  heapReads = 0;
+  closed = false;
+
+  read(): LoadReading {
+    this.reads++;
+    return { heapUsedBytes: this.heapUsedBytes, heapLimitBytes: this.heapLimitBytes, eventLoopDelayMs: this.eventLoopDelayMs };
+  }
+
+  heap(): HeapReading {
+    this.heapReads++;
+    return { heapUsedBytes: this.heapUsedBytes, heapLimitBytes: this.heapLimitBytes };
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Readings of a calm process. */
+  calm(): void {
+    this.heapUsedBytes = 100;
+    this.eventLoopDelayMs = 0;
+  }
+}

@@ -6,11 +6,13 @@ import { loadReferenceGraph } from '../graph/fixtures/index.ts';
 import { OPEN_POLICY, replaceAccessPolicy } from '../graph/access/index.ts';
 import { openPersistence } from '../graph/persist/index.ts';
 import type { Logger } from '../log/index.ts';
+import { writeLimitsOf } from './budget-limits.ts';
 
 /** The graph `serve` creates from specs/fixtures/ on a fresh store, so a first start serves something real. */
 export const DEMO_GRAPH = 'demo';
 
-export type EngineSettings = Pick<ResolvedValues, 'persistence' | 'dataDir' | 'databaseUrl'>;
+/** Where the graphs are kept, and the write caps (their defaults when left out). */
+export type EngineSettings = Pick<ResolvedValues, 'persistence' | 'dataDir' | 'databaseUrl'> & Partial<Pick<ResolvedValues, 'writeMaxChanges' | 'writeMaxBatchBytes'>>;
 
 export interface OpenGraphEngineOptions {
   /** Seed the reference graph as `demo` into a fresh store. Only `serve` does; CLI commands never seed. */
@@ -44,7 +46,8 @@ export async function openGraphEngine(values: EngineSettings, logger: Logger, op
     ...(values.databaseUrl ? { databaseUrl: values.databaseUrl } : {}),
     logger,
   });
-  const engine = await GraphEngine.open({ persistence, logger });
+  // Every client batch (Cypher, GraphQL mutations, imports) is capped by the write_* settings.
+  const engine = await GraphEngine.open({ persistence, logger, writeLimits: writeLimitsOf(values) });
   if (!options.seed) return engine;
   try {
     if ((fresh || values.persistence === 'postgres') && engine.listGraphs().length === 0) {

@@ -156,8 +156,8 @@ function writeValue(out: JsonText, value: Value, resolve: Resolve, texts: NodeTe
     const list = value as readonly Value[];
     out.push('[');
     for (let i = 0; i < list.length; i++) {
-      // Every item, so a long list of small values is stopped too.
-      out.reserve(1);
+      // Large items reserve their own room; every 64 items, so a long list of small ones stops too.
+      if ((i & 63) === 63) out.reserve(0);
       if (i > 0) out.push(',');
       writeValue(out, list[i]!, resolve, texts);
     }

@@ -25,7 +25,10 @@ export class PendingWrites {
   readonly mutations: MutationInput[] = [];
   readonly stats: WriteStats = { nodesCreated: 0, nodesDeleted: 0, relationshipsCreated: 0, relationshipsDeleted: 0, propertiesSet: 0 };
   readonly #nodes = new Map<string, NodeRecord | null>();
-  /** Overlay records SET made (their props are the statement's own to change in place, not copied per SET; a created node's props are its mutation's, so they are not). */
+  /**
+   * Overlay records SET made: their props are the statement's own, changed in place rather than
+   * copied on every SET. (A created node's props are its createNode mutation's, so they are not.)
+   */
   readonly #own = new WeakSet<NodeRecord>();
   readonly #createdEdges = new Map<string, EdgeRecord>();
   readonly #removedEdges = new Set<string>();
@@ -242,9 +245,10 @@ export class PendingWrites {
     const hits = this.#view.edges(live.map((ref) => ref.id), null, 'both');
     for (const ref of live) {
       const touching = new Map<string, EdgeRecord>();
-      const own = hits.get(ref.id) ?? [];
-      ctx.budget.tick(own.length);
-      for (const hit of own) touching.set(edgeKey(hit.edge), hit.edge);
+      const stored = hits.get(ref.id) ?? [];
+      // Work in proportion to the edges looked at, so a large DETACH DELETE still stops at the time budget.
+      ctx.budget.tick(stored.length + this.#createdEdges.size);
+      for (const hit of stored) touching.set(edgeKey(hit.edge), hit.edge);
       for (const [key, edge] of this.#createdEdges) if (edge.src === ref.id || edge.tgt === ref.id) touching.set(key, edge);
       for (const key of [...touching.keys()]) {
         const edge = touching.get(key)!;

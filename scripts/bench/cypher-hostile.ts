@@ -4,7 +4,7 @@
  * (polled every 50 ms). The server runs from `--root` (default: this checkout), on file persistence
  * in a fresh data dir, with `--max-old-space-size=1024` so an attack that balloons dies instead of
  * taking the machine; each attack gets a fresh server and at most `--timeout` seconds.
- * Usage: node scripts/bench/cypher-hostile.ts [--root DIR] [--only c2,c3a] [--timeout 120] [--out FILE]
+ * Usage: node scripts/bench/cypher-hostile.ts [--root DIR] [--only c2,c3a,c3b,at-cap] [--timeout 120] [--out FILE]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -31,6 +31,9 @@ const ATTACKS: Attack[] = [
   { name: 'c2', query: 'MATCH (a),(b) RETURN collect($p) AS x', params: { p: big } },
   { name: 'c3a', query: `MATCH (a),(b),(c) SET a += {${sixtyKeys}}` },
   { name: 'c3b', query: 'MATCH (a),(b),(c) SET a.tmpcount = 1' },
+  // Not an attack: a write just inside the default change cap (2 × 94² = 17,672 changes), to see what
+  // a commit near the caps costs the event loop.
+  { name: 'at-cap', query: 'MATCH (a),(b),(c) WHERE c.id IN $ids SET a.atcap = 1', params: { ids: ['person-001', 'person-002'] } },
 ];
 
 function peakRssMiB(pid: number): number {

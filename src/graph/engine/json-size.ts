@@ -76,9 +76,10 @@ export function mutationJsonSize(m: MutationInput | Mutation): number {
 }
 
 /**
- * What a mutation changes, as a write cap counts it: one per node created, updated or deleted and per
- * edge added or removed, plus one per property it sets or removes (Cypher's `stats` count alike).
- * Edges a deleteNode takes with it are not counted: they cost the log nothing.
+ * What a mutation changes, as a write cap counts it (and as Cypher's `stats` count): one per node
+ * created or deleted and per edge added or removed, one per property set or removed (a created node's
+ * included; an update of none still counts one). Edges a deleteNode takes with it are not counted:
+ * they cost the log nothing.
  */
 export function mutationChanges(m: MutationInput | Mutation): number {
   switch (m.op) {
@@ -88,9 +89,9 @@ export function mutationChanges(m: MutationInput | Mutation): number {
       return changes;
     }
     case 'updateNode': {
-      let changes = 1;
+      let changes = m.unset?.length ?? 0;
       for (const _key in m.set) changes++;
-      return changes + (m.unset?.length ?? 0);
+      return Math.max(1, changes);
     }
     default:
       return 1;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   DEFAULT_WRITE_LIMITS, WriteMeter, mutationChanges, mutationJsonSize, numberJsonSize, type GraphEngine, type Mutation, type MutationInput, type WriteLimits,
 } from '../../../src/graph/engine/index.ts';
@@ -64,7 +64,8 @@ describe('mutationJsonSize and mutationChanges', () => {
     ['a node and its two properties', { op: 'createNode', label: 'P', props: { a: 1, b: 'x' } }, 3],
     ['a node without properties', { op: 'createNode', label: 'P' }, 1],
     ['null props are no change', { op: 'createNode', label: 'P', props: { a: null } }, 1],
-    ['an update of two properties, removing one', { op: 'updateNode', id: 'n', set: { a: 1, b: 2 }, unset: ['c'] }, 4],
+    ['an update of two properties, removing one', { op: 'updateNode', id: 'n', set: { a: 1, b: 2 }, unset: ['c'] }, 3],
+    ['an update of nothing', { op: 'updateNode', id: 'n', set: {} }, 1],
     ['a delete', { op: 'deleteNode', id: 'n' }, 1],
     ['an edge', { op: 'addEdge', src: 'a', tgt: 'b', type: 'T' }, 1],
   ])('counts %s', (_name, m, changes) => {
@@ -129,6 +130,26 @@ describe('GraphEngine write caps', () => {
     const engine = await cappedEngine({ maxChanges: 10, maxBatchBytes: 1024 }, store);
     expect(engine.view('g').nodeCount).toBe(100);
     expect(engine.writeLimits).toEqual({ maxChanges: 10, maxBatchBytes: 1024 });
+  });
+
+  it('applies an update by what it changes: the node\'s other values are not looked into again', async () => {
+    const engine = await cappedEngine(DEFAULT_WRITE_LIMITS);
+    const body = 'x'.repeat(100_000);
+    await engine.commit({ graph: 'g', mutations: [{ op: 'createNode', id: 'doc', label: 'Doc', props: { body, n: 0 } }] });
+    const checked = vi.spyOn(String.prototype, 'isWellFormed');
+    try {
+      await engine.commit({ graph: 'g', mutations: Array.from({ length: 100 }, (_, i) => ({ op: 'updateNode' as const, id: 'doc', set: { n: i + 1 } })) });
+      // Each update checks what it writes, never the 100 KB body it keeps.
+      expect(checked.mock.contexts.filter((text) => String(text).length === body.length)).toHaveLength(0);
+    } finally {
+      checked.mockRestore();
+    }
+    const doc = engine.view('g').node('doc')!;
+    expect(doc.props).toEqual({ body, n: 100 });
+    expect(Object.isFrozen(doc.props)).toBe(true);
+    await engine.commit({ graph: 'g', mutations: [{ op: 'updateNode', id: 'doc', set: { tags: ['a'] }, unset: ['n'] }] });
+    expect(Object.keys(engine.view('g').node('doc')!.props)).toEqual(['body', 'tags']);
+    expect(Object.isFrozen(engine.view('g').node('doc')!.props['tags'])).toBe(true);
   });
 
   it('has no caps unless given some', async () => {

@@ -33,17 +33,17 @@ const nodes = (count: number, props: number, text = 'v') => Array.from({ length:
 }));
 
 describe('importJsonlFile under the engine write caps', () => {
-  it('imports a batch of 5000 records of up to nine properties whole under the default caps', async () => {
+  it('imports a batch of 5000 records of up to three properties whole under the default caps', async () => {
     const engine = await cappedGraph(DEFAULT_WRITE_LIMITS);
-    const outcome = await importJsonlFile(engine, 'g', fileOf(nodes(IMPORT_BATCH_SIZE, 9)));
+    const outcome = await importJsonlFile(engine, 'g', fileOf(nodes(IMPORT_BATCH_SIZE, 3)));
     expect(outcome).toMatchObject({ records: IMPORT_BATCH_SIZE, batches: 1 });
   });
 
   it('cuts its batches so each fits the change cap', async () => {
-    // 5000 records of 19 properties are 100,000 changes: two batches of 50,000, not one of 5000 records.
+    // 5000 records of 19 properties are 100,000 changes: five batches of 20,000, not one of 5000 records.
     const engine = await cappedGraph(DEFAULT_WRITE_LIMITS);
     const outcome = await importJsonlFile(engine, 'g', fileOf(nodes(IMPORT_BATCH_SIZE, 19)));
-    expect(outcome).toMatchObject({ records: IMPORT_BATCH_SIZE, batches: 2 });
+    expect(outcome).toMatchObject({ records: IMPORT_BATCH_SIZE, batches: 5 });
     expect(engine.view('g').nodeCount).toBe(IMPORT_BATCH_SIZE);
   });
 

@@ -365,6 +365,8 @@ function call(expr: Extract<Expr, { kind: 'call' }>, row: Row, ctx: RunContext):
       const v = arg(0);
       if (v === null) return null;
       if (typeof v !== 'string') throw typeError(`${expr.name}()`, 'a string', v);
+      // A new string as long as the old: charged before it is made, as `+` is.
+      ctx.budget.chargeBytes(v.length + 2);
       return expr.name === 'tolower' ? v.toLowerCase() : expr.name === 'toupper' ? v.toUpperCase() : v.trim();
     }
     case 'tostring': {

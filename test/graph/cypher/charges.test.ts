@@ -77,6 +77,7 @@ describe('charges of what a statement builds (a 1 MiB budget, a 100 KB parameter
     ['a pattern comprehension', 'MATCH (a), (b) RETURN sum(size([(a)--(c) | $p])) AS n'],
     ['strings joined by +', 'RETURN size($p + $p + $p + $p + $p + $p + $p + $p + $p + $p + $p) AS n'],
     ['lists joined by +', 'RETURN size([$p] + [$p] + [$p] + [$p] + [$p] + [$p] + [$p] + [$p] + [$p] + [$p] + [$p]) AS n'],
+    ['strings changed case over a cross product', 'MATCH (a), (b) RETURN count(toLower($p)) AS n'],
     ['RETURN DISTINCT keys', 'MATCH (a), (b) RETURN DISTINCT size(a.id + $p + b.id) AS n'],
     ['grouping keys', 'MATCH (a) RETURN [$p, a.id] AS k, count(*) AS n ORDER BY n LIMIT 1'],
   ])('refuses %s over the budget, though the answer is small', async (_name, query) => {

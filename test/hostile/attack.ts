@@ -1,15 +1,28 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveConfig } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
-import { startToolgraph, type RunningToolgraph } from '../../src/serve/index.ts';
+import { startToolgraph } from '../../src/serve/index.ts';
+
+export interface GraphService {
+  readonly origin: string;
+  /** Stops the service and removes its data dir. */
+  close(): Promise<void>;
+}
 
 /** `toolgraph serve --only graph` in this process, on file persistence in a fresh data dir, with the default settings. */
-export async function startGraphService(): Promise<RunningToolgraph> {
+export async function startGraphService(): Promise<GraphService> {
   const dir = mkdtempSync(join(tmpdir(), 'tg-hostile-'));
   const config = resolveConfig({ env: { HOME: dir, PORT: '0', TOOLGRAPH_PERSISTENCE: 'file', TOOLGRAPH_DATA_DIR: dir } });
-  return startToolgraph({ config, logger: silentLogger(), only: ['graph'] });
+  const running = await startToolgraph({ config, logger: silentLogger(), only: ['graph'] });
+  return {
+    origin: running.origin,
+    close: async () => {
+      await running.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 export interface NativeAnswer {

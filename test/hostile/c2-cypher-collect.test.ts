@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BUDGET_LIMITS } from '../../src/graph/budget/index.ts';
-import type { RunningToolgraph } from '../../src/serve/index.ts';
-import { cypher, demoVersion, startGraphService, underAttack } from './attack.ts';
+import { cypher, demoVersion, startGraphService, underAttack, type GraphService } from './attack.ts';
 
 // Issue 15, C2: a read-only `collect` over a cross product of the stock demo graph took RSS from
 // 1.2 to 4.1 GB and the process down; the result-size check ran only after a row's JSON existed.
-let running: RunningToolgraph;
+let running: GraphService;
 const big = 'x'.repeat(900 * 1024);
 
 beforeAll(async () => {

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BUDGET_LIMITS } from '../../src/graph/budget/index.ts';
 import { DEFAULT_WRITE_LIMITS } from '../../src/graph/engine/index.ts';
-import type { RunningToolgraph } from '../../src/serve/index.ts';
-import { cypher, demoVersion, startGraphService, underAttack } from './attack.ts';
+import { cypher, demoVersion, startGraphService, underAttack, type GraphService } from './attack.ts';
 
 // Issue 15, C3: writes over a cross product of the stock demo graph ran 830,584 SET rows without a
 // budget check (event loop blocked ~2.5 min, then heap out of memory), or committed one 49.8 MB log
 // record after 7.3 s with a 5.6 s /healthz stall.
-let running: RunningToolgraph;
+let running: GraphService;
 
 beforeAll(async () => {
   running = await startGraphService();

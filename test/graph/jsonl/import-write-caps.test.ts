@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_WRITE_LIMITS, type GraphEngine, type WriteLimits } from '../../../src/graph/engine/index.ts';
 import { IMPORT_BATCH_SIZE, importJsonlFile } from '../../../src/graph/jsonl/index.ts';
 import { openEngine } from '../engine/helpers.ts';
@@ -12,6 +12,10 @@ const engines: GraphEngine[] = [];
 
 afterEach(async () => {
   await Promise.all(engines.splice(0).map((e) => e.close()));
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
 });
 
 function fileOf(lines: readonly object[]): string {

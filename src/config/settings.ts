@@ -77,6 +77,10 @@ export const SETTINGS = {
   queryMaxResultBytes: withDefault({ area: 'C', description: 'Most bytes of one query result (its JSON text, UTF-8)', env: 'TOOLGRAPH_QUERY_MAX_RESULT_BYTES', flag: '--query-max-result-bytes', configKey: 'query_max_result_bytes', default: 16 * 1024 * 1024, parser: integerIn(1024, 256 * 1024 * 1024) }),
   queryTimeoutMs: withDefault({ area: 'C', description: 'Most milliseconds one query may run (a long read delays writes to its graph by at most this)', env: 'TOOLGRAPH_QUERY_TIMEOUT_MS', flag: '--query-timeout-ms', configKey: 'query_timeout_ms', default: 5_000, parser: integerIn(1, 600_000) }),
 
+  // Area C: the caps on one write batch (a Cypher statement, a GraphQL mutation operation, an import batch; our design)
+  writeMaxChanges: withDefault({ area: 'C', description: 'Most changes one write batch may make: nodes created or deleted, edges added or removed, properties set or removed (a Cypher statement, a GraphQL mutation operation; imports cut their batches to fit)', env: 'TOOLGRAPH_WRITE_MAX_CHANGES', flag: '--write-max-changes', configKey: 'write_max_changes', default: 20_000, parser: integerIn(100, 100_000_000) }),
+  writeMaxBatchBytes: withDefault({ area: 'C', description: 'Most bytes of one write batch\'s log record (its mutations\' JSON, estimated as they are produced)', env: 'TOOLGRAPH_WRITE_MAX_BATCH_BYTES', flag: '--write-max-batch-bytes', configKey: 'write_max_batch_bytes', default: 16 * 1024 * 1024, parser: integerIn(65_536, 1024 * 1024 * 1024) }),
+
   // Area B: transport layer and delegation (names, defaults and keys exactly as the spec gives them)
   authType: withDefault({ area: 'B', description: 'Auth type of every HTTP service of the process (the spec names it for the tool-server transport)', env: 'AUTH_TYPE', flag: '--auth-type', default: 'none', parser: oneOf(AUTH_TYPES) }),
   transport: withDefault({ area: 'B', description: 'MCP transport', env: 'MCP_TRANSPORT', flag: '--transport', configKey: 'transport', default: 'streamable-http', parser: oneOf(MCP_TRANSPORTS) }),

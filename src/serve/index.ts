@@ -8,5 +8,5 @@ export { startStdioToolServer } from './stdio-tool-server.ts';
 export type { StdioToolServerOptions, RunningStdioToolServer } from './stdio-tool-server.ts';
 export { productCarrierPorts } from './carrier-ports.ts';
 export type { CarrierPorts } from './carrier-ports.ts';
-export { budgetLimitsOf } from './budget-limits.ts';
+export { budgetLimitsOf, writeLimitsOf } from './budget-limits.ts';
 export { principalResolverFor } from './local-principal.ts';

@@ -6,12 +6,13 @@ import { loadReferenceGraph } from '../graph/fixtures/index.ts';
 import { OPEN_POLICY, replaceAccessPolicy } from '../graph/access/index.ts';
 import { openPersistence } from '../graph/persist/index.ts';
 import type { Logger } from '../log/index.ts';
+import { writeLimitsOf } from './budget-limits.ts';
 
 /** The graph `serve` creates from specs/fixtures/ on a fresh store, so a first start serves something real. */
 export const DEMO_GRAPH = 'demo';
 
-/** `acceptDataLoss` (TOOLGRAPH_ACCEPT_DATA_LOSS) is false when left out. */
-export type EngineSettings = Pick<ResolvedValues, 'persistence' | 'dataDir' | 'databaseUrl'> & Partial<Pick<ResolvedValues, 'acceptDataLoss'>>;
+/** Where the graphs are kept, and the write caps (their defaults when left out); `acceptDataLoss` (TOOLGRAPH_ACCEPT_DATA_LOSS) is false when left out. */
+export type EngineSettings = Pick<ResolvedValues, 'persistence' | 'dataDir' | 'databaseUrl'> & Partial<Pick<ResolvedValues, 'acceptDataLoss' | 'writeMaxChanges' | 'writeMaxBatchBytes'>>;
 
 export interface OpenGraphEngineOptions {
   /** Seed the reference graph as `demo` into a fresh store. Only `serve` does; CLI commands never seed. */
@@ -48,7 +49,8 @@ export async function openGraphEngine(values: EngineSettings, logger: Logger, op
   });
   let engine: GraphEngine;
   try {
-    engine = await GraphEngine.open({ persistence, logger });
+    // Every client batch (Cypher, GraphQL mutations, imports) is capped by the write_* settings.
+    engine = await GraphEngine.open({ persistence, logger, writeLimits: writeLimitsOf(values) });
   } catch (error) {
     // A store that refuses to load (lost or damaged records) must not keep its lock: the operator's
     // next try may come from this same process (the CLI in tests, a supervisor in-process).

@@ -13,7 +13,7 @@ import { openServeBearerAuth } from './bearer-auth.ts';
 import { allowedHostsOf, publicBaseUrl, refuseUnsafeExposure } from './exposure.ts';
 import { productCarrierPorts, type CarrierPorts } from './carrier-ports.ts';
 import { refuseSettingsOfMissingFeatures, UNSERVED_OPERATIONS } from './features-not-in-build.ts';
-import { budgetLimitsOf } from './budget-limits.ts';
+import { budgetLimitsOf, writeLimitsOf } from './budget-limits.ts';
 import { connectionLimitsOf } from './connection-limits.ts';
 import { overloadThresholdsOf } from './overload-thresholds.ts';
 import { principalResolverFor } from './local-principal.ts';
@@ -95,7 +95,7 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
       cleanups.push(() => opened.close());
       // /graphql/{graph} and the GraphQl method of /dispatch share one GraphQL pipeline.
       const graphql = createGraphqlSurface({ engine, logger, values: config.values, resolvePrincipal, meter: budgetMeters(budgetLimitsOf(config.values)) });
-      services.push(createGraphService({ engine, logger, resolvePrincipal, graphql: graphql.dispatch, cypher: { limits: budgetLimitsOf(config.values) } }), graphql.service);
+      services.push(createGraphService({ engine, logger, resolvePrincipal, graphql: graphql.dispatch, cypher: { limits: budgetLimitsOf(config.values), writeLimits: writeLimitsOf(config.values) } }), graphql.service);
     }
     // The tool server's `schemas` tool reads the same catalogue its routes serve.
     const catalogue = wanted.has('catalogue') || wanted.has('tools') ? createStaticCatalogue({ publicBaseUrl: publicBase, withoutOperations: UNSERVED_OPERATIONS }) : undefined;

@@ -38,6 +38,22 @@ describe('startToolgraph', () => {
     expect(answer.error).toMatchObject({ code: 'TG_QUERY_BUDGET_EXCEEDED', details: { limit: 'maxRows', max: 500, setting: 'TOOLGRAPH_QUERY_MAX_ROWS' } });
   });
 
+  it('caps every write, Cypher or GraphQL, by the write_* settings', async () => {
+    // The smallest cap the setting takes: the reference graph still seeds, in batches that fit it.
+    running = await startToolgraph({ config: config({ TOOLGRAPH_WRITE_MAX_CHANGES: '100', TOOLGRAPH_GRAPHQL_MAX_ALIASES: '100' }), logger: silentLogger(), only: ['graph'] });
+    const cypher = await dispatchCypher(running.origin, 'demo', 'MATCH (a), (b) SET a.flag = true') as { error?: { code: string; details?: unknown } };
+    expect(cypher.error).toMatchObject({ code: 'TG_WRITE_TOO_LARGE', details: { limit: 'maxChanges', max: 100, setting: 'TOOLGRAPH_WRITE_MAX_CHANGES' } });
+    // Fifty-one new topics with a name each: 102 changes in one batch.
+    const fields = Array.from({ length: 51 }, (_, i) => `t${i}: createNode(label: "Topic", props: {name: "t${i}"}) { id }`).join(' ');
+    const response = await fetch(`${running.origin}/graphql/demo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `mutation { ${fields} }` }),
+    });
+    const body = (await response.json()) as { errors?: { extensions?: { code?: string; details?: unknown } }[] };
+    expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'TG_WRITE_TOO_LARGE', details: expect.objectContaining({ limit: 'maxChanges', setting: 'TOOLGRAPH_WRITE_MAX_CHANGES' }) });
+  });
+
 
   it('serves the seeded demo graph over /dispatch and its manifests over /schemas on one port', async () => {
     running = await startToolgraph({ config: config(), logger: silentLogger() });

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ToolgraphError, describeValue } from '../../errors/index.ts';
 import { answerNativeRequest, parseRequestJson } from '../../graph/dispatch/index.ts';
 import { CommandExit, type CliIo } from '../cli-io.ts';
-import { budgetLimitsOf } from '../../serve/index.ts';
+import { budgetLimitsOf, writeLimitsOf } from '../../serve/index.ts';
 import { usingEngine, withEngineConfig } from '../open-cli-engine.ts';
 
 /** Parsed like a request body: depth-checked, and integers beyond 2^53 kept exact (the run refuses them). */
@@ -39,7 +39,7 @@ export function registerCypherCommand(program: Command, io: CliIo): void {
       const answer = await answerNativeRequest(
         { id: 1n, idForm: 'integer', graph, agentId: null, method: { Cypher: { query, params } } },
         { subject: 'local', scopes: ['*'] },
-        { engine, cypher: { limits: budgetLimitsOf(config.values) } },
+        { engine, cypher: { limits: budgetLimitsOf(config.values), writeLimits: writeLimitsOf(config.values) } },
       );
       io.out(answer.text);
       if (answer.outcome !== 'ok') throw new CommandExit(1);

@@ -2,7 +2,8 @@ import type { Expr } from './ast.ts';
 import { runtimeError } from './cypher-error.ts';
 import { evaluate } from './evaluate.ts';
 import type { Row, RunContext } from './run-context.ts';
-import { compareValues, typeName, valueKey, type Value } from './values.ts';
+import { budgetedKey, chargeValue } from './value-size.ts';
+import { compareValues, typeName, type Value } from './values.ts';
 
 export type AggregateCall = Extract<Expr, { kind: 'call' }>;
 
@@ -41,8 +42,10 @@ export class Accumulator {
     const v = evaluate(call.args[0]!, row, ctx);
     if (v === null) return;
     if (this.#seen !== null) {
-      const key = valueKey(v);
+      const key = budgetedKey([v], ctx.budget);
       if (this.#seen.has(key)) return;
+      // A key kept for the rest of the statement.
+      ctx.budget.chargeBytes(key.length);
       this.#seen.add(key);
     }
     switch (call.name) {
@@ -50,6 +53,10 @@ export class Accumulator {
         this.#count++;
         return;
       case 'collect':
+        // The list and, in the end, its JSON grow by this value: charged before it is kept (a string,
+        // the commonest item, by its length and quotes without a call).
+        if (typeof v === 'string') ctx.budget.chargeBytes(v.length + 3);
+        else chargeValue(ctx.budget, v, ctx.resolve);
         this.#values.push(v);
         return;
       case 'sum':

@@ -1,6 +1,7 @@
 import type { ArithmeticOp, ComparisonOp, Expr } from './ast.ts';
 import { runtimeError } from './cypher-error.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
+import { jsonSizeOf } from './value-size.ts';
 import { EdgeRef, NodeRef, compareCodePoints, isMap, newMap, storedProperty, typeName, type Value, type ValueMap } from './values.ts';
 
 /** Evaluates an expression against one row. Three-valued logic throughout: null means unknown. */
@@ -98,7 +99,16 @@ export function evaluate(expr: Expr, row: Row, ctx: RunContext): Value {
     }
     case 'arithmetic': {
       let acc = evaluate(expr.first, row, ctx);
-      for (const { op, expr: next } of expr.rest) acc = arithmetic(op, acc, evaluate(next, row, ctx));
+      // Whether `acc` is a string or list this chain joined (and so already charged).
+      let joined = false;
+      for (const { op, expr: next } of expr.rest) {
+        const right = evaluate(next, row, ctx);
+        if (op === '+' && joins(acc, right)) {
+          chargeJoin(acc, right, joined, ctx);
+          joined = true;
+        }
+        acc = arithmetic(op, acc, right);
+      }
       return acc;
     }
     case 'isNull': {
@@ -136,6 +146,24 @@ export function evaluate(expr: Expr, row: Row, ctx: RunContext): Value {
       return cached !== undefined ? cached : ctx.subquery(expr, row);
     }
   }
+}
+
+/** Whether `+` builds a string or a list from these operands. */
+function joins(a: Value, b: Value): boolean {
+  return a !== null && b !== null && (typeof a === 'string' || typeof b === 'string' || Array.isArray(a) || Array.isArray(b));
+}
+
+/**
+ * Charges the budget with the string or list `a + b` is about to build, before it is built: a chain
+ * `a + b + c` costs its final size once (each step adds its right operand; the first also its left),
+ * so `$p + $p + ...` over a large parameter is refused long before the string exists.
+ */
+function chargeJoin(a: Value, b: Value, aCharged: boolean, ctx: RunContext): void {
+  const budget = ctx.budget;
+  const left = budget.limits.maxResultBytes - budget.bytes + 1;
+  let size = aCharged ? 0 : jsonSizeOf(a, ctx.resolve, left);
+  size += jsonSizeOf(b, ctx.resolve, left - size);
+  budget.chargeBytes(size);
 }
 
 function typeError(where: string, expected: string, got: Value): Error {
@@ -321,7 +349,7 @@ function call(expr: Extract<Expr, { kind: 'call' }>, row: Row, ctx: RunContext):
     case 'size': {
       const v = arg(0);
       if (v === null) return null;
-      if (typeof v === 'string') return [...v].length;
+      if (typeof v === 'string') return codePoints(v);
       if (Array.isArray(v)) return v.length;
       throw typeError('size()', 'a string or list', v);
     }
@@ -337,6 +365,8 @@ function call(expr: Extract<Expr, { kind: 'call' }>, row: Row, ctx: RunContext):
       const v = arg(0);
       if (v === null) return null;
       if (typeof v !== 'string') throw typeError(`${expr.name}()`, 'a string', v);
+      // A new string as long as the old: charged before it is made, as `+` is.
+      ctx.budget.chargeBytes(v.length + 2);
       return expr.name === 'tolower' ? v.toLowerCase() : expr.name === 'toupper' ? v.toUpperCase() : v.trim();
     }
     case 'tostring': {
@@ -376,6 +406,23 @@ function call(expr: Extract<Expr, { kind: 'call' }>, row: Row, ctx: RunContext):
     default:
       throw runtimeError(`The aggregate ${expr.name}() cannot be used here.`);
   }
+}
+
+/** The number of code points of a string, without building an array of them. */
+function codePoints(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const u = text.charCodeAt(i);
+    // A high surrogate followed by a low one is one code point.
+    if (u >= 0xd800 && u <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
 }
 
 function project(expr: Extract<Expr, { kind: 'mapProjection' }>, row: Row, ctx: RunContext): Value {

@@ -1,6 +1,6 @@
 import { ToolgraphError, isToolgraphError } from '../../errors/index.ts';
 import { DEFAULT_BUDGET_LIMITS, QueryBudget, type BudgetLimits } from '../budget/index.ts';
-import type { GraphView, NodeRecord, TransactCommit } from '../engine/index.ts';
+import { DEFAULT_WRITE_LIMITS, WriteMeter, type GraphView, type NodeRecord, type TransactCommit, type WriteLimits } from '../engine/index.ts';
 import type { Query } from './ast.ts';
 import { checkQuery } from './check.ts';
 import { runtimeError } from './cypher-error.ts';
@@ -40,6 +40,11 @@ export interface RunOptions {
   newId?: () => string;
   /** The execution budget of each statement. Default: DEFAULT_BUDGET_LIMITS (the settings' defaults). */
   limits?: BudgetLimits;
+  /**
+   * The caps on a write statement's batch, counted as its update clauses run (the engine checks its
+   * own caps again at commit). Default: DEFAULT_WRITE_LIMITS (the settings' defaults).
+   */
+  writeLimits?: WriteLimits;
 }
 
 export interface PreparedCypher {
@@ -147,7 +152,7 @@ export async function runCypherJson(engine: CypherEngine, graph: string, stateme
   if (!prepared.writes) return engine.read(graph, (view) => runRead(view, prepared, values, limits));
   for (let attempt = 1; ; attempt++) {
     try {
-      return await engine.transact(graph, (view, commit) => runWrite(view, commit, prepared, values, limits, options.newId));
+      return await engine.transact(graph, (view, commit) => runWrite(view, commit, prepared, values, limits, options.writeLimits ?? DEFAULT_WRITE_LIMITS, options.newId));
     } catch (error) {
       if (attempt < MAX_ATTEMPTS && isToolgraphError(error) && error.code === 'TG_VERSION_CONFLICT') {
         // Give the follower a moment to apply the other instance's batch before reading again.
@@ -173,13 +178,18 @@ async function runRead(view: GraphView, statement: PreparedCypher, params: Reado
   return out.finish(columns, view.version);
 }
 
-async function runWrite(view: GraphView, commit: TransactCommit, statement: PreparedCypher, params: ReadonlyMap<string, Value>, limits: BudgetLimits, newId: (() => string) | undefined): Promise<string> {
+async function runWrite(
+  view: GraphView, commit: TransactCommit, statement: PreparedCypher, params: ReadonlyMap<string, Value>, limits: BudgetLimits,
+  writeLimits: WriteLimits, newId: (() => string) | undefined,
+): Promise<string> {
   const { query } = statement;
   const budget = new QueryBudget(limits);
-  const pending = new PendingWrites(view, newId);
+  const pending = new PendingWrites(view, new WriteMeter(writeLimits), newId);
   const ctx = makeContext(view, params, statement, budget, (ref) => pending.resolve(ref));
   let rows = await collect(matchAll(query, ctx), budget);
-  for (const clause of query.updating) rows = pending.run(clause, rows, ctx);
+  for (const clause of query.updating) rows = await pending.run(clause, rows, ctx);
+  // A write past its time budget is refused here, before anything is logged: it changes nothing.
+  budget.checkTime();
   let version = view.version;
   // No expected version: inside the queue, the plan was made on the version it commits on.
   if (pending.mutations.length > 0) version = (await commit({ mutations: pending.mutations })).version;

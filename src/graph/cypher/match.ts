@@ -6,6 +6,7 @@ import { forEachOperand } from './expr-operands.ts';
 import { CHUNK_ROWS, chunksOf, collectSync, type Chunk, type ChunkStream } from './row-stream.ts';
 import { slotOf, type Row, type RunContext, type SubqueryExpr } from './run-context.ts';
 import type { SlotLayout } from './slots.ts';
+import { chargeValue } from './value-size.ts';
 import { EdgeRef, NodeRef, compareCodePoints, isMap, storedProperty, type Value } from './values.ts';
 
 /** Equalities `v.key = constant` from the WHERE clause, usable as scan filters for v. */
@@ -751,6 +752,11 @@ export function runSubquery(sub: SubqueryExpr, rows: readonly Row[], ctx: RunCon
   }
   prepareSubqueries([sub.projection], matched.rows, ctx);
   const lists: Value[][] = rows.map(() => []);
-  for (let i = 0; i < matched.rows.length; i++) lists[matched.origins[i]!]!.push(evaluate(sub.projection, matched.rows[i]!, ctx));
+  for (let i = 0; i < matched.rows.length; i++) {
+    const item = evaluate(sub.projection, matched.rows[i]!, ctx);
+    // Each row's list grows by this item: charged before it is kept.
+    chargeValue(ctx.budget, item, ctx.resolve);
+    lists[matched.origins[i]!]!.push(item);
+  }
   return lists;
 }

@@ -7,7 +7,8 @@ import { functionSpec } from './functions.ts';
 import { emptyRow, prepareSubqueries } from './match.ts';
 import type { Chunk, ChunkStream } from './row-stream.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
-import { compareCodePoints, compareValues, typeName, valueKey, type Value } from './values.ts';
+import { budgetedKey } from './value-size.ts';
+import { compareCodePoints, compareValues, typeName, type Value } from './values.ts';
 
 /** Where RETURN writes its rows, in order. */
 export interface RowSink {
@@ -144,11 +145,7 @@ async function streamRows(clause: ReturnClause, plan: ProjectionPlan, source: Ch
     for (const row of rows) {
       const values = new Array<Value>(exprs.length);
       for (let i = 0; i < exprs.length; i++) values[i] = evaluate(exprs[i]!, row, ctx);
-      if (seen !== null) {
-        const key = values.map(valueKey).join('\u0000');
-        if (seen.has(key)) continue;
-        seen.add(key);
-      }
+      if (seen !== null && !firstSeen(seen, values, ctx)) continue;
       if (passed++ < skip) continue;
       sink.push(values);
       emitted++;
@@ -204,9 +201,12 @@ function sortKeysOf(clause: ReturnClause, items: readonly ReturnItem[]): SortKey
   });
 }
 
-function compareEntries(clause: ReturnClause): (a: Entry, b: Entry) => number {
+/** The ORDER BY comparison; each one counts as work, so a long sort still stops at the time budget. */
+function compareEntries(clause: ReturnClause, ctx: RunContext): (a: Entry, b: Entry) => number {
   const order = clause.orderBy;
+  const budget = ctx.budget;
   return (a, b) => {
+    budget.tick();
     for (let i = 0; i < order.length; i++) {
       const c = compareValues(a.keys[i]!, b.keys[i]!);
       if (c !== 0) return order[i]!.descending ? -c : c;
@@ -214,6 +214,15 @@ function compareEntries(clause: ReturnClause): (a: Entry, b: Entry) => number {
     // Ties keep match order.
     return a.seq - b.seq;
   };
+}
+
+/** DISTINCT: whether these values are new (then their key is kept, and charged to the budget). */
+function firstSeen(seen: Set<string>, values: readonly Value[], ctx: RunContext): boolean {
+  const key = budgetedKey(values, ctx.budget);
+  if (seen.has(key)) return false;
+  ctx.budget.chargeBytes(key.length);
+  seen.add(key);
+  return true;
 }
 
 /** Computes the missing values of the given items for every entry (their subqueries in bulk). */
@@ -271,7 +280,7 @@ function emit(entries: readonly Entry[], sink: RowSink, skip: number, limit: num
 /** ORDER BY without aggregates: all rows, or the best SKIP + LIMIT of them kept in a bounded heap. */
 async function sortRows(clause: ReturnClause, plan: ProjectionPlan, source: ChunkStream, first: Chunk | null, ctx: RunContext, sink: RowSink, skip: number, limit: number | null): Promise<void> {
   const { items, sortKeys: keys, early, earlyExprs } = plan;
-  const compare = compareEntries(clause);
+  const compare = compareEntries(clause, ctx);
   const seen = clause.distinct ? new Set<string>() : null;
   const heap = limit === null || clause.distinct ? null : new TopK(skip + limit, compare);
   const kept: Entry[] = [];
@@ -286,11 +295,7 @@ async function sortRows(clause: ReturnClause, plan: ProjectionPlan, source: Chun
     for (const row of chunk.rows) {
       const values = new Array<Value | undefined>(items.length).fill(undefined);
       for (const i of early) values[i] = evaluate(items[i]!.expr, row, ctx);
-      if (seen !== null) {
-        const key = (values as Value[]).map(valueKey).join('\u0000');
-        if (seen.has(key)) continue;
-        seen.add(key);
-      }
+      if (seen !== null && !firstSeen(seen, values as Value[], ctx)) continue;
       const entry: Entry = { values, source: row, aggregates: null, keys: [], seq: seq++ };
       entry.keys = sortValues(keys, entry, items, ctx);
       if (heap !== null) heap.offer(entry);
@@ -330,9 +335,13 @@ async function aggregateRows(clause: ReturnClause, plan: ProjectionPlan, source:
     }
     for (const row of chunk.rows) {
       const keys = keyItems.map((i) => evaluate(items[i]!.expr, row, ctx));
-      const k = keys.map(valueKey).join('\u0000');
+      const k = budgetedKey(keys, ctx.budget);
       let group = groups.get(k);
-      if (group === undefined) groups.set(k, (group = { keys, source: row, accumulators: accumulators() }));
+      if (group === undefined) {
+        // A new group keeps its key for the rest of the statement.
+        ctx.budget.chargeBytes(k.length);
+        groups.set(k, (group = { keys, source: row, accumulators: accumulators() }));
+      }
       for (const acc of group.accumulators) acc.add(row, ctx);
     }
   }
@@ -357,16 +366,11 @@ async function aggregateRows(clause: ReturnClause, plan: ProjectionPlan, source:
   }
   if (clause.distinct) {
     const seen = new Set<string>();
-    entries = entries.filter((e) => {
-      const k = (e.values as Value[]).map(valueKey).join('\u0000');
-      if (seen.has(k)) return false;
-      seen.add(k);
-      return true;
-    });
+    entries = entries.filter((e) => firstSeen(seen, e.values as Value[], ctx));
   }
   if (clause.orderBy.length > 0) {
     for (const entry of entries) entry.keys = sortValues(plan.sortKeys, entry, items, ctx);
-    entries.sort(compareEntries(clause));
+    entries.sort(compareEntries(clause, ctx));
   }
   emit(entries, sink, skip, limit);
 }

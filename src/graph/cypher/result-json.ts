@@ -38,13 +38,59 @@ function sortedKeys(object: object): string[] {
 /** Per write: the JSON text of nodes already written (a result often repeats a node). */
 type NodeTexts = Map<NodeRecord, string>;
 
-function writeNode(out: string[], record: NodeRecord, texts: NodeTexts | null): void {
+/**
+ * JSON text written in pieces and joined once. With a budget, every piece that can be large (a string,
+ * a node's text, an item of a list) is charged before it is made: past `room` code units the write is
+ * refused while the text is still unbuilt (one row of `collect($p)` over a cross product would
+ * otherwise be gigabytes before its size was known).
+ */
+class JsonText {
+  readonly parts: string[] = [];
+  length = 0;
+  readonly #budget: QueryBudget | null;
+  readonly #room: number;
+
+  constructor(budget: QueryBudget | null, room: number) {
+    this.#budget = budget;
+    this.#room = room;
+  }
+
+  push(piece: string): void {
+    this.parts.push(piece);
+    this.length += piece.length;
+  }
+
+  /** Makes sure `n` more code units fit; refused (TG_QUERY_BUDGET_EXCEEDED, maxResultBytes) when they do not. */
+  reserve(n: number): void {
+    // Charging what does not fit throws: the budget names the limit and its setting.
+    if (this.length + n > this.#room) this.#budget?.chargeBytes(this.length + n);
+  }
+
+  /** What is left before the text is refused. */
+  get left(): number {
+    return this.#room - this.length;
+  }
+
+  /** A text for a part written separately (a node's text, kept for reuse), refused as this one would be. */
+  sub(): JsonText {
+    return new JsonText(this.#budget, this.left);
+  }
+}
+
+function writeString(out: JsonText, text: string): void {
+  out.reserve(text.length + 2);
+  out.push(string(text));
+}
+
+function writeNode(out: JsonText, record: NodeRecord, texts: NodeTexts | null): void {
   const known = texts?.get(record);
   if (known !== undefined) {
+    out.reserve(known.length);
     out.push(known);
     return;
   }
-  const parts: string[] = ['{'];
+  const node = out.sub();
+  node.push('{');
   const props = record.props;
   // Committed props are already key-sorted (the engine freezes them so); `id` is merged in its place.
   const keys = sortedKeys(props);
@@ -53,17 +99,23 @@ function writeNode(out: string[], record: NodeRecord, texts: NodeTexts | null): 
   for (const key of keys) {
     if (key === 'id') continue;
     if (!idDone && key > 'id') {
-      parts.push(first ? '"id":' : ',"id":', string(record.id));
+      node.push(first ? '"id":' : ',"id":');
+      writeString(node, record.id);
       idDone = true;
       first = false;
     }
-    parts.push(first ? '' : ',', string(key), ':');
-    writeValue(parts, props[key] as Value, noResolve, null);
+    if (!first) node.push(',');
+    writeString(node, key);
+    node.push(':');
+    writeValue(node, props[key] as Value, noResolve, null);
     first = false;
   }
-  if (!idDone) parts.push(first ? '"id":' : ',"id":', string(record.id));
-  parts.push('}');
-  const text = parts.join('');
+  if (!idDone) {
+    node.push(first ? '"id":' : ',"id":');
+    writeString(node, record.id);
+  }
+  node.push('}');
+  const text = node.parts.join('');
   texts?.set(record, text);
   out.push(text);
 }
@@ -73,13 +125,13 @@ function noResolve(): NodeRecord | null {
 }
 
 /** Appends the canonical text of `value` to `out`, in pieces (joined once, not concatenated piece by piece). */
-function writeValue(out: string[], value: Value, resolve: Resolve, texts: NodeTexts | null): void {
+function writeValue(out: JsonText, value: Value, resolve: Resolve, texts: NodeTexts | null): void {
   if (value === null) {
     out.push('null');
     return;
   }
   switch (typeof value) {
-    case 'string': out.push(string(value)); return;
+    case 'string': writeString(out, value); return;
     case 'number': out.push(number(value)); return;
     case 'boolean': out.push(value ? 'true' : 'false'); return;
   }
@@ -91,13 +143,21 @@ function writeValue(out: string[], value: Value, resolve: Resolve, texts: NodeTe
   }
   if (value instanceof EdgeRef) {
     const e = value.edge;
-    out.push('{"src":', string(e.src), ',"tgt":', string(e.tgt), ',"type":', string(e.type), '}');
+    out.push('{"src":');
+    writeString(out, e.src);
+    out.push(',"tgt":');
+    writeString(out, e.tgt);
+    out.push(',"type":');
+    writeString(out, e.type);
+    out.push('}');
     return;
   }
   if (Array.isArray(value)) {
     const list = value as readonly Value[];
     out.push('[');
     for (let i = 0; i < list.length; i++) {
+      // Large items reserve their own room; every 64 items, so a long list of small ones stops too.
+      if ((i & 63) === 63) out.reserve(0);
       if (i > 0) out.push(',');
       writeValue(out, list[i]!, resolve, texts);
     }
@@ -108,7 +168,9 @@ function writeValue(out: string[], value: Value, resolve: Resolve, texts: NodeTe
   out.push('{');
   let first = true;
   for (const key of sortedKeys(map)) {
-    out.push(first ? '' : ',', string(key), ':');
+    if (!first) out.push(',');
+    writeString(out, key);
+    out.push(':');
     writeValue(out, map[key]!, resolve, texts);
     first = false;
   }
@@ -122,21 +184,21 @@ function writeValue(out: string[], value: Value, resolve: Resolve, texts: NodeTe
  * building the intermediate objects or re-sorting keys the engine already keeps sorted.
  */
 export function canonicalValue(value: Value, resolve: Resolve): string {
-  const out: string[] = [];
+  const out = new JsonText(null, Infinity);
   writeValue(out, value, resolve, null);
-  return out.join('');
+  return out.parts.join('');
 }
 
 /**
- * Writes a Cypher result as canonical JSON while RETURN produces it, checking the result-size budget
- * as rows arrive, so an oversized result is refused before it is built.
+ * Writes a Cypher result as canonical JSON while RETURN produces it. Each row is charged to the
+ * statement's budget (TOOLGRAPH_QUERY_MAX_RESULT_BYTES) piece by piece before the piece is made, so an
+ * oversized result is refused before it is built.
  */
 export class ResultJson implements RowSink {
   readonly #resolve: Resolve;
   readonly #budget: QueryBudget;
   readonly #rows: string[] = [];
   readonly #nodes: NodeTexts = new Map();
-  #length = 0;
 
   constructor(resolve: Resolve, budget: QueryBudget) {
     this.#resolve = resolve;
@@ -144,17 +206,17 @@ export class ResultJson implements RowSink {
   }
 
   push(values: readonly Value[]): void {
-    const parts: string[] = [this.#rows.length === 0 ? '[' : ',['];
-    for (let i = 0; i < values.length; i++) {
-      if (i > 0) parts.push(',');
-      writeValue(parts, values[i]!, this.#resolve, this.#nodes);
-    }
-    parts.push(']');
-    const text = parts.join('');
-    this.#rows.push(text);
-    this.#length += text.length;
+    const budget = this.#budget;
     // UTF-16 length is at most the UTF-8 length: a cheap lower bound while rows arrive.
-    this.#budget.checkBytes(this.#length);
+    const out = new JsonText(budget, budget.limits.maxResultBytes - budget.bytes);
+    out.push(this.#rows.length === 0 ? '[' : ',[');
+    for (let i = 0; i < values.length; i++) {
+      if (i > 0) out.push(',');
+      writeValue(out, values[i]!, this.#resolve, this.#nodes);
+    }
+    out.push(']');
+    budget.chargeBytes(out.length);
+    this.#rows.push(out.parts.join(''));
   }
 
   /** The whole result: `{"columns","rows","stats"?,"version"}` with keys in canonical order. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EdgeRecord, GraphView, MutationInput, NodeRecord, PropertyValue } from '../engine/index.ts';
+import type { EdgeRecord, GraphView, MutationInput, NodeRecord, PropertyValue, WriteMeter } from '../engine/index.ts';
 import type { CreateClause, DeleteClause, NodePattern, RemoveClause, SetClause, UpdatingClause } from './ast.ts';
 import { runtimeError } from './cypher-error.ts';
 import { evaluate } from './evaluate.ts';
@@ -18,19 +18,34 @@ export interface WriteStats {
 /**
  * The pending writes of one statement: the mutations of its single batch, plus an overlay so later
  * clauses of the same statement read what earlier ones wrote (e.g. `CREATE (a {x: 1}) SET a.y = a.x`).
+ * Every mutation is charged to the statement's write caps before it is kept, and every row to its
+ * row and time budget, so a write over a cap stops while it runs, long before its batch is logged.
  */
 export class PendingWrites {
   readonly mutations: MutationInput[] = [];
   readonly stats: WriteStats = { nodesCreated: 0, nodesDeleted: 0, relationshipsCreated: 0, relationshipsDeleted: 0, propertiesSet: 0 };
   readonly #nodes = new Map<string, NodeRecord | null>();
+  /**
+   * Overlay records SET made: their props are the statement's own, changed in place rather than
+   * copied on every SET. (A created node's props are its createNode mutation's, so they are not.)
+   */
+  readonly #own = new WeakSet<NodeRecord>();
   readonly #createdEdges = new Map<string, EdgeRecord>();
   readonly #removedEdges = new Set<string>();
   readonly #view: GraphView;
+  readonly #meter: WriteMeter;
   readonly #newId: () => string;
 
-  constructor(view: GraphView, newId: () => string = randomUUID) {
+  constructor(view: GraphView, meter: WriteMeter, newId: () => string = randomUUID) {
     this.#view = view;
+    this.#meter = meter;
     this.#newId = newId;
+  }
+
+  /** Adds a mutation to the batch, charged to the write caps first. */
+  #keep(mutation: MutationInput): void {
+    this.#meter.charge(mutation);
+    this.mutations.push(mutation);
   }
 
   /** The node as this statement sees it: null once deleted here. */
@@ -45,13 +60,33 @@ export class PendingWrites {
     return record;
   }
 
-  run(clause: UpdatingClause, rows: Row[], ctx: RunContext): Row[] {
-    switch (clause.kind) {
-      case 'create': return rows.map((row) => this.create(clause, row, ctx));
-      case 'set': for (const row of rows) this.set(clause, row, ctx); return rows;
-      case 'remove': for (const row of rows) this.remove(clause, row, ctx); return rows;
-      case 'delete': this.delete(clause, rows, ctx); return rows;
+  /**
+   * Runs one update clause over every row (a clause sees the writes of the clauses before it, for
+   * every row). Counts each row against the time budget and yields the event loop between slices.
+   */
+  async run(clause: UpdatingClause, rows: Row[], ctx: RunContext): Promise<Row[]> {
+    const budget = ctx.budget;
+    if (clause.kind === 'delete') {
+      const targets: Value[] = [];
+      for (let i = 0; i < rows.length; i++) {
+        if (budget.yieldDue) await budget.pause();
+        budget.tick();
+        for (const target of clause.targets) targets.push(evaluate(target, rows[i]!, ctx));
+      }
+      this.delete(clause, targets, ctx);
+      return rows;
     }
+    const out = clause.kind === 'create' ? new Array<Row>(rows.length) : rows;
+    for (let i = 0; i < rows.length; i++) {
+      if (budget.yieldDue) await budget.pause();
+      const row = rows[i]!;
+      switch (clause.kind) {
+        case 'create': out[i] = this.create(clause, row, ctx); break;
+        case 'set': budget.tick(); this.set(clause, row, ctx); break;
+        case 'remove': budget.tick(); this.remove(clause, row, ctx); break;
+      }
+    }
+    return out;
   }
 
   private create(clause: CreateClause, input: Row, ctx: RunContext): Row {
@@ -75,7 +110,7 @@ export class PendingWrites {
         const next = nodeOf(step.node);
         const [src, tgt] = step.rel.direction === 'in' ? [next.id, previous.id] : [previous.id, next.id];
         const edge: EdgeRecord = { src, tgt, type: step.rel.types[0]! };
-        this.mutations.push({ op: 'addEdge', ...edge });
+        this.#keep({ op: 'addEdge', ...edge });
         this.#createdEdges.set(edgeKey(edge), edge);
         this.#removedEdges.delete(edgeKey(edge));
         this.stats.relationshipsCreated++;
@@ -108,7 +143,7 @@ export class PendingWrites {
     }
     const record: NodeRecord = { id: id ?? this.#newId(), label: node.label, props };
     if (this.#nodes.get(record.id) !== undefined) throw runtimeError(`CREATE: node id ${JSON.stringify(record.id)} is created twice by this statement.`);
-    this.mutations.push({ op: 'createNode', id: record.id, label: record.label, props });
+    this.#keep({ op: 'createNode', id: record.id, label: record.label, props });
     this.#nodes.set(record.id, record);
     this.stats.nodesCreated++;
     this.stats.propertiesSet += Object.keys(props).length;
@@ -126,12 +161,18 @@ export class PendingWrites {
 
   private apply(ref: NodeRef, set: Record<string, PropertyValue>, unset: string[]): void {
     const record = this.write(ref, 'SET');
-    const props: Record<string, PropertyValue> = { ...record.props };
+    const mutation: MutationInput = unset.length > 0 ? { op: 'updateNode', id: ref.id, set, unset } : { op: 'updateNode', id: ref.id, set };
+    this.#keep(mutation);
+    // A node's stored props are copied once per statement, at its first change; later changes edit that copy.
+    let props = record.props as Record<string, PropertyValue>;
+    if (!this.#own.has(record)) {
+      props = { ...record.props };
+      const own: NodeRecord = { id: record.id, label: record.label, props };
+      this.#nodes.set(ref.id, own);
+      this.#own.add(own);
+    }
     for (const key of unset) delete props[key];
     Object.assign(props, set);
-    this.#nodes.set(ref.id, { id: record.id, label: record.label, props });
-    const mutation: MutationInput = unset.length > 0 ? { op: 'updateNode', id: ref.id, set, unset } : { op: 'updateNode', id: ref.id, set };
-    this.mutations.push(mutation);
     this.stats.propertiesSet += Object.keys(set).length + unset.length;
   }
 
@@ -178,7 +219,8 @@ export class PendingWrites {
     }
   }
 
-  private delete(clause: DeleteClause, rows: Row[], ctx: RunContext): void {
+  /** Deletes the nodes and relationships the clause's targets evaluated to, over every row. */
+  private delete(clause: DeleteClause, targets: readonly Value[], ctx: RunContext): void {
     const nodes = new Map<string, NodeRef>();
     const edges = new Map<string, EdgeRecord>();
     const add = (value: Value): void => {
@@ -188,11 +230,11 @@ export class PendingWrites {
       else if (Array.isArray(value)) for (const item of value as readonly Value[]) add(item);
       else throw runtimeError(`DELETE: expected a node or relationship, got ${typeName(value)}.`);
     };
-    for (const row of rows) for (const target of clause.targets) add(evaluate(target, row, ctx));
+    for (const target of targets) add(target);
 
     for (const [key, edge] of edges) {
       if (this.#removedEdges.has(key) || this.#nodes.get(edge.src) === null || this.#nodes.get(edge.tgt) === null) continue;
-      this.mutations.push({ op: 'removeEdge', ...edge });
+      this.#keep({ op: 'removeEdge', ...edge });
       this.#removedEdges.add(key);
       this.#createdEdges.delete(key);
       this.stats.relationshipsDeleted++;
@@ -203,7 +245,10 @@ export class PendingWrites {
     const hits = this.#view.edges(live.map((ref) => ref.id), null, 'both');
     for (const ref of live) {
       const touching = new Map<string, EdgeRecord>();
-      for (const hit of hits.get(ref.id) ?? []) touching.set(edgeKey(hit.edge), hit.edge);
+      const stored = hits.get(ref.id) ?? [];
+      // Work in proportion to the edges looked at, so a large DETACH DELETE still stops at the time budget.
+      ctx.budget.tick(stored.length + this.#createdEdges.size);
+      for (const hit of stored) touching.set(edgeKey(hit.edge), hit.edge);
       for (const [key, edge] of this.#createdEdges) if (edge.src === ref.id || edge.tgt === ref.id) touching.set(key, edge);
       for (const key of [...touching.keys()]) {
         const edge = touching.get(key)!;
@@ -218,7 +263,7 @@ export class PendingWrites {
         this.#createdEdges.delete(key);
       }
       this.stats.relationshipsDeleted += touching.size;
-      this.mutations.push({ op: 'deleteNode', id: ref.id });
+      this.#keep({ op: 'deleteNode', id: ref.id });
       this.#nodes.set(ref.id, null);
       this.stats.nodesDeleted++;
     }

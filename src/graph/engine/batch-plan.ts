@@ -3,12 +3,15 @@ import { assertGraphqlName, assertNodeId } from './names.ts';
 import { kindOf, typeAfter } from './property-values.ts';
 import { freezeProps, type GraphStore } from './graph-store.ts';
 import type { AccessDocument, Mutation, NodeRecord, PropertyType, PropertyValue } from './types.ts';
+import type { WriteMeter } from './write-limits.ts';
 
 export interface PlanOptions {
   /** Accept setAccess (the engine's own policy batches and replays); client batches never carry it. */
   readonly access?: boolean;
   /** BatchRequest.visible: stored nodes it rejects count as missing for every mutation but createNode. */
   readonly visible?: (node: NodeRecord) => boolean;
+  /** Charged every mutation once it is checked, before it is kept: a batch over a write cap stops there. Replays have none. */
+  readonly meter?: WriteMeter;
 }
 
 export interface BatchPlan {
@@ -126,6 +129,7 @@ export function planBatch(store: GraphStore, inputs: unknown, newId: () => strin
 
   const mutations: Mutation[] = [];
   const ids: (string | null)[] = [];
+  const meter = options.meter;
   for (let i = 0; i < inputs.length; i++) {
     const input: unknown = inputs[i];
     const at = `mutations[${i}]`;
@@ -157,6 +161,7 @@ export function planBatch(store: GraphStore, inputs: unknown, newId: () => strin
             if (labelOf(id) !== undefined) throw new ToolgraphError('TG_NODE_EXISTS', `a node with id ${describeValue(id)} already exists in graph "${store.name}".`);
           }
           const { set } = checkProps(label, input.props ?? {}, 'props');
+          meter?.charge({ op, id, label, props: set });
           nodes.set(id, label);
           mutations.push({ op, id, label, props: freezeProps(set) });
           ids.push(id);
@@ -175,9 +180,9 @@ export function planBatch(store: GraphStore, inputs: unknown, newId: () => strin
               unset.add(name);
             }
           }
-          const m: Mutation = unset.size > 0
-            ? { op, id, set: freezeProps(set), unset: [...unset].sort() }
-            : { op, id, set: freezeProps(set) };
+          const sortedUnset = unset.size > 0 ? [...unset].sort() : undefined;
+          meter?.charge(sortedUnset === undefined ? { op, id, set } : { op, id, set, unset: sortedUnset });
+          const m: Mutation = sortedUnset === undefined ? { op, id, set: freezeProps(set) } : { op, id, set: freezeProps(set), unset: sortedUnset };
           mutations.push(m);
           ids.push(id);
           break;
@@ -185,6 +190,7 @@ export function planBatch(store: GraphStore, inputs: unknown, newId: () => strin
         case 'deleteNode': {
           requireNode(input.id, 'id');
           const id = input.id as string;
+          meter?.charge({ op, id });
           nodes.set(id, null);
           deleted.add(id);
           if (edgesOf === null) {
@@ -208,6 +214,7 @@ export function planBatch(store: GraphStore, inputs: unknown, newId: () => strin
           if (op === 'removeEdge' && !edgeExists(src, type, tgt)) {
             throw new ToolgraphError('TG_EDGE_NOT_FOUND', `no ${type} edge from ${describeValue(src)} to ${describeValue(tgt)} in graph "${store.name}".`);
           }
+          meter?.charge({ op, src, tgt, type });
           const key = edgeKey(src, type, tgt);
           // Listed again on every mutation (at most one entry per mutation), so a node deleted,
           // re-created and linked again in the same batch still finds its new edges.

@@ -11,6 +11,7 @@ import { SnapshotCapture } from './snapshot-capture.ts';
 import { repairStoredText } from './stored-text.ts';
 import type { GraphView } from './graph-view.ts';
 import type { AccessDocument, BatchRequest, CommitResult, CommittedBatch, GraphSummary, Mutation, MutationInput, NodeRecord, PropertyValue, StoredAccess } from './types.ts';
+import { WriteMeter, type WriteLimits } from './write-limits.ts';
 
 export interface GraphEngineOptions {
   persistence: PersistenceAdapter;
@@ -20,6 +21,12 @@ export interface GraphEngineOptions {
   /** Ids for createNode mutations that omit one. Default: random UUIDs. */
   newId?: () => string;
   now?: () => Date;
+  /**
+   * Caps every batch clients commit (commit, transact), checked as the batch is planned, so an
+   * oversized one is refused before it is logged (TG_WRITE_TOO_LARGE). Default: none; `toolgraph`
+   * passes the TOOLGRAPH_WRITE_* settings. Replays and followed records are never capped.
+   */
+  writeLimits?: WriteLimits;
 }
 
 function storageError(error: unknown, what: string): ToolgraphError {
@@ -81,6 +88,7 @@ export class GraphEngine {
   readonly #snapshotEvery: number;
   readonly #newId: () => string;
   readonly #now: () => Date;
+  readonly #writeLimits: WriteLimits | null;
   #unfollow: (() => Promise<void>) | undefined;
   #closed = false;
 
@@ -90,6 +98,7 @@ export class GraphEngine {
     this.#snapshotEvery = options.snapshotEvery ?? 1000;
     this.#newId = options.newId ?? randomUUID;
     this.#now = options.now ?? (() => new Date());
+    this.#writeLimits = options.writeLimits ?? null;
     this.feed = new ChangeFeed(this.#logger);
   }
 
@@ -105,6 +114,11 @@ export class GraphEngine {
 
   get persistenceKind(): string {
     return this.#persistence.kind;
+  }
+
+  /** The caps on every client batch, or null when there are none (see GraphEngineOptions.writeLimits). */
+  get writeLimits(): WriteLimits | null {
+    return this.#writeLimits;
   }
 
   subscribe(listener: ChangeListener): () => void {
@@ -281,7 +295,9 @@ export class GraphEngine {
         `Graph "${name}" is at version ${store.version}; the batch expected version ${expected}. Nothing was changed; read again and retry.`,
         { details: { expectedVersion: expected, currentVersion: store.version } });
     }
-    const plan = planBatch(store, mutations, this.#newId, visible === undefined ? { access } : { access, visible });
+    // The engine's own policy batches (access) are not client writes: they are never capped.
+    const meter = access || this.#writeLimits === null ? undefined : new WriteMeter(this.#writeLimits);
+    const plan = planBatch(store, mutations, this.#newId, { access, ...(visible === undefined ? {} : { visible }), ...(meter === undefined ? {} : { meter }) });
     const batch: CommittedBatch = {
       graph: name, version: store.version + 1, mutations: plan.mutations, committedAt: this.#now().toISOString(),
     };

@@ -102,6 +102,30 @@ export function freezeProps(props: Record<string, PropertyValue>): Properties {
   return Object.freeze(out);
 }
 
+/**
+ * A node's props after an update: `old` (committed, so already checked and frozen) with `set`
+ * (checked when the batch was planned, or repaired on replay) over it and `unset` removed. Unlike
+ * freezeProps it never looks into values it keeps, so updating one property of a node that holds a
+ * large one costs what the update changes, not what the node holds.
+ */
+export function mergeProps(old: Properties, set: Properties, unset: readonly string[] | undefined): Properties {
+  const out: Record<string, PropertyValue> = {};
+  const value = (v: PropertyValue): PropertyValue => (Array.isArray(v) && !Object.isFrozen(v) ? Object.freeze([...v]) : v);
+  let inPlace = unset === undefined || unset.length === 0;
+  if (inPlace) for (const key in set) if (!Object.hasOwn(old, key)) inPlace = false;
+  if (inPlace) {
+    // Same keys: the old order is already sorted.
+    for (const key in old) out[key] = Object.hasOwn(set, key) ? value(set[key]!) : old[key]!;
+    return Object.freeze(out);
+  }
+  const removed = new Set(unset);
+  const keys = new Set<string>();
+  for (const key in old) if (!removed.has(key)) keys.add(key);
+  for (const key in set) if (set[key] !== null && set[key] !== undefined && !removed.has(key)) keys.add(key);
+  for (const key of [...keys].sort()) out[key] = Object.hasOwn(set, key) && set[key] !== null ? value(set[key]!) : old[key]!;
+  return Object.freeze(out);
+}
+
 /** One graph in memory: nodes, label sets, lazy equality indexes, adjacency, catalogue, version. */
 export class GraphStore implements GraphView {
   readonly name: string;
@@ -373,9 +397,7 @@ export class GraphStore implements GraphView {
           break;
         case 'updateNode': {
           const cell = nodes.get(m.id)!;
-          const merged: Record<string, PropertyValue> = { ...cell.props, ...m.set };
-          if (m.unset) for (const k of m.unset) delete merged[k];
-          changed = this.replaceProps(cell, freezeProps(merged)) || changed;
+          changed = this.replaceProps(cell, mergeProps(cell.props, m.set, m.unset)) || changed;
           break;
         }
         case 'deleteNode':

@@ -11,6 +11,9 @@ export type { ChangeListener } from './change-feed.ts';
 export { GRAPH_NAME_PATTERN, GRAPHQL_NAME_PATTERN, MAX_NODE_ID_LENGTH, RESERVED_LABELS, assertGraphName, assertGraphqlName, assertNodeId } from './names.ts';
 export { compareIds, idSortKey } from './id-order.ts';
 export { kindOf } from './property-values.ts';
+export { mutationChanges, mutationJsonSize, numberJsonSize, propertiesJsonSize, propertyJsonSize } from './json-size.ts';
+export { DEFAULT_WRITE_LIMITS, WRITE_SETTINGS, WriteMeter, writeTooLarge } from './write-limits.ts';
+export type { WriteLimits } from './write-limits.ts';
 export type { ValueKind } from './property-values.ts';
 export type {
   GraphSnapshot, LoadedState, LogRecord, PersistenceAdapter, SnapshotChunk, SnapshotHeader, SnapshotStream,

@@ -1,10 +1,13 @@
 import { ToolgraphError, isToolgraphError } from '../../errors/index.ts';
-import { assertGraphName, type GraphEngine, type GraphView, type MutationInput } from '../engine/index.ts';
+import { WriteMeter, assertGraphName, type GraphEngine, type GraphView, type MutationInput } from '../engine/index.ts';
 import { checkJsonlFile, type CheckedJsonl } from './check-jsonl-file.ts';
 import { JsonlFile } from './jsonl-file.ts';
 import { atLine, isBlankLine, mutationOf, parseCheckedRecord, type JsonlRecord } from './jsonl-record.ts';
 
-/** Mutations per batch on import: big enough to be fast, small enough to show progress and bound memory. */
+/**
+ * Mutations per batch on import: big enough to be fast, small enough to show progress and bound memory.
+ * A batch ends earlier when the next record would take it over the engine's write caps.
+ */
 export const IMPORT_BATCH_SIZE = 5000;
 
 export interface ImportProgress {
@@ -37,7 +40,7 @@ export interface ImportOutcome {
  * Imports a JSON Lines file (see parseJsonl for the format) into a graph in two streaming passes.
  * The first checks every line and every rule that depends on the graph (checkJsonlFile), so a bad
  * file changes nothing. The second reads it again and commits IMPORT_BATCH_SIZE mutations per atomic
- * batch, nodes before edges. Should a batch still fail (a concurrent writer, storage), the error says
+ * batch (fewer when more would go over the engine's write caps), nodes before edges. Should a batch still fail (a concurrent writer, storage), the error says
  * where it stopped and how many records were committed in which batches; a graph this import created
  * is dropped again. Memory: the file's node ids and one batch, never the file.
  */
@@ -100,6 +103,8 @@ async function commitJsonlFile(
   let skipped = 0;
   let firstVersion: number | undefined;
   let version = engine.view(graph).version;
+  const limits = engine.writeLimits;
+  let meter = limits === null ? null : new WriteMeter(limits);
 
   const stopped = (error: unknown, line: number | undefined): unknown => {
     const where = line === undefined ? error : atLine(error, file.path, line);
@@ -124,6 +129,17 @@ async function commitJsonlFile(
     committed += mutations.length;
     mutations = [];
     lines = [];
+    if (limits !== null) meter = new WriteMeter(limits);
+  };
+  /** The next mutation would take the batch over a write cap: commit the batch first, then start the next with it. */
+  const startBatchWith = async (mutation: MutationInput, line: number): Promise<void> => {
+    await flush();
+    const fits = meter!.fits(mutation);
+    if (fits) meter!.charge(mutation);
+    mutations.push(mutation);
+    lines.push(line);
+    // Alone over a cap, it is committed alone, so the engine's refusal names its line.
+    if (!fits) await flush();
   };
 
   for (let p = 0; p < phases.length; p++) {
@@ -145,9 +161,15 @@ async function commitJsonlFile(
       } else {
         edges++;
       }
-      mutations.push(mutationOf(record));
-      lines.push(line);
-      return mutations.length >= IMPORT_BATCH_SIZE ? flush() : undefined;
+      const mutation = mutationOf(record);
+      // Synchronous while the batch has room: most lines never wait on a promise.
+      if (meter === null || meter.fits(mutation)) {
+        meter?.charge(mutation);
+        mutations.push(mutation);
+        lines.push(line);
+        return mutations.length >= IMPORT_BATCH_SIZE ? flush() : undefined;
+      }
+      return startBatchWith(mutation, line);
     }, (bytes) => progress({ phase: 'commit', bytes: offset + bytes, totalBytes }));
   }
   await flush();

@@ -101,4 +101,29 @@ describe('ResultJson', () => {
       for (let i = 0; i < 100; i++) out.push(['x'.repeat(100)]);
     }).toThrow(expect.objectContaining({ code: 'TG_QUERY_BUDGET_EXCEEDED', details: expect.objectContaining({ limit: 'maxResultBytes' }) }));
   });
+
+  it('refuses a row while writing it, before the text past the budget exists (issue 15, C2)', () => {
+    // 10,000 references to one node with a 100 KB property: 1 GB of JSON, while the budget is 1 MiB.
+    const node: NodeRecord = { id: 'big', label: 'L', props: { body: 'x'.repeat(100_000) } };
+    let resolved = 0;
+    const counting = (ref: NodeRef): NodeRecord | null => {
+      resolved++;
+      return ref.record;
+    };
+    const budget = new QueryBudget({ maxRows: 10, maxResultBytes: 1024 * 1024, timeoutMs: 60_000 });
+    const out = new ResultJson(counting, budget);
+    expect(() => out.push([Array.from({ length: 10_000 }, () => new NodeRef(node))])).toThrow(expect.objectContaining({
+      code: 'TG_QUERY_BUDGET_EXCEEDED', details: { limit: 'maxResultBytes', max: 1024 * 1024, setting: 'TOOLGRAPH_QUERY_MAX_RESULT_BYTES' },
+    }));
+    // Stopped at the item that did not fit, not after writing all of them.
+    expect(resolved).toBeLessThanOrEqual(11);
+  });
+
+  it('charges each row it writes to the budget', () => {
+    const budget = new QueryBudget();
+    const out = new ResultJson(resolve, budget);
+    out.push(['abc', 1]);
+    out.push([null]);
+    expect(budget.bytes).toBe('["abc",1]'.length + ',[null]'.length);
+  });
 });

@@ -1,0 +1,45 @@
+/**
+ * Issue 15, item 7: a hostile fuzzer through the real HTTP surfaces. Generated GraphQL and Cypher
+ * requests, reads and writes (hostile-cases.ts), against a graph built to hurt (hubs of 10,000 edges
+ * each way, a 1 MB string, a node of 1,000 properties): each must be answered or refused within twice
+ * the time budget, /healthz must answer within 500 ms throughout (probed from another thread), a
+ * refused write must leave the graph's version unchanged, and the heap after GC must stay within a
+ * bound. This is the short run; `npm run fuzz -- --minutes N` runs the same property for longer.
+ * FUZZ_SEED=<n> replays a run (the seed is printed on failure by fast-check).
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostileCase } from './fuzz/hostile-cases.ts';
+import { startFuzzTarget, type FuzzTarget } from './fuzz/fuzz-target.ts';
+import { runCase } from './fuzz/run-case.ts';
+
+/** Heap growth after GC allowed over the whole run (writes that succeed do grow the graph a little). */
+const HEAP_GROWTH_BOUND = 256 * 1024 * 1024;
+
+let target: FuzzTarget;
+let heapBefore = 0;
+
+beforeAll(async () => {
+  target = await startFuzzTarget({ TOOLGRAPH_QUERY_TIMEOUT_MS: '2000' });
+  heapBefore = target.heapAfterGc();
+}, 120_000);
+
+afterAll(async () => {
+  await target?.close();
+});
+
+describe('the hostile fuzzer (short run)', () => {
+  it('answers or refuses every generated request in time, keeps /healthz answering, refused writes change nothing, the heap stays bounded', async () => {
+    const seed = process.env['FUZZ_SEED'] === undefined ? undefined : Number(process.env['FUZZ_SEED']);
+    const codes = new Map<string, number>();
+    await fc.assert(fc.asyncProperty(hostileCase, async (hostile) => {
+      const outcome = await runCase(target, hostile);
+      const key = outcome.code ?? 'answered';
+      codes.set(key, (codes.get(key) ?? 0) + 1);
+    }), { numRuns: 40, ...(seed === undefined ? {} : { seed }), endOnFailure: true });
+    const growth = target.heapAfterGc() - heapBefore;
+    expect(growth, `heap grew by ${Math.round(growth / 1048576)} MiB after GC`).toBeLessThan(HEAP_GROWTH_BOUND);
+    // Outcomes, for the log: how many cases were answered and how many refused, by code.
+    console.info(`fuzz outcomes: ${JSON.stringify(Object.fromEntries(codes))}`);
+  }, 600_000);
+});

@@ -1,0 +1,137 @@
+import fc from 'fast-check';
+import { HOSTILE_GRAPH } from './fuzz-target.ts';
+
+/**
+ * Adversarial requests for the hostile graph (fuzz-target.ts): GraphQL reads that fan out over hubs
+ * of 10,000 edges, dodge pricing with variables and missing `first`, repeat a 1 MB string through
+ * aliases, or send thousands of `_entities` representations; Cypher reads over cross products that
+ * collect, concatenate and project large values; and writes (Cypher and GraphQL mutations) over cross
+ * products, with large values, thousands of properties or new labels. Each case is a request body; its
+ * description (what reports print) leaves the large values out.
+ */
+export interface HostileCase {
+  readonly surface: 'graphql' | 'cypher';
+  readonly write: boolean;
+  readonly path: string;
+  readonly text: string;
+  body(): string;
+  [fc.toStringMethod](): string;
+}
+
+/** Values that are cheap to describe and expensive to hold: sizes, not contents. */
+const stringSize = fc.constantFrom(0, 1_000, 100_000, 1_000_000);
+const count = fc.constantFrom(0, 1, 100, 10_000, 1_000_000, 2_147_483_647);
+
+function describe(surface: string, text: string, sizes: Record<string, unknown>): string {
+  const shown = text.length > 300 ? `${text.slice(0, 300)}… (${text.length} chars)` : text;
+  return `${surface} ${JSON.stringify(shown)} ${JSON.stringify(sizes)}`;
+}
+
+function graphqlCase(text: string, variables: Record<string, unknown>, sizes: Record<string, unknown>, write: boolean): HostileCase {
+  return {
+    surface: 'graphql', write, path: `/graphql/${HOSTILE_GRAPH}`, text,
+    body: () => JSON.stringify({ query: text, variables }),
+    [fc.toStringMethod]: () => describe('graphql', text, sizes),
+  };
+}
+
+function cypherCase(text: string, params: Record<string, unknown>, sizes: Record<string, unknown>, write: boolean): HostileCase {
+  return {
+    surface: 'cypher', write, path: '/dispatch', text,
+    body: () => JSON.stringify({ id: 1, graph: HOSTILE_GRAPH, method: { Cypher: { query: text, params } } }),
+    [fc.toStringMethod]: () => describe('cypher', text, sizes),
+  };
+}
+
+// ---- GraphQL reads ------------------------------------------------------------------------------
+
+const pageArgument = fc.oneof(
+  fc.constant(''),
+  fc.constantFrom(0, 1, 100, 10_000, 2_147_483_647).map((n) => `(first: ${n})`),
+  fc.constant('(first: $n)'),
+  fc.constantFrom(1, 100, 100_000).map((n) => `(limit: ${n})`),
+);
+
+type Kind = 'Hub' | 'Leaf';
+
+/** A selection set on a Hub or a Leaf, `depth` edge levels deep at most, fields repeated under aliases. */
+function selection(kind: Kind, depth: number): fc.Arbitrary<string> {
+  const scalars = kind === 'Hub' ? ['id', 'name', 'blob'] : ['id', 'n', 's'];
+  const [edge, target]: [string, Kind] = kind === 'Hub' ? ['LINK', 'Leaf'] : ['BACK', 'Hub'];
+  const scalarPart = fc.tuple(fc.subarray(scalars, { minLength: 1 }), fc.integer({ min: 1, max: 12 })).map(([fields, copies]) =>
+    fields.flatMap((f) => Array.from({ length: copies }, (_, i) => (i === 0 ? f : `${f}${i}: ${f}`))).join(' '));
+  if (depth === 0) return scalarPart;
+  const edgePart = fc.option(fc.tuple(pageArgument, selection(target, depth - 1), fc.integer({ min: 1, max: 4 }), fc.boolean()).map(([arg, inner, copies, inline]) =>
+    Array.from({ length: copies }, (_, i) => {
+      const field = `${i === 0 ? '' : `${edge.toLowerCase()}${i}: `}${edge}${arg} { ${inner} }`;
+      return inline ? `... on ${kind} { ${field} }` : field;
+    }).join(' ')), { nil: '' });
+  return fc.tuple(scalarPart, edgePart).map(([s, e]) => `${s} ${e}`.trim());
+}
+
+const graphqlListRead = fc.tuple(fc.constantFrom<Kind>('Hub', 'Leaf'), pageArgument, fc.integer({ min: 0, max: 4 }), count)
+  .chain(([kind, arg, depth, n]) => selection(kind, depth).map((sel) => {
+    const text = `${/\$n/.test(arg + sel) ? 'query ($n: Int) ' : ''}{ ${kind}${arg} { ${sel} } }`;
+    return graphqlCase(text, /\$n/.test(text) ? { n } : {}, { n }, false);
+  }));
+
+const graphqlEntities = fc.tuple(fc.constantFrom(1, 1_000, 28_000, 60_000), fc.integer({ min: 0, max: 3 }), count)
+  .chain(([representations, depth, n]) => selection('Hub', depth).map((sel) => {
+    const text = `query ($r: [_Any!]!${/\$n/.test(sel) ? ', $n: Int' : ''}) { _entities(representations: $r) { ... on Hub { ${sel} } } }`;
+    const r = Array.from({ length: representations }, (_, i) => ({ __typename: 'Hub', id: `hub-${i % 3}` }));
+    return graphqlCase(text, { r, n }, { representations, n }, false);
+  }));
+
+// ---- Cypher reads -------------------------------------------------------------------------------
+
+const cypherPatterns = ['(a)', '(a), (b)', '(a), (b), (c)', '(a:Hub)-[:LINK]->(b)', '(a:Hub)-[:LINK]->(b)-[:BACK]->(c)-[:LINK]->(d)', '(a:Leaf), (b:Leaf)', '(a:Wide), (b)', '(a:Hub), (b:Leaf)'];
+const cypherReturns = [
+  'count(*)', 'collect($p)', 'collect(a)', 'collect(a {.*})', 'a', 'a {.*}', '$p + $p', 'toUpper($p + $p)',
+  'collect([$p, $p, $p])', '[(a)-[:LINK]->(x) | x {.*}]', '[(a)-[:LINK]->(x) | $p]', 'collect(DISTINCT a.s + $p)',
+  'properties(a)', 'keys(a)', 'size(collect($p + $p))', 'collect(a.blob)', 'a.blob + $p', 'collect(properties(a))',
+];
+const cypherSuffixes = ['', ' ORDER BY x', ' LIMIT $n', ' ORDER BY x DESC LIMIT $n', ' SKIP $n'];
+
+const cypherRead = fc.tuple(fc.constantFrom(...cypherPatterns), fc.constantFrom(...cypherReturns), fc.constantFrom(...cypherSuffixes), fc.boolean(), stringSize, count)
+  .map(([pattern, ret, suffix, distinct, p, n]) => cypherCase(`MATCH ${pattern} RETURN ${distinct ? 'DISTINCT ' : ''}${ret} AS x${suffix}`, { p: 'p'.repeat(p), n: Math.min(n, 1_000_000_000) }, { p, n }, false));
+
+// ---- writes -------------------------------------------------------------------------------------
+
+let unique = 0;
+/** Names the fuzzer has not used yet (new labels and properties grow the schema). */
+const fresh = fc.constant(null).map(() => `f${(unique++).toString(36)}`);
+
+const cypherWrite = fc.oneof(
+  fc.tuple(fc.constantFrom('(a), (b)', '(a), (b), (c)', '(a:Leaf)', '(a:Hub)', '(a:Hub), (b:Leaf)'), stringSize)
+    .map(([pattern, p]) => cypherCase(`MATCH ${pattern} SET a.tmp = $p`, { p: 'q'.repeat(p) }, { p }, true)),
+  fc.tuple(fc.constantFrom('(a), (b)', '(a), (b), (c)', '(a:Leaf)'), fc.constantFrom(5, 60, 500))
+    .map(([pattern, k]) => cypherCase(`MATCH ${pattern} SET a += {${Array.from({ length: k }, (_, i) => `k${i}: ${i}`).join(', ')}}`, {}, { k }, true)),
+  fc.tuple(fc.constantFrom('(a:Leaf), (b:Hub)', '(a:Leaf)', '(a:Hub)'), stringSize)
+    .map(([pattern, p]) => cypherCase(`MATCH ${pattern} CREATE (a)-[:FZ]->(:Fz {s: $p})`, { p: 'c'.repeat(p) }, { p }, true)),
+  fc.tuple(fresh, fc.constantFrom(1, 50, 3_000))
+    .map(([name, k]) => cypherCase(`CREATE ${Array.from({ length: k }, (_, i) => `(:L${name}_${i})`).join(', ')}`, {}, { k }, true)),
+  fc.tuple(fresh, fc.constantFrom(1, 100, 5_000))
+    .map(([name, k]) => cypherCase(`MATCH (a:Hub) SET ${Array.from({ length: k }, (_, i) => `a.p${name}_${i} = ${i}`).join(', ')}`, {}, { k }, true)),
+  fc.constant(null).map(() => cypherCase('MATCH (a:Hub {id: \'hub-0\'}) SET a.blob = a.blob + a.blob', {}, {}, true)),
+  fc.constant(null).map(() => cypherCase('MATCH (x:Fz) DETACH DELETE x', {}, {}, true)),
+);
+
+const graphqlMutation = fc.oneof(
+  fc.tuple(fresh, fc.constantFrom(10, 2_000, 20_000), fc.boolean())
+    .map(([name, k, newLabel]) => graphqlCase('mutation ($l: String!, $p: JSON!) { createNode(label: $l, props: $p) { id } }',
+      { l: newLabel ? `N${name}` : 'Fz', p: Object.fromEntries(Array.from({ length: k }, (_, i) => [`m${name}_${i}`, i])) }, { k, newLabel }, true)),
+  fc.tuple(stringSize, fc.integer({ min: 1, max: 15 }))
+    .map(([p, copies]) => graphqlCase(`mutation ($p: JSON!) { ${Array.from({ length: copies }, (_, i) => `m${i}: createNode(label: "Fz", props: $p) { id }`).join(' ')} }`,
+      { p: { s: 'g'.repeat(p) } }, { p, copies }, true)),
+  fc.tuple(fc.constantFrom('hub-1', 'leaf-1', 'wide-0'), stringSize)
+    .map(([id, p]) => graphqlCase(`mutation ($p: JSON!) { updateNode(id: "${id}", set: $p) { id } }`, { p: { big: 'u'.repeat(p) } }, { p }, true)),
+);
+
+/** Every kind of hostile request, reads more often than writes. */
+export const hostileCase: fc.Arbitrary<HostileCase> = fc.oneof(
+  { arbitrary: graphqlListRead, weight: 4 },
+  { arbitrary: graphqlEntities, weight: 1 },
+  { arbitrary: cypherRead, weight: 4 },
+  { arbitrary: cypherWrite, weight: 2 },
+  { arbitrary: graphqlMutation, weight: 1 },
+);

@@ -1,0 +1,4 @@
+/** The JSON Lines area's named constants, importable without loading the engine (the CLI's help reads them). */
+
+/** Mutations per batch on import: big enough to be fast, small enough to show progress and bound memory. */
+export const IMPORT_BATCH_SIZE = 5000;

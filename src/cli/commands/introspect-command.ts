@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { sdlFromCatalogue } from '../../graph/schema/index.ts';
-import { DEMO_GRAPH } from '../../serve/index.ts';
+import { DEMO_GRAPH } from '../../serve/constants.ts';
 import type { CliIo } from '../cli-io.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
 import { usingEngine, withEngineOptions } from '../open-cli-engine.ts';
 
 /** `toolgraph introspect [GRAPH]`: the federation v2 subgraph SDL derived from a graph's live catalogue. */
@@ -11,10 +11,11 @@ export function registerIntrospectCommand(program: Command, io: CliIo): void {
     .command('introspect')
     .argument('[graph]', 'graph name', DEMO_GRAPH)
     .option('--out <file>', 'Write the SDL here instead of stdout')
-    .description('Print the subgraph SDL introspected from a graph (labels → types, properties → fields, edges → object fields)');
+    .description(COMMAND_DESCRIPTIONS.introspect);
   const open = withEngineOptions(command);
   command.action((graph: string, opts: Record<string, unknown>) =>
     usingEngine(open(opts), async (engine) => {
+      const { sdlFromCatalogue } = await import('../../graph/schema/index.ts');
       const sdl = sdlFromCatalogue(engine.view(graph).catalogue);
       if (typeof opts['out'] === 'string') {
         await writeFile(opts['out'], sdl);

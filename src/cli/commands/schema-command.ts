@@ -2,8 +2,10 @@ import { isIP } from 'node:net';
 import type { Command } from 'commander';
 import type { ResolvedConfig } from '../../config/index.ts';
 import { ToolgraphError } from '../../errors/index.ts';
-import { createSchemaClient, DEFAULT_CONCURRENCY, DEFAULT_RETRIES, writeFileAtomic } from '../../manifest/index.ts';
+import { DEFAULT_CONCURRENCY, DEFAULT_RETRIES } from '../../manifest/constants.ts';
 import type { CliIo } from '../cli-io.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
+import { CATALOGUE_SETTINGS, SCHEMA_GET_SETTINGS } from '../command-settings.ts';
 import { createProgressBar, formatBytes, type ProgressBar } from '../progress-bar.ts';
 import { addSettingOptions } from '../setting-options.ts';
 
@@ -35,10 +37,10 @@ function catalogueUrl(opts: { url?: string }, config: ResolvedConfig): string {
 
 /**
  * `toolgraph schema search <q>` and `toolgraph schema get <operation|alias|digest>`: the verified-fetch
- * client of the schema catalogue (docs/catalogue.md).
+ * client of the schema catalogue (docs/catalogue.md). The client loads when one runs.
  */
 export function registerSchemaCommand(program: Command, io: CliIo): void {
-  const schema = program.command('schema').description('Search the schema catalogue and fetch verified schemas');
+  const schema = program.command('schema').description(COMMAND_DESCRIPTIONS.schema);
 
   const search = schema
     .command('search')
@@ -47,9 +49,11 @@ export function registerSchemaCommand(program: Command, io: CliIo): void {
     .option('--url <url>', URL_HELP)
     .option('--limit <n>', 'most results, 1 to 100', integerOption('--limit', 1, 100), 10)
     .option('--json', 'print the JSON response');
-  const configForSearch = addSettingOptions(search);
+  const configForSearch = addSettingOptions(search, { names: CATALOGUE_SETTINGS });
   search.action(async (query: string, opts: { url?: string; limit: number; json?: boolean }) => {
-    const client = createSchemaClient({ url: catalogueUrl(opts, configForSearch(opts)) });
+    const url = catalogueUrl(opts, configForSearch(opts));
+    const { createSchemaClient } = await import('../../manifest/client/index.ts');
+    const client = createSchemaClient({ url });
     const results = await client.search(query, opts.limit).finally(() => client.close());
     if (opts.json) {
       io.out(JSON.stringify({ results }, null, 2));
@@ -74,11 +78,13 @@ export function registerSchemaCommand(program: Command, io: CliIo): void {
     .option('--concurrency <n>', `fragments fetched at once, 1 to 64 (default ${DEFAULT_CONCURRENCY})`, integerOption('--concurrency', 1, 64), DEFAULT_CONCURRENCY)
     .option('--retries <n>', `retries per request, 0 to 10 (default ${DEFAULT_RETRIES})`, integerOption('--retries', 0, 10), DEFAULT_RETRIES);
   // The settings bring --host, --port, --cache-dir and --config, resolved as for every command.
-  const configForGet = addSettingOptions(get);
+  const configForGet = addSettingOptions(get, { names: SCHEMA_GET_SETTINGS });
   get.action(async (name: string, opts: { url?: string; out?: string; concurrency: number; retries: number }) => {
     const config = configForGet(opts);
+    const url = catalogueUrl(opts, config);
+    const { createSchemaClient, writeFileAtomic } = await import('../../manifest/client/index.ts');
     const client = createSchemaClient({
-      url: catalogueUrl(opts, config),
+      url,
       cacheDir: config.values.cacheDir,
       concurrency: opts.concurrency,
       retries: opts.retries,

@@ -1,14 +1,18 @@
 import type { Command } from 'commander';
-import { createLogger, type Logger } from '../../log/index.ts';
-import { readSecretsSeedFile, type SecretValue } from '../../secrets/index.ts';
-import { parseServiceNames, startToolgraph, type RunningToolgraph } from '../../serve/index.ts';
-import { addSettingOptions } from '../setting-options.ts';
+import type { Logger } from '../../log/index.ts';
+import type { SecretValue } from '../../secrets/index.ts';
+import { SERVICE_NAMES } from '../../serve/constants.ts';
+import type { RunningToolgraph } from '../../serve/index.ts';
 import type { CliIo } from '../cli-io.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
+import { addSettingOptions } from '../setting-options.ts';
 
 /** The in-memory backend the secrets tool reads starts empty; local work seeds it as secret-manager does. */
-export function secretsSeedFromEnv(env: NodeJS.ProcessEnv = process.env): Readonly<Record<string, SecretValue>> | undefined {
+export async function secretsSeedFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<Readonly<Record<string, SecretValue>> | undefined> {
   const file = env['TOOLGRAPH_SECRETS_FILE'] || undefined;
-  return file === undefined ? undefined : readSecretsSeedFile(file);
+  if (file === undefined) return undefined;
+  const { readSecretsSeedFile } = await import('../../secrets/index.ts');
+  return readSecretsSeedFile(file);
 }
 
 /** Prints where each service listens, then serves until SIGINT/SIGTERM and shuts down gracefully. */
@@ -39,17 +43,19 @@ export async function serveUntilSignal(running: RunningToolgraph, io: CliIo, gra
   });
 }
 
+/** Registers `toolgraph serve`; the composition root (every service) loads only when it runs. */
 export function registerServeCommand(program: Command, io: CliIo): void {
   const command = program
     .command('serve')
-    .description('Start the HTTP services of this process on one host:port, each under its own paths')
-    .option('--only <services>', 'Run only these services (comma-separated)');
+    .description(COMMAND_DESCRIPTIONS.serve)
+    .option('--only <services>', `Run only these services, comma-separated: any of ${SERVICE_NAMES.join(', ')} (default: all of them)`);
   const resolveFrom = addSettingOptions(command);
   command.action(async (opts: Record<string, unknown>) => {
     const config = resolveFrom(opts);
+    const [{ createLogger }, { parseServiceNames, startToolgraph }] = await Promise.all([import('../../log/index.ts'), import('../../serve/index.ts')]);
     const only = typeof opts['only'] === 'string' ? parseServiceNames(opts['only']) : undefined;
     const logger = createLogger({ level: config.values.logLevel });
-    const secretsSeed = secretsSeedFromEnv();
+    const secretsSeed = await secretsSeedFromEnv();
     const running = await startToolgraph({ config, logger, ...(only ? { only } : {}), ...(secretsSeed ? { secretsSeed } : {}) });
     await serveUntilSignal(running, io, config.values.shutdownGraceSecs, logger);
   });

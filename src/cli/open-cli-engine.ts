@@ -1,8 +1,16 @@
 import type { Command } from 'commander';
 import type { ResolvedConfig, SettingName } from '../config/index.ts';
+import { isToolgraphError } from '../errors/index.ts';
 import type { GraphEngine } from '../graph/engine/index.ts';
 import { STORE_SETTINGS } from './command-settings.ts';
+import { withHint } from './error-hints.ts';
 import { addSettingOptions } from './setting-options.ts';
+
+/** The lock error of the file store names its lock file; the hint says what to do instead. */
+function lockedStoreHint(error: unknown): string | undefined {
+  if (!isToolgraphError(error) || error.code !== 'TG_STORAGE_FAILED' || typeof error.details?.['lockFile'] !== 'string') return undefined;
+  return 'a running server holds this store: ask it instead (Cypher through POST /dispatch, the SDL as `{ _service { sdl } }` at /graphql/GRAPH), or stop it (Ctrl-C) and run this again';
+}
 
 /**
  * Graph commands work on the store directly, like `serve` would (same settings, same data dir). The
@@ -24,13 +32,13 @@ export function withEngineConfig(command: Command, settings: readonly SettingNam
   const resolve = addSettingOptions(command, { names: settings });
   return {
     resolve,
-    open: async (config) => {
+    open: (config) => withHint(async () => {
       // Loaded when a command runs, not when it is registered: `--help` and other commands never pay for the engine.
       const [{ createLogger }, { openGraphEngine }] = await Promise.all([import('../log/index.ts'), import('../serve/graph-store.ts')]);
       // Warnings (a dropped torn tail, say) matter to an operator; go to stderr so stdout stays data.
       const logger = createLogger({ level: config.values.logLevel === 'info' ? 'warn' : config.values.logLevel, destination: process.stderr });
       return openGraphEngine(config.values, logger, { seed: false });
-    },
+    }, lockedStoreHint),
   };
 }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { CommanderError, type Command } from 'commander';
 import type { ToolgraphError } from '../errors/index.ts';
 import { CommandExit, type CliIo } from './cli-io.ts';
+import { hintFor } from './error-hints.ts';
 
 /** What a bad setting exits with (sysexits EX_CONFIG), so scripts can tell it from a failed operation. */
 export const EXIT_CONFIG = 78;
@@ -34,7 +35,8 @@ function writeFaultReport(name: string, error: unknown, argv: readonly string[],
 
 /**
  * Runs a commander program and turns its outcome into an exit code. A ToolgraphError prints as
- * `<name>: CODE: message` (plus `hint`'s line when it has one), a failed system call as one line
+ * `<name>: CODE: message` (plus a line of advice when the command attached one, see error-hints.ts,
+ * or `hint` has one), a failed system call as one line
  * naming it; anything else is a fault of ours: one line, and the stack trace goes to a file it names.
  */
 export async function runCli(program: Command, argv: readonly string[], io: CliIo, hint?: (error: ToolgraphError) => string | undefined): Promise<number> {
@@ -49,7 +51,7 @@ export async function runCli(program: Command, argv: readonly string[], io: CliI
     const [{ isToolgraphError }, { scrubString }] = await Promise.all([import('../errors/index.ts'), import('../log/redaction.ts')]);
     if (isToolgraphError(error)) {
       io.err(`${name}: ${error.code}: ${error.message}`);
-      const extra = hint?.(error);
+      const extra = hintFor(error) ?? hint?.(error);
       if (extra) io.err(`${name}: ${extra}`);
       return error.code === 'TG_CONFIG_INVALID' ? EXIT_CONFIG : 1;
     }

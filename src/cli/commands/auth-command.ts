@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { DEFAULT_CALLBACK_PORT } from '../../auth/constants.ts';
-import { ToolgraphError } from '../../errors/index.ts';
+import { ToolgraphError, isToolgraphError } from '../../errors/index.ts';
 import type { CliIo } from '../cli-io.ts';
 import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
 import { SIGN_IN_SETTINGS } from '../command-settings.ts';
+import { withHint } from '../error-hints.ts';
 import { addSettingOptions } from '../setting-options.ts';
 import { printDevicePrompt, printSignedIn } from '../sign-in-output.ts';
 
@@ -28,6 +29,12 @@ The provider is OIDC_CONFIG_URL (--oidc-config-url), or --authorization-endpoint
 the client is OIDC_CLIENT_ID (--oidc-client-id) with OIDC_CLIENT_SECRET from env or config.json.
 The token set is stored in {state_dir}/tokens/<agent>.json (mode 0600), where the agent's tools read it.
 See docs/delegation.md.`;
+
+/** When the provider's discovery document cannot be had, says which settings point at the provider. */
+function providerHint(error: unknown): string | undefined {
+  if (!isToolgraphError(error) || error.code !== 'TG_OIDC_DISCOVERY_FAILED') return undefined;
+  return 'auth login signs in at the identity provider: check OIDC_CONFIG_URL (--oidc-config-url, or config key oidc_config_url) and that the IdP is up, or give its --authorization-endpoint and --token-endpoint';
+}
 
 /**
  * `toolgraph auth login <agent>`: signs a downstream agent in, by the three-legged loopback flow or
@@ -60,9 +67,9 @@ export function registerAuthCommand(program: Command, io: CliIo): void {
     if (tokenEndpoint === undefined && values.oidcConfigUrl === undefined) {
       throw new ToolgraphError('TG_CONFIG_INVALID', 'auth login needs the provider: set OIDC_CONFIG_URL (--oidc-config-url), or give --authorization-endpoint and --token-endpoint', { details: { setting: 'OIDC_CONFIG_URL' } });
     }
-    const server = await providerServer(tokenEndpoint !== undefined
+    const server = await withHint(() => providerServer(tokenEndpoint !== undefined
       ? { tokenEndpoint, authorizationEndpoint: opts['authorizationEndpoint'] as string | undefined }
-      : { configUrl: values.oidcConfigUrl as string });
+      : { configUrl: values.oidcConfigUrl as string }), providerHint);
     const config = oauthConfiguration(server, { clientId: values.oidcClientId, clientSecret: values.oidcClientSecret });
     const scopes = String(opts['scope']).split(' ').filter(Boolean);
     const resource = opts['audience'] as string | undefined;

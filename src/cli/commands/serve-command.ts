@@ -26,11 +26,12 @@ export function identityProviderHint(error: unknown): string | undefined {
   return 'with AUTH_TYPE other than none the server needs the identity provider at start-up: check OIDC_CONFIG_URL (--oidc-config-url, or config key oidc_config_url) and that the IdP is up, or run with --auth-type none on loopback for local work';
 }
 
-/** Prints where each service listens, then serves until SIGINT/SIGTERM and shuts down gracefully. */
+/**
+ * Prints where each service listens, then serves until SIGINT/SIGTERM and shuts down gracefully. The
+ * handlers are in place before the first line is printed: whoever reads "listening" may stop the
+ * server at once, and a signal without a handler would kill it with its store still locked.
+ */
 export async function serveUntilSignal(running: RunningToolgraph, io: CliIo, graceSecs: number, logger: Logger): Promise<void> {
-  io.out(`toolgraph listening on ${running.origin}`);
-  for (const service of running.services) io.out(`  ${service.name.padEnd(10)} ${service.url}`);
-  io.out(`  ${'health'.padEnd(10)} ${running.origin}/healthz`);
   await new Promise<void>((resolve) => {
     let stopping = false;
     const stop = () => {
@@ -51,6 +52,9 @@ export async function serveUntilSignal(running: RunningToolgraph, io: CliIo, gra
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    io.out(`toolgraph listening on ${running.origin}`);
+    for (const service of running.services) io.out(`  ${service.name.padEnd(10)} ${service.url}`);
+    io.out(`  ${'health'.padEnd(10)} ${running.origin}/healthz`);
   });
 }
 

@@ -16,7 +16,6 @@ function integerOption(name: string, min: number, max: number): (raw: string) =>
   };
 }
 
-
 const HELP_AFTER = `
 The loopback flow (default) listens on 127.0.0.1:${DEFAULT_CALLBACK_PORT} for the provider's redirect. When toolgraph
 runs on a remote server, forward that port from the machine with the browser before opening the URL:

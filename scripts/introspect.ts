@@ -4,11 +4,12 @@
  * Usage: node scripts/introspect.ts [--out FILE] [--check]
  *   --check  exits 1 when the file on disk differs from what would be written.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { GraphEngine } from '../src/graph/engine/index.ts';
 import { loadReferenceGraph } from '../src/graph/fixtures/index.ts';
 import { MemoryPersistence } from '../src/graph/persist/index.ts';
+import { writeFileAtomic } from '../src/manifest/index.ts';
 import { sdlFromCatalogue } from '../src/graph/schema/index.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -49,7 +50,8 @@ async function main(argv: string[]): Promise<void> {
     }
     return;
   }
-  await writeFile(out, sdl);
+  // Replaced whole (a temporary file, then a rename): a failed run never leaves the SDL cut short.
+  await writeFileAtomic(out, Buffer.from(sdl, 'utf8'));
   process.stdout.write(`wrote ${out} (${Buffer.byteLength(sdl)} bytes)\n`);
 }
 

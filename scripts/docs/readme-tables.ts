@@ -1,7 +1,7 @@
 // Rewrites the generated tables of README.md (configuration, error codes) from the code that defines them.
 // `node scripts/docs/readme-tables.ts --check` fails when README.md is out of date (a test runs it too).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { SETTINGS, type SettingDef } from '../../src/config/index.ts';
+import { SETTINGS, defaultLabelOf, type SettingDef } from '../../src/config/index.ts';
 import { ERROR_CODES, type ErrorCodeInfo } from '../../src/errors/index.ts';
 import { missingFeatureOfSetting } from '../../src/serve/features-not-in-build.ts';
 
@@ -12,10 +12,9 @@ function code(text: string | undefined): string {
 }
 
 function defaultText(def: SettingDef<unknown, unknown>): string {
-  if (def.default === undefined) return 'unset';
-  if (typeof def.default === 'function') return def.defaultLabel ?? 'computed at start-up';
-  if (def.defaultLabel !== undefined) return def.defaultLabel;
-  return code(String(def.default));
+  const label = defaultLabelOf(def);
+  if (label === undefined) return 'unset';
+  return label.literal ? code(label.text) : label.text;
 }
 
 export function configTable(): string {

@@ -2,9 +2,9 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ToolgraphError } from '../errors/index.ts';
 import { isLoopbackHost } from './issuer-url.ts';
+import { DEFAULT_CALLBACK_PORT } from './constants.ts';
 
-/** The spec's callback port for the loopback flow. */
-export const DEFAULT_CALLBACK_PORT = 56121;
+export { DEFAULT_CALLBACK_PORT };
 export const CALLBACK_PATH = '/callback';
 
 export interface LoopbackCallbackOptions {

@@ -1,41 +1,38 @@
-import { Command } from 'commander';
+import { Command, Help } from 'commander';
 import { processIo, type CliIo } from './cli-io.ts';
+import { COMMAND_DESCRIPTIONS, COMMANDS, commandNamedBy } from './command-table.ts';
 import { runCli } from './run-cli.ts';
-import { registerAccessCommand } from './commands/access-command.ts';
-import { registerAuthCommand } from './commands/auth-command.ts';
-import { registerConfigCommand } from './commands/config-command.ts';
-import { registerCypherCommand } from './commands/cypher-command.ts';
-import { registerEnvelopeCommand } from './commands/envelope-command.ts';
-import { registerExplainCommand } from './commands/explain-command.ts';
-import { registerGraphCommand } from './commands/graph-command.ts';
-import { registerIntrospectCommand } from './commands/introspect-command.ts';
-import { registerSchemaCommand } from './commands/schema-command.ts';
-import { registerServeCommand } from './commands/serve-command.ts';
-import { registerToolsCommand } from './commands/tools-command.ts';
+import { TOOLGRAPH_VERSION } from './version.ts';
 
-/** Builds the `toolgraph` program. Every command registered here works end to end. */
-export function createProgram(io: CliIo = processIo): Command {
+/**
+ * Builds the `toolgraph` program for a command line. Only the command `argv` names is registered in
+ * full (its module, its options and its settings); every other command is listed by name, term and
+ * description alone, which is all the top-level help and commander's "unknown command" suggestions
+ * read. A command imports what it runs on (the engine, the servers, the clients) only when it runs,
+ * so `--help` and each command pay for nothing else. Without `argv`, every command is registered.
+ */
+export async function createProgram(io: CliIo = processIo, argv?: readonly string[]): Promise<Command> {
+  const listedOnly = new Map<Command, string>();
   const program = new Command('toolgraph')
     .description('Verified tool-schema catalogue, SSO-protected MCP tool servers, and a federated GraphQL interface over a live property graph')
-    .version('0.1.0')
+    .version(TOOLGRAPH_VERSION)
     .showHelpAfterError()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
+    .configureHelp({
+      subcommandTerm(this: Help, command: Command): string {
+        return listedOnly.get(command) ?? Help.prototype.subcommandTerm.call(this, command);
+      },
+    })
     .exitOverride();
-  registerServeCommand(program, io);
-  registerConfigCommand(program, io);
-  registerIntrospectCommand(program, io);
-  registerGraphCommand(program, io);
-  registerAccessCommand(program, io);
-  registerCypherCommand(program, io);
-  registerExplainCommand(program, io);
-  registerSchemaCommand(program, io);
-  registerToolsCommand(program, io);
-  registerAuthCommand(program, io);
-  registerEnvelopeCommand(program, io);
+  const named = argv === undefined ? undefined : commandNamedBy(argv);
+  for (const entry of COMMANDS) {
+    if (argv === undefined || entry.name === named) (await entry.register())(program, io);
+    else listedOnly.set(program.command(entry.name).description(COMMAND_DESCRIPTIONS[entry.name]), entry.term);
+  }
   return program;
 }
 
 /** Runs the program; returns the process exit code. Errors print as `toolgraph: CODE: message`. */
-export function runProgram(argv: readonly string[], io: CliIo = processIo): Promise<number> {
-  return runCli(createProgram(io), argv, io);
+export async function runProgram(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  return runCli(await createProgram(io, argv), argv, io);
 }

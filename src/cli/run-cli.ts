@@ -2,9 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommanderError, type Command } from 'commander';
-import { isToolgraphError, type ToolgraphError } from '../errors/index.ts';
-import { scrubString } from '../log/index.ts';
+import type { ToolgraphError } from '../errors/index.ts';
 import { CommandExit, type CliIo } from './cli-io.ts';
+import { hintFor } from './error-hints.ts';
 
 /** What a bad setting exits with (sysexits EX_CONFIG), so scripts can tell it from a failed operation. */
 export const EXIT_CONFIG = 78;
@@ -21,7 +21,7 @@ function systemError(error: unknown): (Error & { code: string; syscall?: string;
  * Writes the details of an unexpected fault (scrubbed of bearer tokens and JWTs) where the user can
  * send them on, and returns that path; undefined when even that fails.
  */
-function writeFaultReport(name: string, error: unknown, argv: readonly string[]): string | undefined {
+function writeFaultReport(name: string, error: unknown, argv: readonly string[], scrubString: (text: string) => string): string | undefined {
   const file = join(tmpdir(), `${name}-fault-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}.log`);
   const detail = error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
   const cause = error instanceof Error && error.cause !== undefined ? `\ncaused by: ${error.cause instanceof Error ? (error.cause.stack ?? error.cause.message) : String(error.cause)}` : '';
@@ -35,7 +35,8 @@ function writeFaultReport(name: string, error: unknown, argv: readonly string[])
 
 /**
  * Runs a commander program and turns its outcome into an exit code. A ToolgraphError prints as
- * `<name>: CODE: message` (plus `hint`'s line when it has one), a failed system call as one line
+ * `<name>: CODE: message` (plus a line of advice when the command attached one, see error-hints.ts,
+ * or `hint` has one), a failed system call as one line
  * naming it; anything else is a fault of ours: one line, and the stack trace goes to a file it names.
  */
 export async function runCli(program: Command, argv: readonly string[], io: CliIo, hint?: (error: ToolgraphError) => string | undefined): Promise<number> {
@@ -46,9 +47,11 @@ export async function runCli(program: Command, argv: readonly string[], io: CliI
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
     if (error instanceof CommandExit) return error.exitCode;
+    // Loaded on failure only: `--help` and every successful run go without them.
+    const [{ isToolgraphError }, { scrubString }] = await Promise.all([import('../errors/index.ts'), import('../log/redaction.ts')]);
     if (isToolgraphError(error)) {
       io.err(`${name}: ${error.code}: ${error.message}`);
-      const extra = hint?.(error);
+      const extra = hintFor(error) ?? hint?.(error);
       if (extra) io.err(`${name}: ${extra}`);
       return error.code === 'TG_CONFIG_INVALID' ? EXIT_CONFIG : 1;
     }
@@ -57,7 +60,7 @@ export async function runCli(program: Command, argv: readonly string[], io: CliI
       io.err(`${name}: ${scrubString(failed.message)}`);
       return 1;
     }
-    const report = writeFaultReport(name, error, argv);
+    const report = writeFaultReport(name, error, argv, scrubString);
     const summary = scrubString(error instanceof Error ? `${error.name}: ${error.message}` : String(error)).split('\n')[0]!.slice(0, 200);
     io.err(`${name}: internal error (${summary}); ${report ? `the details are in ${report}` : 'the details could not be written to a file'}. Please report it.`);
     return EXIT_FAULT;

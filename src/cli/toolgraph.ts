@@ -1,4 +1,15 @@
 #!/usr/bin/env node
-import { runProgram } from './program.ts';
+import { enableCompileCache } from 'node:module';
+import { TOOLGRAPH_VERSION } from './version.ts';
 
-process.exitCode = await runProgram(process.argv.slice(2));
+const argv = process.argv.slice(2);
+// `--version` alone answers without loading commander or any command: as fast as node starts.
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  process.stdout.write(`${TOOLGRAPH_VERSION}\n`);
+} else {
+  // V8 keeps the compiled code of the modules a command loads (in the OS temp dir), so the next run
+  // of a command skips compiling them again; `serve` loads thousands. A failure to cache is ignored.
+  enableCompileCache();
+  const { runProgram } = await import('./program.ts');
+  process.exitCode = await runProgram(argv);
+}

@@ -40,6 +40,17 @@ export function describeConfig(config: ResolvedConfig): SettingRow[] {
   }));
 }
 
+/**
+ * How docs and help show a setting's default: its value (`literal`), or the label of a default computed
+ * from the environment (`$XDG_DATA_HOME/toolgraph`); undefined when the setting has none.
+ */
+export function defaultLabelOf(def: SettingDef<unknown, unknown>): { text: string; literal: boolean } | undefined {
+  if (def.default === undefined) return undefined;
+  if (typeof def.default === 'function') return { text: def.defaultLabel ?? 'computed at start-up', literal: false };
+  if (def.defaultLabel !== undefined) return { text: def.defaultLabel, literal: false };
+  return { text: String(def.default), literal: true };
+}
+
 export function formatConfigTable(rows: readonly SettingRow[]): string {
   const header = ['setting', 'value', 'source', 'env', 'flag', 'config key'];
   const body = rows.map((r) => [r.name, r.value, r.source, r.env ?? '', r.flag ?? '', r.configKey ?? '']);

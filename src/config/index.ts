@@ -2,7 +2,7 @@ export { SETTINGS, AUTH_TYPES, STORE_AUTH_METHODS, PERSISTENCE_KINDS, LOG_LEVELS
 export type { SettingDef, SettingName, ResolvedValues } from './settings.ts';
 export { resolveConfig } from './resolve-config.ts';
 export type { ResolvedConfig, ResolveInputs, SettingSource } from './resolve-config.ts';
-export { describeConfig, formatConfigTable } from './describe-config.ts';
+export { describeConfig, defaultLabelOf, formatConfigTable } from './describe-config.ts';
 export type { SettingRow } from './describe-config.ts';
 export { xdgPaths } from './xdg-paths.ts';
 export type { XdgPaths } from './xdg-paths.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ToolgraphError } from '../errors/index.ts';
-import { rememberSecret } from '../log/index.ts';
+import { rememberSecret } from '../log/redaction.ts';
 import { Invalid } from './value-parsers.ts';
 import { SETTINGS, type ResolvedValues, type SettingDef, type SettingName } from './settings.ts';
 import { xdgPaths } from './xdg-paths.ts';

@@ -1,4 +1,3 @@
 export { createLogger, silentLogger } from './logger.ts';
 export type { Logger, CreateLoggerOptions } from './logger.ts';
-export { scrubString, scrubValue, REDACTED, REDACT_KEYS } from './scrub.ts';
-export { rememberSecret, forgetSecrets, MIN_SECRET_LENGTH } from './known-secrets.ts';
+export { scrubString, scrubValue, REDACTED, REDACT_KEYS, rememberSecret, forgetSecrets, MIN_SECRET_LENGTH } from './redaction.ts';

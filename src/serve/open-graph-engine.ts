@@ -2,14 +2,12 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResolvedValues } from '../config/index.ts';
 import { GraphEngine } from '../graph/engine/index.ts';
-import { loadReferenceGraph } from '../graph/fixtures/index.ts';
-import { OPEN_POLICY, replaceAccessPolicy } from '../graph/access/index.ts';
-import { openPersistence } from '../graph/persist/index.ts';
+import { openPersistence } from '../graph/persist/open.ts';
 import type { Logger } from '../log/index.ts';
 import { writeLimitsOf } from './budget-limits.ts';
+import { DEMO_GRAPH } from './constants.ts';
 
-/** The graph `serve` creates from specs/fixtures/ on a fresh store, so a first start serves something real. */
-export const DEMO_GRAPH = 'demo';
+export { DEMO_GRAPH };
 
 /** Where the graphs are kept, and the write caps (their defaults when left out); `acceptDataLoss` (TOOLGRAPH_ACCEPT_DATA_LOSS) is false when left out. */
 export type EngineSettings = Pick<ResolvedValues, 'persistence' | 'dataDir' | 'databaseUrl'> & Partial<Pick<ResolvedValues, 'acceptDataLoss' | 'writeMaxChanges' | 'writeMaxBatchBytes'>>;
@@ -60,6 +58,8 @@ export async function openGraphEngine(values: EngineSettings, logger: Logger, op
   if (!options.seed) return engine;
   try {
     if ((fresh || values.persistence === 'postgres') && engine.listGraphs().length === 0) {
+      // Loaded only to seed, so CLI commands (which never seed) do not pay for the fixtures and policies.
+      const [{ loadReferenceGraph }, { OPEN_POLICY, replaceAccessPolicy }] = await Promise.all([import('../graph/fixtures/index.ts'), import('../graph/access/index.ts')]);
       await loadReferenceGraph(engine, DEMO_GRAPH);
       // Open, so the tour works with real tokens too: anyone signed in reads it, kg:write writes.
       await replaceAccessPolicy(engine, DEMO_GRAPH, OPEN_POLICY);

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ToolgraphError } from '../../errors/index.ts';
-import { readAccessPolicy, replaceAccessPolicy } from '../../graph/access/index.ts';
 import type { CliIo } from '../cli-io.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
 import { usingEngine, withEngineOptions } from '../open-cli-engine.ts';
 
 async function readStdin(): Promise<string> {
@@ -23,15 +23,16 @@ function parsePolicy(text: string, where: string): unknown {
  * `toolgraph access get|set GRAPH`: read or replace a graph's access policy in the configured store,
  * as the operator (like the graph commands: on the store directly, so not while a server holds the
  * file store; a running server takes GET/PUT /graphs/{graph}/access instead). Both print the same
- * JSON as the HTTP route: `{graph, version, policy}`.
+ * JSON as the HTTP route: `{graph, version, policy}`. The access code loads only when one runs.
  */
 export function registerAccessCommand(program: Command, io: CliIo): void {
-  const access = program.command('access').description('Read or replace a graph\'s access policy (who may read and write it, and which rows each reader sees; docs/access.md)');
+  const access = program.command('access').description(COMMAND_DESCRIPTIONS.access);
 
   const get = access.command('get').argument('<graph>').description('Print the graph\'s access policy and its version (policy null: nobody but kg:admin sees the graph)');
   const openForGet = withEngineOptions(get);
   get.action((graph: string, opts: Record<string, unknown>) =>
     usingEngine(openForGet(opts), async (engine) => {
+      const { readAccessPolicy } = await import('../../graph/access/index.ts');
       io.out(JSON.stringify(readAccessPolicy(engine, graph) ?? { graph, version: 0, policy: null }, null, 2));
     }));
 
@@ -45,6 +46,7 @@ export function registerAccessCommand(program: Command, io: CliIo): void {
     const file = typeof opts['file'] === 'string' ? opts['file'] : undefined;
     const value = parsePolicy(file === undefined ? await readStdin() : await readFile(file, 'utf8'), file ?? 'stdin');
     return usingEngine(openForSet(opts), async (engine) => {
+      const { replaceAccessPolicy } = await import('../../graph/access/index.ts');
       io.out(JSON.stringify(await replaceAccessPolicy(engine, graph, value), null, 2));
     });
   });

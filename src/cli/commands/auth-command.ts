@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import {
-  DEFAULT_CALLBACK_PORT, TokenSetStore, checkAgentName, oauthConfiguration, providerServer, signInWithDeviceFlow, signInWithLoopback,
-} from '../../auth/index.ts';
-import { ToolgraphError } from '../../errors/index.ts';
+import { DEFAULT_CALLBACK_PORT } from '../../auth/constants.ts';
+import { ToolgraphError, isToolgraphError } from '../../errors/index.ts';
 import type { CliIo } from '../cli-io.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
+import { SIGN_IN_SETTINGS } from '../command-settings.ts';
+import { withHint } from '../error-hints.ts';
 import { addSettingOptions } from '../setting-options.ts';
 import { printDevicePrompt, printSignedIn } from '../sign-in-output.ts';
 
@@ -14,8 +15,6 @@ function integerOption(name: string, min: number, max: number): (raw: string) =>
     return value;
   };
 }
-
-const SHOWN_SETTING_FLAGS: ReadonlySet<string> = new Set(['--oidc-config-url', '--oidc-client-id', '--state-dir', '--config']);
 
 const HELP_AFTER = `
 The loopback flow (default) listens on 127.0.0.1:${DEFAULT_CALLBACK_PORT} for the provider's redirect. When toolgraph
@@ -30,12 +29,18 @@ the client is OIDC_CLIENT_ID (--oidc-client-id) with OIDC_CLIENT_SECRET from env
 The token set is stored in {state_dir}/tokens/<agent>.json (mode 0600), where the agent's tools read it.
 See docs/delegation.md.`;
 
+/** When the provider's discovery document cannot be had, says which settings point at the provider. */
+function providerHint(error: unknown): string | undefined {
+  if (!isToolgraphError(error) || error.code !== 'TG_OIDC_DISCOVERY_FAILED') return undefined;
+  return 'auth login signs in at the identity provider: check OIDC_CONFIG_URL (--oidc-config-url, or config key oidc_config_url) and that the IdP is up, or give its --authorization-endpoint and --token-endpoint';
+}
+
 /**
  * `toolgraph auth login <agent>`: signs a downstream agent in, by the three-legged loopback flow or
  * (`--device`) the device flow, and seeds the token set into the agent (its file in the state dir).
  */
 export function registerAuthCommand(program: Command, io: CliIo): void {
-  const auth = program.command('auth').description('Sign downstream agents in (three-legged OAuth, device flow)');
+  const auth = program.command('auth').description(COMMAND_DESCRIPTIONS.auth);
   const login = auth
     .command('login')
     .description('Sign an agent in and store its token set (mode 0600) where its tools read it')
@@ -47,14 +52,11 @@ export function registerAuthCommand(program: Command, io: CliIo): void {
     .option('--token-endpoint <url>', 'the provider\'s token endpoint (instead of discovery)')
     .option('--callback-port <port>', 'loopback port for the redirect (0 picks a free one)', integerOption('--callback-port', 0, 65535), DEFAULT_CALLBACK_PORT)
     .option('--timeout <seconds>', 'how long to wait for the browser (loopback flow)', integerOption('--timeout', 1, 3600), 300);
-  const own = login.options.length;
-  const resolveFrom = addSettingOptions(login);
-  // Every setting flag is accepted; the help shows the ones a sign-in uses.
-  for (const option of login.options.slice(own)) {
-    if (!SHOWN_SETTING_FLAGS.has(option.long ?? '')) option.hideHelp();
-  }
   login.addHelpText('after', HELP_AFTER);
+  // The client secret is accepted as a flag like everywhere, but not advertised: argument lists are readable by every user of the machine.
+  const resolveFrom = addSettingOptions(login, { names: SIGN_IN_SETTINGS, hidden: ['oidcClientSecret'] });
   login.action(async (agent: string, opts: Record<string, unknown>) => {
+    const { TokenSetStore, checkAgentName, oauthConfiguration, providerServer, signInWithDeviceFlow, signInWithLoopback } = await import('../../auth/index.ts');
     checkAgentName(agent);
     const { values } = resolveFrom(opts);
     if (values.oidcClientId === undefined) {
@@ -64,9 +66,9 @@ export function registerAuthCommand(program: Command, io: CliIo): void {
     if (tokenEndpoint === undefined && values.oidcConfigUrl === undefined) {
       throw new ToolgraphError('TG_CONFIG_INVALID', 'auth login needs the provider: set OIDC_CONFIG_URL (--oidc-config-url), or give --authorization-endpoint and --token-endpoint', { details: { setting: 'OIDC_CONFIG_URL' } });
     }
-    const server = await providerServer(tokenEndpoint !== undefined
+    const server = await withHint(() => providerServer(tokenEndpoint !== undefined
       ? { tokenEndpoint, authorizationEndpoint: opts['authorizationEndpoint'] as string | undefined }
-      : { configUrl: values.oidcConfigUrl as string });
+      : { configUrl: values.oidcConfigUrl as string }), providerHint);
     const config = oauthConfiguration(server, { clientId: values.oidcClientId, clientSecret: values.oidcClientSecret });
     const scopes = String(opts['scope']).split(' ').filter(Boolean);
     const resource = opts['audience'] as string | undefined;

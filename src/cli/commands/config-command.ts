@@ -2,11 +2,12 @@ import type { Command } from 'commander';
 import { describeConfig, formatConfigTable } from '../../config/index.ts';
 import { addSettingOptions } from '../setting-options.ts';
 import type { CliIo } from '../cli-io.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
 
 export function registerConfigCommand(program: Command, io: CliIo): void {
   const command = program
     .command('config')
-    .description('Print every resolved setting with its source (flag, env, config, default); secrets redacted')
+    .description(COMMAND_DESCRIPTIONS.config)
     .option('--json', 'Print JSON instead of a table');
   const resolveFrom = addSettingOptions(command);
   command.action((opts: Record<string, unknown>) => {

@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
 import { ToolgraphError, describeValue } from '../../errors/index.ts';
-import { answerNativeRequest, parseRequestJson } from '../../graph/dispatch/index.ts';
 import { CommandExit, type CliIo } from '../cli-io.ts';
-import { budgetLimitsOf, writeLimitsOf } from '../../serve/index.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
+import { CYPHER_SETTINGS } from '../command-settings.ts';
 import { usingEngine, withEngineConfig } from '../open-cli-engine.ts';
 
+type Dispatch = typeof import('../../graph/dispatch/index.ts');
+
 /** Parsed like a request body: depth-checked, and integers beyond 2^53 kept exact (the run refuses them). */
-function parseParams(raw: unknown): Record<string, unknown> | null {
+function parseParams(raw: unknown, parseRequestJson: Dispatch['parseRequestJson']): Record<string, unknown> | null {
   if (raw === undefined) return null;
   let value: unknown;
   try {
@@ -22,7 +24,8 @@ function parseParams(raw: unknown): Record<string, unknown> | null {
 
 /**
  * `toolgraph cypher GRAPH 'QUERY'` runs one statement through the same native dispatch as
- * POST /dispatch (as the local operator), so it prints exactly what the HTTP surface answers.
+ * POST /dispatch (as the local operator), so it prints exactly what the HTTP surface answers. The
+ * dispatch and the Cypher executor load when it runs; nothing of GraphQL does.
  */
 export function registerCypherCommand(program: Command, io: CliIo): void {
   const command = program
@@ -30,10 +33,11 @@ export function registerCypherCommand(program: Command, io: CliIo): void {
     .argument('<graph>')
     .argument('<query>', 'one Cypher statement of the documented subset (docs/cypher.md)')
     .option('--params <json>', 'parameters as a JSON object, referenced as $name')
-    .description('Run a Cypher statement against a graph and print the native response as JSON');
-  const { resolve, open } = withEngineConfig(command);
+    .description(COMMAND_DESCRIPTIONS.cypher);
+  const { resolve, open } = withEngineConfig(command, CYPHER_SETTINGS);
   command.action(async (graph: string, query: string, opts: Record<string, unknown>) => {
-    const params = parseParams(opts['params']);
+    const [{ answerNativeRequest, parseRequestJson }, { budgetLimitsOf, writeLimitsOf }] = await Promise.all([import('../../graph/dispatch/index.ts'), import('../../serve/graph-store.ts')]);
+    const params = parseParams(opts['params'], parseRequestJson);
     const config = resolve(opts);
     return usingEngine(open(config), async (engine) => {
       const answer = await answerNativeRequest(

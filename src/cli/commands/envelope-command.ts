@@ -1,11 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ToolgraphError } from '../../errors/index.ts';
-import {
-  DEFAULT_ENVELOPE_LIFETIME_SECS, checkSignerJwks, envelopeAlgorithm, generateSigningKey, readSigningKey, signEnvelope,
-} from '../../graph/carrier/index.ts';
-import { parseU64 } from '../../graph/dispatch/index.ts';
+import { DEFAULT_ENVELOPE_LIFETIME_SECS } from '../../graph/carrier/constants.ts';
 import type { CliIo } from '../cli-io.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
@@ -30,9 +28,10 @@ function integer(raw: unknown, flag: string): number {
 /**
  * `toolgraph envelope sign` signs one carrier request and prints the two headers to send;
  * `toolgraph envelope keygen` makes a signer key pair (private JWK, public JWKS for the carrier).
+ * The signing code loads only when one runs.
  */
 export function registerEnvelopeCommand(program: Command, io: CliIo): void {
-  const envelope = program.command('envelope').description('Sign subscription carrier requests and make signer keys');
+  const envelope = program.command('envelope').description(COMMAND_DESCRIPTIONS.envelope);
 
   envelope
     .command('sign')
@@ -51,6 +50,7 @@ export function registerEnvelopeCommand(program: Command, io: CliIo): void {
     .option('--kid <kid>', 'the key id (default: the JWK\'s kid)')
     .option('--json', 'print {headers, path} as JSON instead of header lines')
     .action(async (opts: Record<string, unknown>) => {
+      const [{ readSigningKey, signEnvelope }, { parseU64 }] = await Promise.all([import('../../graph/carrier/index.ts'), import('../../graph/dispatch/index.ts')]);
       const key = await readSigningKey(String(opts['key']), {
         ...(typeof opts['alg'] === 'string' ? { alg: opts['alg'] } : {}),
         ...(typeof opts['kid'] === 'string' ? { kid: opts['kid'] } : {}),
@@ -86,6 +86,7 @@ export function registerEnvelopeCommand(program: Command, io: CliIo): void {
     .option('--alg <alg>', 'EdDSA (default), ES256, ES384, ES512, RS256, PS256, …', 'EdDSA')
     .option('--kid <kid>', 'the key id (default: the key\'s RFC 7638 thumbprint)')
     .action(async (opts: Record<string, unknown>) => {
+      const { checkSignerJwks, envelopeAlgorithm, generateSigningKey } = await import('../../graph/carrier/index.ts');
       const alg = envelopeAlgorithm(opts['alg'], '--alg');
       const { privateJwk, publicJwk } = await generateSigningKey(alg, typeof opts['kid'] === 'string' ? opts['kid'] : undefined);
       const jwksPath = String(opts['jwks']);

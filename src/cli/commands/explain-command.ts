@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
 import { ToolgraphError, describeValue } from '../../errors/index.ts';
-import { parseRequestJson } from '../../graph/dispatch/index.ts';
-import { explainGraphql } from '../../graph/graphql/index.ts';
 import type { CliIo } from '../cli-io.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
+import { EXPLAIN_SETTINGS } from '../command-settings.ts';
 import { usingEngine, withEngineConfig } from '../open-cli-engine.ts';
 
-function parseVariables(raw: unknown): Record<string, unknown> | null {
+type Dispatch = typeof import('../../graph/dispatch/index.ts');
+
+function parseVariables(raw: unknown, parseRequestJson: Dispatch['parseRequestJson']): Record<string, unknown> | null {
   if (raw === undefined) return null;
   let value: unknown;
   try {
@@ -22,7 +24,7 @@ function parseVariables(raw: unknown): Record<string, unknown> | null {
 /**
  * `toolgraph explain GRAPH 'GRAPHQL'`: the Cypher statements equivalent to a GraphQL query (one per
  * root field) and the plan the GraphQL executor follows (scans, expansions, filters), without
- * running anything: only the graph's catalogue is read.
+ * running anything: only the graph's catalogue is read. It loads the translator, not the GraphQL server.
  */
 export function registerExplainCommand(program: Command, io: CliIo): void {
   const command = program
@@ -32,10 +34,11 @@ export function registerExplainCommand(program: Command, io: CliIo): void {
     .option('--variables <json>', 'values of the query\'s variables as a JSON object')
     .option('--operation <name>', 'the operation to explain when the document has several')
     .option('--json', 'print the explanation as JSON (graph, operation, cypher, steps, text)')
-    .description('Print the Cypher equivalent to a GraphQL query and the plan it runs with (scans, expansions, filters)');
-  const { resolve, open } = withEngineConfig(command);
+    .description(COMMAND_DESCRIPTIONS.explain);
+  const { resolve, open } = withEngineConfig(command, EXPLAIN_SETTINGS);
   command.action(async (graph: string, query: string, opts: Record<string, unknown>) => {
-    const variables = parseVariables(opts['variables']);
+    const [{ parseRequestJson }, { explainGraphql }] = await Promise.all([import('../../graph/dispatch/index.ts'), import('../../graph/graphql/explain.ts')]);
+    const variables = parseVariables(opts['variables'], parseRequestJson);
     const config = resolve(opts);
     return usingEngine(open(config), async (engine) => {
       const explanation = explainGraphql(engine, graph, query, {

@@ -1,15 +1,18 @@
 import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import type { Command } from 'commander';
-import { IMPORT_BATCH_SIZE, exportJsonl, importJsonlFile, type ImportProgress } from '../../graph/jsonl/index.ts';
+import { IMPORT_BATCH_SIZE } from '../../graph/jsonl/constants.ts';
+import type { ImportProgress } from '../../graph/jsonl/index.ts';
 import type { CliIo } from '../cli-io.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
 import { usingEngine, withEngineOptions } from '../open-cli-engine.ts';
 import { createProgressBar, formatBytes, type ProgressBar } from '../progress-bar.ts';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : word.endsWith('h') ? 'es' : 's'}`;
 
+/** Registers `toolgraph graph …`; the JSON Lines code loads only when import or export runs. */
 export function registerGraphCommand(program: Command, io: CliIo): void {
-  const graph = program.command('graph').description('Create, list, drop, import and export graphs in the configured store');
+  const graph = program.command('graph').description(COMMAND_DESCRIPTIONS.graph);
 
   const create = graph.command('create').argument('<name>', 'graph name (^[A-Za-z][A-Za-z0-9_-]{0,63}$)').description('Create an empty graph');
   const openForCreate = withEngineOptions(create);
@@ -53,6 +56,7 @@ export function registerGraphCommand(program: Command, io: CliIo): void {
   const openForImport = withEngineOptions(importCommand);
   importCommand.action((name: string, file: string, opts: Record<string, unknown>) =>
     usingEngine(openForImport(opts), async (engine) => {
+      const { importJsonlFile } = await import('../../graph/jsonl/index.ts');
       // One bar per pass, drawn on stderr and only on a terminal.
       let bar: ProgressBar | undefined;
       let phase: ImportProgress['phase'] | undefined;
@@ -74,6 +78,7 @@ export function registerGraphCommand(program: Command, io: CliIo): void {
   const openForExport = withEngineOptions(exportCommand);
   exportCommand.action((name: string, opts: Record<string, unknown>) =>
     usingEngine(openForExport(opts), async (engine) => {
+      const { exportJsonl } = await import('../../graph/jsonl/index.ts');
       const view = engine.view(name);
       const target = typeof opts['out'] === 'string' ? createWriteStream(opts['out']) : process.stdout;
       const bar = createProgressBar({ label: `export ${name}`, total: view.nodeCount + view.edgeCount });

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { StoredTokenSource, TokenSetStore, oauthConfiguration, providerServer, signInWithDeviceFlow } from '../../auth/index.ts';
 import type { ResolvedValues } from '../../config/index.ts';
 import { ToolgraphError } from '../../errors/index.ts';
-import { createLogger, type Logger } from '../../log/index.ts';
-import { createSecretsBackend, readSecretsSeedFile, type SecretValue, type SecretsContext } from '../../secrets/index.ts';
+import type { Logger } from '../../log/index.ts';
+import type { SecretValue, SecretsContext } from '../../secrets/index.ts';
 import { processIo, type CliIo } from '../cli-io.ts';
 import { runCli } from '../run-cli.ts';
 import { addSettingOptions } from '../setting-options.ts';
 import { printDevicePrompt, printSignedIn } from '../sign-in-output.ts';
+import { TOOLGRAPH_VERSION } from '../version.ts';
 
 /** The name `secret-manager login` stores its device-flow token set under ({state_dir}/tokens/secret-manager.json). */
 export const SECRET_MANAGER_SESSION = 'secret-manager';
@@ -63,6 +63,7 @@ function readTokenFile(path: string, source: string): string {
 
 /** The OAuth client of the device sign-in and its refreshes: OIDC_CONFIG_URL with OIDC_CLIENT_ID. */
 async function idpClient(values: ResolvedValues) {
+  const { oauthConfiguration, providerServer } = await import('../../auth/index.ts');
   if (values.oidcConfigUrl === undefined || values.oidcClientId === undefined) {
     throw new ToolgraphError('TG_CONFIG_INVALID', 'signing in by the device flow needs the IdP and the client: set OIDC_CONFIG_URL (--oidc-config-url) and OIDC_CLIENT_ID (--oidc-client-id), and OIDC_CLIENT_SECRET for a confidential client', { details: { setting: values.oidcConfigUrl === undefined ? 'OIDC_CONFIG_URL' : 'OIDC_CLIENT_ID' } });
   }
@@ -80,6 +81,7 @@ async function userTokenFrom(opts: Record<string, unknown>, env: NodeJS.ProcessE
   if (envFile) return readTokenFile(envFile, 'TOOLGRAPH_ID_TOKEN_FILE');
   const value = env['TOOLGRAPH_ID_TOKEN']?.trim();
   if (value) return value;
+  const { StoredTokenSource, TokenSetStore } = await import('../../auth/index.ts');
   const session = new StoredTokenSource({
     store: new TokenSetStore(values.stateDir), agent: SECRET_MANAGER_SESSION, client: () => idpClient(values),
     signInHint: 'secret-manager login', logger,
@@ -102,13 +104,13 @@ function pickField(key: string, value: SecretValue, field: string): unknown {
   return value[field];
 }
 
-/** Builds the `secret-manager` program. */
+/** Builds the `secret-manager` program. The secrets backends, the logger and the sign-in load only when a command runs. */
 export function createSecretManagerProgram(options: SecretManagerOptions = {}): Command {
   const io = options.io ?? processIo;
   const env = options.env ?? process.env;
   const program = new Command('secret-manager')
     .description('Read secrets from the configured backend: in-memory, or a Vault-compatible store (KV v2)')
-    .version('0.1.0')
+    .version(TOOLGRAPH_VERSION)
     .showHelpAfterError()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
     .exitOverride()
@@ -129,6 +131,7 @@ export function createSecretManagerProgram(options: SecretManagerOptions = {}): 
       const opts = command.optsWithGlobals<Record<string, unknown>>();
       const config = resolveFrom(opts, env);
       const values = config.values;
+      const [{ createLogger }, { createSecretsBackend, readSecretsSeedFile }] = await Promise.all([import('../../log/index.ts'), import('../../secrets/index.ts')]);
       const logger = options.logger ?? createLogger({
         name: 'secret-manager',
         // A CLI prints its answer on stdout; logs go to stderr and say little unless asked.
@@ -156,6 +159,7 @@ export function createSecretManagerProgram(options: SecretManagerOptions = {}): 
     .description('Sign in by the device flow for OIDC/JWT store auth; later `get`s use the session')
     .action(async (loginOpts: Record<string, unknown>, command: Command) => {
       const { values } = resolveFrom(command.optsWithGlobals<Record<string, unknown>>(), env);
+      const { TokenSetStore, signInWithDeviceFlow } = await import('../../auth/index.ts');
       const set = await signInWithDeviceFlow(await idpClient(values), {
         agent: SECRET_MANAGER_SESSION,
         scopes: String(loginOpts['scope']).split(' ').filter(Boolean),

@@ -1,21 +1,37 @@
 import type { Command } from 'commander';
-import { createLogger, type Logger } from '../../log/index.ts';
-import { readSecretsSeedFile, type SecretValue } from '../../secrets/index.ts';
-import { parseServiceNames, startToolgraph, type RunningToolgraph } from '../../serve/index.ts';
-import { addSettingOptions } from '../setting-options.ts';
+import { isToolgraphError } from '../../errors/index.ts';
+import type { Logger } from '../../log/index.ts';
+import type { SecretValue } from '../../secrets/index.ts';
+import { SERVICE_NAMES } from '../../serve/constants.ts';
+import type { RunningToolgraph } from '../../serve/index.ts';
 import type { CliIo } from '../cli-io.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
+import { withHint } from '../error-hints.ts';
+import { addSettingOptions } from '../setting-options.ts';
 
 /** The in-memory backend the secrets tool reads starts empty; local work seeds it as secret-manager does. */
-export function secretsSeedFromEnv(env: NodeJS.ProcessEnv = process.env): Readonly<Record<string, SecretValue>> | undefined {
+export async function secretsSeedFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<Readonly<Record<string, SecretValue>> | undefined> {
   const file = env['TOOLGRAPH_SECRETS_FILE'] || undefined;
-  return file === undefined ? undefined : readSecretsSeedFile(file);
+  if (file === undefined) return undefined;
+  const { readSecretsSeedFile } = await import('../../secrets/index.ts');
+  return readSecretsSeedFile(file);
 }
 
-/** Prints where each service listens, then serves until SIGINT/SIGTERM and shuts down gracefully. */
+/**
+ * A server with bearer auth fetches the IdP's discovery document and keys before it listens; when
+ * that fails, says which setting points at the IdP and how to work without one.
+ */
+export function identityProviderHint(error: unknown): string | undefined {
+  if (!isToolgraphError(error) || error.code !== 'TG_OIDC_DISCOVERY_FAILED') return undefined;
+  return 'with AUTH_TYPE other than none the server needs the identity provider at start-up: check OIDC_CONFIG_URL (--oidc-config-url, or config key oidc_config_url) and that the IdP is up, or run with --auth-type none on loopback for local work';
+}
+
+/**
+ * Prints where each service listens, then serves until SIGINT/SIGTERM and shuts down gracefully. The
+ * handlers are in place before the first line is printed: whoever reads "listening" may stop the
+ * server at once, and a signal without a handler would kill it with its store still locked.
+ */
 export async function serveUntilSignal(running: RunningToolgraph, io: CliIo, graceSecs: number, logger: Logger): Promise<void> {
-  io.out(`toolgraph listening on ${running.origin}`);
-  for (const service of running.services) io.out(`  ${service.name.padEnd(10)} ${service.url}`);
-  io.out(`  ${'health'.padEnd(10)} ${running.origin}/healthz`);
   await new Promise<void>((resolve) => {
     let stopping = false;
     const stop = () => {
@@ -36,21 +52,26 @@ export async function serveUntilSignal(running: RunningToolgraph, io: CliIo, gra
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    io.out(`toolgraph listening on ${running.origin}`);
+    for (const service of running.services) io.out(`  ${service.name.padEnd(10)} ${service.url}`);
+    io.out(`  ${'health'.padEnd(10)} ${running.origin}/healthz`);
   });
 }
 
+/** Registers `toolgraph serve`; the composition root (every service) loads only when it runs. */
 export function registerServeCommand(program: Command, io: CliIo): void {
   const command = program
     .command('serve')
-    .description('Start the HTTP services of this process on one host:port, each under its own paths')
-    .option('--only <services>', 'Run only these services (comma-separated)');
+    .description(COMMAND_DESCRIPTIONS.serve)
+    .option('--only <services>', `Run only these services, comma-separated: any of ${SERVICE_NAMES.join(', ')} (default: all of them)`);
   const resolveFrom = addSettingOptions(command);
   command.action(async (opts: Record<string, unknown>) => {
     const config = resolveFrom(opts);
+    const [{ createLogger }, { parseServiceNames, startToolgraph }] = await Promise.all([import('../../log/index.ts'), import('../../serve/index.ts')]);
     const only = typeof opts['only'] === 'string' ? parseServiceNames(opts['only']) : undefined;
     const logger = createLogger({ level: config.values.logLevel });
-    const secretsSeed = secretsSeedFromEnv();
-    const running = await startToolgraph({ config, logger, ...(only ? { only } : {}), ...(secretsSeed ? { secretsSeed } : {}) });
+    const secretsSeed = await secretsSeedFromEnv();
+    const running = await withHint(() => startToolgraph({ config, logger, ...(only ? { only } : {}), ...(secretsSeed ? { secretsSeed } : {}) }), identityProviderHint);
     await serveUntilSignal(running, io, config.values.shutdownGraceSecs, logger);
   });
 }

@@ -3,12 +3,9 @@ import { WriteMeter, assertGraphName, type GraphEngine, type GraphView, type Mut
 import { checkJsonlFile, type CheckedJsonl } from './check-jsonl-file.ts';
 import { JsonlFile } from './jsonl-file.ts';
 import { atLine, isBlankLine, mutationOf, parseCheckedRecord, type JsonlRecord } from './jsonl-record.ts';
+import { IMPORT_BATCH_SIZE } from './constants.ts';
 
-/**
- * Mutations per batch on import: big enough to be fast, small enough to show progress and bound memory.
- * A batch ends earlier when the next record would take it over the engine's write caps.
- */
-export const IMPORT_BATCH_SIZE = 5000;
+export { IMPORT_BATCH_SIZE };
 
 export interface ImportProgress {
   /** `check`: the first pass, reading the whole file; `commit`: reading it again and committing. */

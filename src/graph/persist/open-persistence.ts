@@ -3,7 +3,6 @@ import type { Logger } from '../../log/index.ts';
 import type { PersistenceAdapter } from '../engine/index.ts';
 import { FilePersistence } from './file/index.ts';
 import { MemoryPersistence } from './memory-adapter.ts';
-import { PostgresPersistence } from './postgres/index.ts';
 
 export interface OpenPersistenceOptions {
   /** 'file' | 'postgres' | 'memory' (TOOLGRAPH_PERSISTENCE); anything else is TG_CONFIG_INVALID. */
@@ -22,7 +21,7 @@ export interface OpenPersistenceOptions {
   readonly logger?: Logger;
 }
 
-/** Opens the configured adapter; the file adapter takes its directory lock here. */
+/** Opens the configured adapter; the file adapter takes its directory lock here. pg loads only for `postgres`. */
 export async function openPersistence(options: OpenPersistenceOptions): Promise<PersistenceAdapter> {
   const logger = options.logger;
   switch (options.kind) {
@@ -33,11 +32,13 @@ export async function openPersistence(options: OpenPersistenceOptions): Promise<
       return FilePersistence.open({
         directory: options.dataDir, ...(logger ? { logger } : {}), ...(options.acceptDataLoss ? { acceptDataLoss: true } : {}),
       });
-    case 'postgres':
+    case 'postgres': {
       if (!options.databaseUrl) throw new ToolgraphError('TG_CONFIG_INVALID', 'DATABASE_URL is required when TOOLGRAPH_PERSISTENCE is postgres.');
+      const { PostgresPersistence } = await import('./postgres/index.ts');
       return new PostgresPersistence({
         connectionString: options.databaseUrl, ...(options.schema ? { schema: options.schema } : {}), ...(logger ? { logger } : {}),
       });
+    }
     default:
       throw new ToolgraphError('TG_CONFIG_INVALID', `Unknown persistence kind ${JSON.stringify(options.kind)}; expected file, postgres or memory.`);
   }

@@ -10,10 +10,10 @@ import { fetchFragments } from './fetch-fragments.ts';
 import { SchemaCache } from './schema-cache.ts';
 import { assertFetchable, SchemaVerifier, verifySchemaDocument, type VerifiedSchema } from './verify-schema.ts';
 
+import { DEFAULT_CONCURRENCY, DEFAULT_RETRIES } from '../constants.ts';
+
+export { DEFAULT_CONCURRENCY, DEFAULT_RETRIES };
 export const DEFAULT_CATALOGUE_URL = 'http://127.0.0.1:4000';
-// 16 requests in flight: measured about 15% faster than 8 for a 4096-fragment schema, 32 no faster.
-export const DEFAULT_CONCURRENCY = 16;
-export const DEFAULT_RETRIES = 3;
 export const DEFAULT_PIPELINE_SOCKETS = 2;
 const MAX_MANIFEST_BYTES = 64 * 1024;
 const MAX_SEARCH_BYTES = 8 * 1024 * 1024;

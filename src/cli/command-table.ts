@@ -1,0 +1,58 @@
+import type { Command } from 'commander';
+import type { CliIo } from './cli-io.ts';
+
+/** What `toolgraph --help` says each command does; the command's own registration uses the same text. */
+export const COMMAND_DESCRIPTIONS = {
+  serve: 'Start the HTTP services of this process on one host:port, each under its own paths',
+  config: 'Print every resolved setting with its source (flag, env, config, default); secrets redacted',
+  introspect: 'Print the subgraph SDL introspected from a graph (labels → types, properties → fields, edges → object fields)',
+  graph: 'Create, list, drop, import and export graphs in the configured store',
+  access: 'Read or replace a graph\'s access policy (who may read and write it, and which rows each reader sees; docs/access.md)',
+  cypher: 'Run a Cypher statement against a graph and print the native response as JSON',
+  explain: 'Print the Cypher equivalent to a GraphQL query and the plan it runs with (scans, expansions, filters)',
+  schema: 'Search the schema catalogue and fetch verified schemas',
+  tools: 'The MCP tool server (Area B)',
+  auth: 'Sign downstream agents in (three-legged OAuth, device flow)',
+  envelope: 'Sign subscription carrier requests and make signer keys',
+} as const;
+
+export type CommandName = keyof typeof COMMAND_DESCRIPTIONS;
+
+type Register = (program: Command, io: CliIo) => void;
+
+/** A top-level command as the top-level help lists it, and where its full registration lives. */
+export interface CommandEntry {
+  readonly name: CommandName;
+  /** Its name, `[options]` when it has some, and its arguments, as commander's help writes them. */
+  readonly term: string;
+  readonly register: () => Promise<Register>;
+}
+
+/**
+ * Every `toolgraph` command, in help order. A run registers fully only the command it names (its
+ * arguments, options, subcommands and actions, in commands/*-command.ts); the others are listed by
+ * name, term and description alone, so `--help` loads none of them. A test checks each term against
+ * what the full registration makes commander print.
+ */
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'serve', term: 'serve [options]', register: async () => (await import('./commands/serve-command.ts')).registerServeCommand },
+  { name: 'config', term: 'config [options]', register: async () => (await import('./commands/config-command.ts')).registerConfigCommand },
+  { name: 'introspect', term: 'introspect [options] [graph]', register: async () => (await import('./commands/introspect-command.ts')).registerIntrospectCommand },
+  { name: 'graph', term: 'graph', register: async () => (await import('./commands/graph-command.ts')).registerGraphCommand },
+  { name: 'access', term: 'access', register: async () => (await import('./commands/access-command.ts')).registerAccessCommand },
+  { name: 'cypher', term: 'cypher [options] <graph> <query>', register: async () => (await import('./commands/cypher-command.ts')).registerCypherCommand },
+  { name: 'explain', term: 'explain [options] <graph> <graphql>', register: async () => (await import('./commands/explain-command.ts')).registerExplainCommand },
+  { name: 'schema', term: 'schema', register: async () => (await import('./commands/schema-command.ts')).registerSchemaCommand },
+  { name: 'tools', term: 'tools', register: async () => (await import('./commands/tools-command.ts')).registerToolsCommand },
+  { name: 'auth', term: 'auth', register: async () => (await import('./commands/auth-command.ts')).registerAuthCommand },
+  { name: 'envelope', term: 'envelope', register: async () => (await import('./commands/envelope-command.ts')).registerEnvelopeCommand },
+];
+
+/**
+ * The command a command line runs: its first word that is not an option (the top-level program's
+ * only options, --version and --help, take no value), or the one after `help`. Undefined for none.
+ */
+export function commandNamedBy(argv: readonly string[]): string | undefined {
+  const words = argv.filter((arg) => !arg.startsWith('-'));
+  return words[0] === 'help' ? words[1] : words[0];
+}

@@ -1,0 +1,9 @@
+/**
+ * The store half of the serve area: opening the configured graph store as `serve` does, and the
+ * query budget from the settings, without loading any service (CLI commands that work on the store
+ * import this instead of index.ts, which loads every service).
+ */
+export { openGraphEngine, isFreshStore } from './open-graph-engine.ts';
+export type { EngineSettings, OpenGraphEngineOptions } from './open-graph-engine.ts';
+export { DEMO_GRAPH } from './constants.ts';
+export { budgetLimitsOf, writeLimitsOf } from './budget-limits.ts';

@@ -6,11 +6,13 @@ import { loadReferenceGraph } from '../graph/fixtures/index.ts';
 import { OPEN_POLICY, replaceAccessPolicy } from '../graph/access/index.ts';
 import { openPersistence } from '../graph/persist/index.ts';
 import type { Logger } from '../log/index.ts';
+import { schemaCapsOf, type SchemaCapSettings } from './schema-caps.ts';
 
 /** The graph `serve` creates from specs/fixtures/ on a fresh store, so a first start serves something real. */
 export const DEMO_GRAPH = 'demo';
 
-export type EngineSettings = Pick<ResolvedValues, 'persistence' | 'dataDir' | 'databaseUrl'>;
+/** The schema caps are optional: callers that leave them out get the defaults (DEFAULT_SCHEMA_CAPS). */
+export type EngineSettings = Pick<ResolvedValues, 'persistence' | 'dataDir' | 'databaseUrl'> & Partial<SchemaCapSettings>;
 
 export interface OpenGraphEngineOptions {
   /** Seed the reference graph as `demo` into a fresh store. Only `serve` does; CLI commands never seed. */
@@ -44,7 +46,7 @@ export async function openGraphEngine(values: EngineSettings, logger: Logger, op
     ...(values.databaseUrl ? { databaseUrl: values.databaseUrl } : {}),
     logger,
   });
-  const engine = await GraphEngine.open({ persistence, logger });
+  const engine = await GraphEngine.open({ persistence, logger, ...(hasSchemaCaps(values) ? { schemaCaps: schemaCapsOf(values) } : {}) });
   if (!options.seed) return engine;
   try {
     if ((fresh || values.persistence === 'postgres') && engine.listGraphs().length === 0) {
@@ -61,4 +63,9 @@ export async function openGraphEngine(values: EngineSettings, logger: Logger, op
     }
   }
   return engine;
+}
+
+function hasSchemaCaps(values: EngineSettings): values is EngineSettings & SchemaCapSettings {
+  return values.graphMaxLabels !== undefined && values.graphMaxEdgeTypes !== undefined && values.graphMaxPropertiesPerLabel !== undefined
+    && values.graphMaxSchemaFields !== undefined && values.graphMaxNameLength !== undefined;
 }

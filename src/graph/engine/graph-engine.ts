@@ -3,6 +3,7 @@ import { ToolgraphError, describeValue, isToolgraphError } from '../../errors/in
 import { silentLogger, type Logger } from '../../log/index.ts';
 import type { LoadedState, LogRecord, PersistenceAdapter, SnapshotStream } from './persistence-port.ts';
 import { planBatch } from './batch-plan.ts';
+import { DEFAULT_SCHEMA_CAPS, checkSchemaGrowth, type SchemaCaps } from './schema-caps.ts';
 import { GraphTypes } from './graph-types.ts';
 import { ChangeFeed, type ChangeListener } from './change-feed.ts';
 import { GraphStore, freezeProps } from './graph-store.ts';
@@ -20,6 +21,8 @@ export interface GraphEngineOptions {
   /** Ids for createNode mutations that omit one. Default: random UUIDs. */
   newId?: () => string;
   now?: () => Date;
+  /** How far a graph's catalogue may grow through commits (replays are never refused). Default DEFAULT_SCHEMA_CAPS. */
+  schemaCaps?: SchemaCaps;
 }
 
 function storageError(error: unknown, what: string): ToolgraphError {
@@ -81,6 +84,7 @@ export class GraphEngine {
   readonly #snapshotEvery: number;
   readonly #newId: () => string;
   readonly #now: () => Date;
+  readonly #schemaCaps: SchemaCaps;
   #unfollow: (() => Promise<void>) | undefined;
   #closed = false;
 
@@ -90,6 +94,7 @@ export class GraphEngine {
     this.#snapshotEvery = options.snapshotEvery ?? 1000;
     this.#newId = options.newId ?? randomUUID;
     this.#now = options.now ?? (() => new Date());
+    this.#schemaCaps = options.schemaCaps ?? DEFAULT_SCHEMA_CAPS;
     this.feed = new ChangeFeed(this.#logger);
   }
 
@@ -282,6 +287,7 @@ export class GraphEngine {
         { details: { expectedVersion: expected, currentVersion: store.version } });
     }
     const plan = planBatch(store, mutations, this.#newId, visible === undefined ? { access } : { access, visible });
+    checkSchemaGrowth(store, plan.mutations, this.#schemaCaps);
     const batch: CommittedBatch = {
       graph: name, version: store.version + 1, mutations: plan.mutations, committedAt: this.#now().toISOString(),
     };

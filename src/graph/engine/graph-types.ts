@@ -15,6 +15,10 @@ export class GraphTypes {
   readonly #labels = new Map<string, Map<string, PropertyType>>();
   /** edge type → source label → target labels */
   readonly #edges = new Map<string, Map<string, Set<string>>>();
+  /** edge type → target labels (the labels that get its `<TYPE>_in` field) */
+  readonly #targets = new Map<string, Set<string>>();
+  #propertyCount = 0;
+  #edgeFieldCount = 0;
   #cached: GraphCatalogue | null = null;
 
   static restore(data: { labels: readonly LabelInfo[]; edgeTypes: readonly EdgeTypeInfo[] }): GraphTypes {
@@ -43,6 +47,32 @@ export class GraphTypes {
     return this.#edges.has(type);
   }
 
+  get labelCount(): number {
+    return this.#labels.size;
+  }
+
+  get edgeTypeCount(): number {
+    return this.#edges.size;
+  }
+
+  /** Properties of one label (0 for an unknown label). */
+  propertyCount(label: string): number {
+    return this.#labels.get(label)?.size ?? 0;
+  }
+
+  /**
+   * Fields the GraphQL label types have besides `id`: every property of every label, and one edge
+   * field per edge type and direction on each label it joins (see src/graph/schema/schema-model.ts).
+   */
+  get schemaFieldCount(): number {
+    return this.#propertyCount + this.#edgeFieldCount;
+  }
+
+  /** Whether `label` already has the outgoing (`out`) or incoming edge field of an edge type. */
+  hasEdgeField(type: string, label: string, out: boolean): boolean {
+    return out ? this.#edges.get(type)?.has(label) ?? false : this.#targets.get(type)?.has(label) ?? false;
+  }
+
   addLabel(label: string): boolean {
     if (this.#labels.has(label)) return false;
     this.#labels.set(label, new Map());
@@ -56,7 +86,9 @@ export class GraphTypes {
       props = new Map();
       this.#labels.set(label, props);
     }
-    if (props.get(prop) === type) return false;
+    const before = props.get(prop);
+    if (before === type) return false;
+    if (before === undefined) this.#propertyCount++;
     props.set(prop, type);
     this.#cached = null;
     return true;
@@ -72,9 +104,19 @@ export class GraphTypes {
     if (!tgts) {
       tgts = new Set();
       bySrc.set(src, tgts);
+      this.#edgeFieldCount++;
     }
     if (tgts.has(tgt)) return false;
     tgts.add(tgt);
+    let targets = this.#targets.get(type);
+    if (!targets) {
+      targets = new Set();
+      this.#targets.set(type, targets);
+    }
+    if (!targets.has(tgt)) {
+      targets.add(tgt);
+      this.#edgeFieldCount++;
+    }
     this.#cached = null;
     return true;
   }

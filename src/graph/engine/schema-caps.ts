@@ -18,8 +18,9 @@ export interface SchemaCaps {
   /** Property names per label. */
   readonly maxPropertiesPerLabel: number;
   /**
-   * Fields of all label types together: every property of every label, plus one edge field per edge
-   * type and direction on each label it joins. What a schema rebuild costs grows with it.
+   * The size of the schema: every property of every label, plus every edge-type label pair (an edge
+   * type seen from one label to another: it gives both labels an edge field). What a schema rebuild
+   * costs grows with it.
    */
   readonly maxSchemaFields: number;
   /** Characters of a new label, property name or edge type. */
@@ -73,8 +74,8 @@ export function checkSchemaGrowth(store: GraphStore, mutations: readonly Mutatio
   const newEdgeTypes = new Set<string>();
   /** label → property names new to it. */
   const newProps = new Map<string, Set<string>>();
-  /** `out|in \0 type \0 label` of edge fields new to the schema. */
-  const newEdgeFields = new Set<string>();
+  /** `type \0 src \0 tgt` of edge-type label pairs new to the schema. */
+  const newPairs = new Set<string>();
   let newPropCount = 0;
   let first: Crossing | undefined;
   const crossings = new Map<string, Crossing>();
@@ -89,10 +90,10 @@ export function checkSchemaGrowth(store: GraphStore, mutations: readonly Mutatio
     crossings.set(key, crossing);
     first ??= crossing;
   };
-  const fields = (): number => types.schemaFieldCount + newPropCount + newEdgeFields.size;
+  const fields = (): number => types.schemaFieldCount + newPropCount + newPairs.size;
   const checkFields = (index: number): void => {
     const found = fields();
-    if (found > caps.maxSchemaFields) cross('fields', 'maxSchemaFields', index, found, (n) => `graph "${store.name}" would have ${n} schema fields (properties of all labels plus edge fields)`);
+    if (found > caps.maxSchemaFields) cross('fields', 'maxSchemaFields', index, found, (n) => `graph "${store.name}" would have ${n} schema fields (properties of all labels plus edge-type label pairs)`);
   };
   const checkName = (index: number, kind: string, name: string): void => {
     if (name.length > caps.maxNameLength) {
@@ -129,10 +130,10 @@ export function checkSchemaGrowth(store: GraphStore, mutations: readonly Mutatio
       const found = types.edgeTypeCount + newEdgeTypes.size;
       if (found > caps.maxEdgeTypes) cross('edgeTypes', 'maxEdgeTypes', index, found, (n) => `graph "${store.name}" would have ${n} edge types`);
     }
-    const before = newEdgeFields.size;
-    if (!types.hasEdgeField(type, src, true)) newEdgeFields.add(`out\u0000${type}\u0000${src}`);
-    if (!types.hasEdgeField(type, tgt, false)) newEdgeFields.add(`in\u0000${type}\u0000${tgt}`);
-    if (newEdgeFields.size > before) checkFields(index);
+    const key = `${type}\u0000${src}\u0000${tgt}`;
+    if (types.hasPair(type, src, tgt) || newPairs.has(key)) return;
+    newPairs.add(key);
+    checkFields(index);
   };
 
   for (let i = 0; i < mutations.length; i++) {

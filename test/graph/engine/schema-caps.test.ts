@@ -31,12 +31,13 @@ describe('schema caps', () => {
     ['maxEdgeTypes', 'TOOLGRAPH_GRAPH_MAX_EDGE_TYPES', [{ op: 'createNode', id: 'a', label: 'A' }], [
       { op: 'addEdge', src: 'a', tgt: 'a', type: 'X' }, { op: 'addEdge', src: 'a', tgt: 'a', type: 'Y' }, { op: 'addEdge', src: 'a', tgt: 'a', type: 'Z' },
     ], 2, 3, 'graph "g" would have 3 edge types; the cap is 2 (TOOLGRAPH_GRAPH_MAX_EDGE_TYPES)'],
-    // 3 + 3 properties, then A -X-> B adds A.X and B.X_in (8), B -X-> A adds B.X and A.X_in (10).
+    // 3 + 3 properties, then the label pairs (X, A, B) and (X, B, A); a repeated pair adds nothing.
     ['maxSchemaFields', 'TOOLGRAPH_GRAPH_MAX_SCHEMA_FIELDS', [
       { op: 'createNode', id: 'a', label: 'A', props: { p: 1, q: 1, r: 1 } }, { op: 'createNode', id: 'b', label: 'B', props: { p: 1, q: 1, r: 1 } },
     ], [
       { op: 'addEdge', src: 'a', tgt: 'b', type: 'X' }, { op: 'addEdge', src: 'a', tgt: 'b', type: 'X' }, { op: 'addEdge', src: 'b', tgt: 'a', type: 'X' },
-    ], 2, 10, 'graph "g" would have 10 schema fields (properties of all labels plus edge fields); the cap is 8 (TOOLGRAPH_GRAPH_MAX_SCHEMA_FIELDS)'],
+      { op: 'addEdge', src: 'b', tgt: 'b', type: 'X' },
+    ], 3, 9, 'graph "g" would have 9 schema fields (properties of all labels plus edge-type label pairs); the cap is 8 (TOOLGRAPH_GRAPH_MAX_SCHEMA_FIELDS)'],
     ['maxNameLength', 'TOOLGRAPH_GRAPH_MAX_NAME_LENGTH', [], [
       { op: 'createNode', label: 'A', props: { short: 1 } }, { op: 'createNode', label: 'A', props: { elevenchars: 1 } },
     ], 1, 11, 'the new property name "elevenchars" is 11 characters long; the cap is 10 (TOOLGRAPH_GRAPH_MAX_NAME_LENGTH)'],

@@ -36,7 +36,7 @@ export const DEFAULT_SCHEMA_CAPS: SchemaCaps = Object.freeze({
   maxLabels: 1000,
   maxEdgeTypes: 1000,
   maxPropertiesPerLabel: 1000,
-  maxSchemaFields: 20_000,
+  maxSchemaFields: 10_000,
   maxNameLength: 128,
 });
 

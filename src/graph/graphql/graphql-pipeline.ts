@@ -337,8 +337,12 @@ export class GraphqlPipeline {
     const { graph, principal } = request;
     this.requireReadable(graph, principal);
     requireScope(principal, ANY_GRAPHQL_SCOPE, 'A GraphQL request');
+    const catalogue = this.#engine.view(graph).catalogue;
+    // After a schema change the next request builds the new schema, once for a burst of changes,
+    // spreading a large first build over turns of the event loop (see GraphSchemaCache.load).
+    const graphSchema = this.#schemas.cached(catalogue) ?? await this.#schemas.load(catalogue);
     const meter = this.#meter();
-    const context: GraphqlRequestContext = { graph, principal, engine: this.#engine, graphSchema: this.schemaOf(graph), meter };
+    const context: GraphqlRequestContext = { graph, principal, engine: this.#engine, graphSchema, meter };
     let result: ExecutionResult;
     try {
       // Most requests run synchronously from here (a prepared document, a query): no promise to wait for.

@@ -82,7 +82,7 @@ describe('schema caps', () => {
   });
 
   it('has defaults that admit ordinary schemas and refuse the issue\'s 20,000-property node', async () => {
-    expect(DEFAULT_SCHEMA_CAPS).toEqual({ maxLabels: 1000, maxEdgeTypes: 1000, maxPropertiesPerLabel: 1000, maxSchemaFields: 20_000, maxNameLength: 128 });
+    expect(DEFAULT_SCHEMA_CAPS).toEqual({ maxLabels: 1000, maxEdgeTypes: 1000, maxPropertiesPerLabel: 1000, maxSchemaFields: 10_000, maxNameLength: 128 });
     const props: Record<string, number> = {};
     for (let i = 0; i < 20_000; i++) props[`p${i}`] = i;
     const error = await refusal(DEFAULT_SCHEMA_CAPS, [], [{ op: 'createNode', label: 'Bloat', props }]);

@@ -74,19 +74,16 @@ export class GraphSchemaBuilder {
     return this.#complete(catalogue, model, this.#assembler.assemble(model));
   }
 
-  /** As `build`, giving the event loop back whenever a slice of about `sliceMs` of work is done. */
-  async buildInSlices(catalogue: GraphCatalogue, sliceMs: number): Promise<GraphSchema> {
+  /** `build` as steps (see SchemaAssembler.steps), for callers that give the event loop back between them. */
+  *steps(catalogue: GraphCatalogue): Generator<void, GraphSchema, void> {
     const model = schemaModelFromCatalogue(catalogue);
-    const steps = this.#assembler.steps(model);
-    let deadline = performance.now() + sliceMs;
-    for (;;) {
-      const step = steps.next();
-      if (step.done === true) return this.#complete(catalogue, model, step.value);
-      if (performance.now() >= deadline) {
-        await new Promise((resolve) => setImmediate(resolve));
-        deadline = performance.now() + sliceMs;
-      }
-    }
+    const schema = yield* this.#assembler.steps(model);
+    return this.#complete(catalogue, model, schema);
+  }
+
+  /** As `build`, giving the event loop back whenever a slice of about `sliceMs` of work is done. */
+  buildInSlices(catalogue: GraphCatalogue, sliceMs: number): Promise<GraphSchema> {
+    return runInSlices(this.steps(catalogue), sliceMs);
   }
 
   #complete(catalogue: GraphCatalogue, model: SchemaModel, schema: GraphQLSchema): GraphSchema {
@@ -110,6 +107,19 @@ export class GraphSchemaBuilder {
         return sdl;
       },
     };
+  }
+}
+
+/** Runs steps to the end, giving the event loop back (setImmediate) whenever `sliceMs` have passed since the last time. */
+export async function runInSlices<T>(steps: Generator<void, T, void>, sliceMs: number): Promise<T> {
+  let deadline = performance.now() + sliceMs;
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    if (performance.now() >= deadline) {
+      await new Promise((resolve) => setImmediate(resolve));
+      deadline = performance.now() + sliceMs;
+    }
   }
 }
 

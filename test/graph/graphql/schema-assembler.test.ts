@@ -3,38 +3,9 @@ import fc from 'fast-check';
 import { GraphQLSchema, introspectionFromSchema, parse, printSchema, validate, validateSchema, type GraphQLObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { GraphTypes } from '../../../src/graph/engine/graph-types.ts';
-import type { PropertyType } from '../../../src/graph/engine/index.ts';
 import { GraphSchemaBuilder, GraphSchemaCache } from '../../../src/graph/graphql/graph-schema.ts';
 import { sdlFromCatalogue } from '../../../src/graph/schema/index.ts';
-
-/** One step of catalogue growth, as the engine records it. */
-type Step =
-  | { readonly kind: 'label'; readonly label: number }
-  | { readonly kind: 'property'; readonly label: number; readonly name: string; readonly type: PropertyType }
-  | { readonly kind: 'pair'; readonly type: string; readonly src: number; readonly tgt: number };
-
-const LABELS = ['A', 'B', 'C', 'Dd', 'E'];
-// Names that meet: a property named like an edge field (KNOWS, KNOWS_in), pagination names (kept out of filters).
-const PROPERTY_NAMES = ['name', 'n', 'first', 'cursor', 'KNOWS', 'KNOWS_in', 'tags', 'x'];
-const TYPES: PropertyType[] = ['String', 'Int', 'Float', 'Boolean', '[String]', '[Int]', '[Float]', '[Boolean]'];
-
-const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ kind: fc.constant('label' as const), label: fc.nat(LABELS.length - 1) }),
-  fc.record({ kind: fc.constant('property' as const), label: fc.nat(LABELS.length - 1), name: fc.constantFrom(...PROPERTY_NAMES), type: fc.constantFrom(...TYPES) }),
-  fc.record({ kind: fc.constant('pair' as const), type: fc.constantFrom('KNOWS', 'LIKES', 'AUTHORED'), src: fc.nat(LABELS.length - 1), tgt: fc.nat(LABELS.length - 1) }),
-);
-
-function apply(types: GraphTypes, s: Step): void {
-  if (s.kind === 'label') types.addLabel(LABELS[s.label]!);
-  else if (s.kind === 'property') {
-    types.addLabel(LABELS[s.label]!);
-    types.setType(LABELS[s.label]!, s.name, s.type);
-  } else {
-    types.addLabel(LABELS[s.src]!);
-    types.addLabel(LABELS[s.tgt]!);
-    types.addPair(s.type, LABELS[s.src]!, LABELS[s.tgt]!);
-  }
-}
+import { applyGrowth as apply, growthRounds } from '../../support/catalogue-growth.ts';
 
 /** The schema as @apollo/subgraph builds it from the SDL: what the assembled one must equal. */
 function reference(types: GraphTypes): GraphQLSchema {
@@ -43,7 +14,7 @@ function reference(types: GraphTypes): GraphQLSchema {
 
 describe('the assembled GraphQL schema', () => {
   it('equals buildSubgraphSchema of the SDL after every step of random catalogue growth, built incrementally', () => {
-    fc.assert(fc.property(fc.array(fc.array(step, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 8 }), (rounds) => {
+    fc.assert(fc.property(growthRounds, (rounds) => {
       const types = new GraphTypes();
       const builder = new GraphSchemaBuilder();
       for (const round of rounds) {

@@ -32,6 +32,8 @@ const SPACING_FACTOR = 4;
 const MAX_DELAY_MS = 30_000;
 /** Work done between two turns of the event loop by a rebuild in steps. */
 const SLICE_MS = 8;
+/** Manifests checked, or search documents re-indexed, per step when a source is put in steps. */
+const PUT_PER_STEP = 100;
 
 /**
  * The entries of a graph's operations, built in steps (a generator yielding between them) so the
@@ -244,20 +246,14 @@ class CatalogueRebuilder<C extends { readonly epoch: string }> implements GraphC
     let busy = 0;
     let sliceStart = performance.now();
     try {
-      const steps = tracked.steps(current);
+      const steps = this.#rebuildSteps(tracked, current, PUT_PER_STEP);
       for (;;) {
+        if (this.#closed || this.#graphs.get(graph) !== tracked) return busy;
         const step = steps.next();
-        if (step.done === true) {
-          busy += performance.now() - sliceStart;
-          if (this.#closed || this.#graphs.get(graph) !== tracked) return busy;
-          const started = performance.now();
-          this.#put(tracked, current, step.value);
-          return busy + (performance.now() - started);
-        }
+        if (step.done === true) return busy + (performance.now() - sliceStart);
         if (performance.now() - sliceStart >= SLICE_MS) {
           busy += performance.now() - sliceStart;
           await new Promise((resolve) => setImmediate(resolve));
-          if (this.#closed) return busy;
           sliceStart = performance.now();
         }
       }
@@ -265,6 +261,20 @@ class CatalogueRebuilder<C extends { readonly epoch: string }> implements GraphC
       this.#options.logger?.error({ err: error }, 'schema catalogue rebuild for a graph failed; the previous manifests stay');
       return busy + (performance.now() - sliceStart);
     }
+  }
+
+  /** A graph's entries, then putting them in the catalogue: steps, so either can give the event loop back. */
+  *#rebuildSteps(tracked: Tracked<C>, current: C, perStep: number): Generator<void, void, void> {
+    const { entries, problems } = yield* tracked.steps(current);
+    if (problems.length > 0) {
+      // Graph names never reach logs; operation names are labels of the graph, not its name.
+      this.#options.logger?.error({ problems: problems.map((p) => ({ operation: p.operation, code: p.code, reason: p.reason })) }, 'graph operations left out of the schema catalogue');
+    }
+    yield;
+    // Without stepsFor (small sources, tests) the source goes in at once, as it always did.
+    if (this.#options.stepsFor === undefined) this.#catalogue.putSource(tracked.sourceName, entries);
+    else yield* this.#catalogue.putSourceSteps(tracked.sourceName, entries, perStep);
+    tracked.epoch = current.epoch;
   }
 
   #currentCatalogue(graph: string): C | undefined {
@@ -296,22 +306,11 @@ class CatalogueRebuilder<C extends { readonly epoch: string }> implements GraphC
     }
     if (current.epoch === tracked.epoch) return 0;
     try {
-      const steps = tracked.steps(current);
-      let step = steps.next();
-      while (step.done !== true) step = steps.next();
-      this.#put(tracked, current, step.value);
+      const steps = this.#rebuildSteps(tracked, current, Infinity);
+      for (let step = steps.next(); step.done !== true; step = steps.next());
     } catch (error) {
       this.#options.logger?.error({ err: error }, 'schema catalogue rebuild for a graph failed; the previous manifests stay');
     }
     return performance.now() - started;
-  }
-
-  #put(tracked: Tracked<C>, current: C, { entries, problems }: BuiltEntries): void {
-    if (problems.length > 0) {
-      // Graph names never reach logs; operation names are labels of the graph, not its name.
-      this.#options.logger?.error({ problems: problems.map((p) => ({ operation: p.operation, code: p.code, reason: p.reason })) }, 'graph operations left out of the schema catalogue');
-    }
-    this.#catalogue.putSource(tracked.sourceName, entries);
-    tracked.epoch = current.epoch;
   }
 }

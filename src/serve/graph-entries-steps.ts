@@ -12,6 +12,9 @@ export function graphEntriesSteps(_graph: string, sourceName: string): GraphEntr
   const entries = new GraphqlSchemaEntries(sourceName);
   return function* (catalogue: GraphCatalogue) {
     const graphSchema = yield* schemas.steps(catalogue);
-    return yield* entries.steps(graphSchema.schema, graphSchema.sdl);
+    yield;
+    const sdl = graphSchema.sdl;
+    yield;
+    return yield* entries.steps(graphSchema.schema, sdl);
   };
 }

@@ -77,6 +77,7 @@ export class GraphSchemaBuilder {
   /** `build` as steps (see SchemaAssembler.steps), for callers that give the event loop back between them. */
   *steps(catalogue: GraphCatalogue): Generator<void, GraphSchema, void> {
     const model = schemaModelFromCatalogue(catalogue);
+    yield;
     const schema = yield* this.#assembler.steps(model);
     return this.#complete(catalogue, model, schema);
   }
@@ -132,13 +133,17 @@ export function buildGraphSchema(catalogue: GraphCatalogue): GraphSchema {
  * GraphSchemas by catalogue epoch, most recently used kept. A request takes the schema of the
  * epoch it sees and keeps it to the end, so a rebuild never disturbs requests in flight. Schemas are
  * built when first asked for (the next request after a change, once for a burst of changes), by one
- * builder, so a new epoch reuses the types of the labels it did not change.
+ * builder, so a new epoch reuses the types of the labels it did not change. Callers that name the
+ * graph let the cache drop a graph's previous epoch as soon as it has a new one (new requests only
+ * ever ask for the current one), so a large schema is not kept once per change.
  */
 export class GraphSchemaCache {
   readonly #byEpoch = new Map<string, GraphSchema>();
   readonly #max: number;
   readonly #builder = new GraphSchemaBuilder();
   readonly #loading = new Map<string, Promise<GraphSchema>>();
+  /** The epoch each named graph was last served at. */
+  readonly #epochOf = new Map<string, string>();
 
   constructor(max = 32) {
     this.#max = max;
@@ -146,17 +151,17 @@ export class GraphSchemaCache {
 
   #last: GraphSchema | undefined;
 
-  get(catalogue: GraphCatalogue): GraphSchema {
-    if (this.#last?.epoch === catalogue.epoch) return this.#last;
-    const schema = this.#lookup(catalogue);
+  get(catalogue: GraphCatalogue, graph?: string): GraphSchema {
+    const schema = this.#last?.epoch === catalogue.epoch ? this.#last : this.#lookup(catalogue);
     this.#last = schema;
+    if (graph !== undefined) this.#serve(graph, schema.epoch);
     return schema;
   }
 
   /** The schema of this catalogue when it is built already (no work), else undefined. */
-  cached(catalogue: GraphCatalogue): GraphSchema | undefined {
-    if (this.#last?.epoch === catalogue.epoch) return this.#last;
-    return this.#byEpoch.has(catalogue.epoch) ? this.get(catalogue) : undefined;
+  cached(catalogue: GraphCatalogue, graph?: string): GraphSchema | undefined {
+    if (this.#last?.epoch !== catalogue.epoch && !this.#byEpoch.has(catalogue.epoch)) return undefined;
+    return this.get(catalogue, graph);
   }
 
   /**
@@ -164,23 +169,36 @@ export class GraphSchemaCache {
    * the event loop, so a large first build (after a restart, or of a graph the process has not served
    * yet) never holds the loop for long. Concurrent loads of one epoch share one build.
    */
-  load(catalogue: GraphCatalogue): Promise<GraphSchema> {
-    const hit = this.cached(catalogue);
+  load(catalogue: GraphCatalogue, graph?: string): Promise<GraphSchema> {
+    const hit = this.cached(catalogue, graph);
     if (hit !== undefined) return Promise.resolve(hit);
     let loading = this.#loading.get(catalogue.epoch);
     if (loading === undefined) {
       loading = this.#builder.buildInSlices(catalogue, SLICE_MS)
-        .then((built) => this.cached(catalogue) ?? this.#remember(built))
+        .then((built) => this.#byEpoch.get(built.epoch) ?? this.#remember(built))
         .finally(() => this.#loading.delete(catalogue.epoch));
       this.#loading.set(catalogue.epoch, loading);
     }
-    return loading;
+    return loading.then((built) => {
+      if (graph !== undefined) this.#serve(graph, built.epoch);
+      return built;
+    });
+  }
+
+  /** Notes that `graph` is now at `epoch`, and drops its previous epoch unless another graph is at it too. */
+  #serve(graph: string, epoch: string): void {
+    const previous = this.#epochOf.get(graph);
+    if (previous === epoch) return;
+    this.#epochOf.set(graph, epoch);
+    if (previous === undefined) return;
+    for (const other of this.#epochOf.values()) if (other === previous) return;
+    this.#byEpoch.delete(previous);
+    if (this.#last?.epoch === previous) this.#last = undefined;
   }
 
   #remember(built: GraphSchema): GraphSchema {
     this.#byEpoch.set(built.epoch, built);
     if (this.#byEpoch.size > this.#max) this.#byEpoch.delete(this.#byEpoch.keys().next().value!);
-    this.#last = built;
     return built;
   }
 

@@ -316,7 +316,7 @@ export class GraphqlPipeline {
 
   /** The GraphQL schema a request to `graph` runs against now (its catalogue epoch's). */
   schemaOf(graph: string): GraphqlRequestContext['graphSchema'] {
-    return this.#schemas.get(this.#engine.view(graph).catalogue);
+    return this.#schemas.get(this.#engine.view(graph).catalogue, graph);
   }
 
   /**
@@ -340,7 +340,7 @@ export class GraphqlPipeline {
     const catalogue = this.#engine.view(graph).catalogue;
     // After a schema change the next request builds the new schema, once for a burst of changes,
     // spreading a large first build over turns of the event loop (see GraphSchemaCache.load).
-    const graphSchema = this.#schemas.cached(catalogue) ?? await this.#schemas.load(catalogue);
+    const graphSchema = this.#schemas.cached(catalogue, graph) ?? await this.#schemas.load(catalogue, graph);
     const meter = this.#meter();
     const context: GraphqlRequestContext = { graph, principal, engine: this.#engine, graphSchema, meter };
     let result: ExecutionResult;

@@ -244,6 +244,7 @@ export class SchemaAssembler {
       else keptUnions.set(union.name, placed);
     }
 
+    yield;
     const registry = new Map<string, GraphQLNamedType>();
     // Reusing a type is right only if every type it references is reused too; a placement made for
     // another schema of the same builder could reference other objects, so check and widen until stable.
@@ -251,7 +252,12 @@ export class SchemaAssembler {
       registry.clear();
       for (const label of model.labels) if (!stale.has(label.label)) registry.set(label.label, kept.get(label.label)!.type);
       for (const union of model.unions) if (!stale.has(union.name)) registry.set(union.name, keptUnions.get(union.name)!.type);
-      for (const label of model.labels) if (stale.has(label.label)) registry.set(label.label, this.#labelType(label, registry));
+      let made = 0;
+      for (const label of model.labels) {
+        if (!stale.has(label.label)) continue;
+        registry.set(label.label, this.#labelType(label, registry));
+        if (++made % 100 === 0) yield;
+      }
       for (const union of model.unions) {
         if (stale.has(union.name)) registry.set(union.name, new GraphQLUnionType({ name: union.name, types: () => union.members.map((m) => registry.get(m) as GraphQLObjectType), resolveType: resolveLabel }));
       }
@@ -269,6 +275,7 @@ export class SchemaAssembler {
       if (mismatched.length === 0) break;
       for (const name of mismatched) markStale(name);
     }
+    yield;
 
     const placedLabels = new Map<string, PlacedLabel>();
     for (const label of model.labels) {

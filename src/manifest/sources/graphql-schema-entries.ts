@@ -97,6 +97,7 @@ export class GraphqlSchemaEntries {
   *steps(schema: GraphQLSchema, sdl: string | Uint8Array): Generator<void, BuiltEntries, void> {
     const sourceSha256 = sha256Hex(sdl);
     const operations = rootOperations(schema);
+    yield;
 
     // Each operation's root schema (its `$defs` aside), and the definitions of every type reached.
     const roots = new Map<RootOperation, { schema: Schema; canon: string; refs: readonly string[] }>();
@@ -152,6 +153,7 @@ export class GraphqlSchemaEntries {
       accepted.push(operation);
     }
     this.#built = built;
+    yield;
     return { entries: entriesOf(this.#source, sourceSha256, accepted), problems };
   }
 
@@ -176,10 +178,13 @@ export class GraphqlSchemaEntries {
    */
   *#closures(definitions: ReadonlyMap<string, Definition>): Generator<void, Map<string, Closure>, void> {
     const components = stronglyConnected(definitions);
+    yield;
     const closures = new Map<string, Closure>();
     const usedBlocks = new Set<Block>();
     // Tarjan's order: every component comes after the components it reaches.
+    let done = 0;
     for (const component of components) {
+      if (++done % 64 === 0) yield;
       const successors = new Set<Closure>();
       const inComponent = new Set(component);
       for (const name of component) {

@@ -99,6 +99,7 @@ export class CatalogueSearch {
     for (const entry of added) incoming.set(entry.manifest.alias, entry);
     const stale: string[] = [];
     const kept = new Set<string>();
+    let compared = 0;
     for (const entry of removed) {
       const id = entry.manifest.alias;
       const current = this.#documents.get(id);
@@ -106,6 +107,8 @@ export class CatalogueSearch {
       const next = incoming.get(id);
       if (next !== undefined && sameDocument(current, documentOf(next))) kept.add(id);
       else stale.push(id);
+      // Nothing has changed yet: comparing can give the event loop back like the rest.
+      if (++compared % (perStep * 4) === 0) yield;
     }
     // Every hit resolves to a current entry from now on; only the indexed text catches up below.
     for (const id of stale) if (!incoming.has(id)) this.#byId.delete(id);

@@ -104,6 +104,7 @@ export class Catalogue {
     if (!this.#ordinals.has(name)) this.#ordinals.set(name, this.#nextOrdinal++);
     this.#index(name, entries);
     this.#generation++;
+    if (perStep !== Infinity) yield;
     yield* this.#search.updateSteps(previous, entries, perStep);
   }
 

@@ -13,7 +13,7 @@
  *   Target: no stall over 50 ms around a schema change at the caps (exit code 1 when over). A stall is
  *   measured as the server's CPU time while one /healthz probe waited (from /proc), since the wall
  *   time of a probe on a shared machine also counts other processes' turns; both are printed.
- * Usage: node scripts/bench/schema.ts [--part bloat|caps|all] [--root DIR] [--statements N]
+ * Usage: node scripts/bench/schema.ts [--part bloat|caps|all] [--shape chain|pairs] [--root DIR] [--statements N]
  *   [--max-old-space-size MB] [--out FILE]
  *   --root runs another checkout's server (e.g. the code before the caps), always with
  *   --max-old-space-size (default 1024) and a timeout per request, so a runaway old build dies alone.
@@ -29,6 +29,8 @@ const ROOT = resolve(arg('--root') ?? join(import.meta.dirname, '../..'));
 const PART = arg('--part') ?? 'all';
 const STATEMENTS = Number(arg('--statements') ?? 7);
 const MAX_OLD_SPACE = Number(arg('--max-old-space-size') ?? 1024);
+/** chain: every label reaches every other (the worst case for manifests); pairs: labels joined two by two. */
+const SHAPE = arg('--shape') ?? 'chain';
 const OUT = arg('--out');
 const REQUEST_TIMEOUT_MS = 120_000;
 const STALL_TARGET_MS = 50;
@@ -238,10 +240,12 @@ async function caps(dataDir: string, home: string): Promise<Record<string, unkno
     const nodes = Array.from({ length: Math.min(50, maxLabels - l) }, (_, i) => `(:C${l + i} {id: 'c${l + i}', ${props(perLabel)}})`);
     await run(`CREATE ${nodes.join(', ')}`);
   }
-  for (let e = 1; e <= chain; e += 50) {
-    const links = Array.from({ length: Math.min(50, chain - e + 1) }, (_, i) => e + i);
-    const match = [...new Set(links.flatMap((n) => [n, n + 1]))].map((n) => `(c${n}:C${n} {id: 'c${n}'})`).join(', ');
-    await run(`MATCH ${match} CREATE ${links.map((n) => `(c${n})-[:E${n}]->(c${n + 1})`).join(', ')}`);
+  // chain: C1 -E1-> C2 -E2-> C3 …; pairs: C1 -E1-> C2, C3 -E3-> C4 … (every other link, so as many edge types).
+  const links = Array.from({ length: chain }, (_, i) => (SHAPE === 'pairs' ? 1 + ((2 * i) % (maxLabels - 2)) : 1 + i));
+  for (let e = 0; e < links.length; e += 50) {
+    const batch = links.slice(e, e + 50).map((n, i) => [n, e + i + 1] as const);
+    const match = [...new Set(batch.flatMap(([n]) => [n, n + 1]))].map((n) => `(c${n}:C${n} {id: 'c${n}'})`).join(', ');
+    await run(`MATCH ${match} CREATE ${batch.map(([n, type]) => `(c${n})-[:E${type}]->(c${n + 1})`).join(', ')}`);
   }
   const fields = maxPropertiesPerLabel + perLabel * (maxLabels - 1) + chain;
   const nextQuery = () => graphql(server.origin, 'big', '{ C1(first: 1) { id p0 } }');
@@ -250,11 +254,11 @@ async function caps(dataDir: string, home: string): Promise<Record<string, unkno
   // Let the catalogue catch up with the fill before measuring.
   await new Promise((r) => setTimeout(r, 5000));
   const rows: Record<string, unknown>[] = [];
-  rows.push({ step: 'new property in the middle of the chain', ...await measureChange(server, () => cypher(server.origin, 'big', "MATCH (c:C500 {id: 'c500'}) SET c.q = 1"), nextQuery) });
-  rows.push({ step: 'new property at the end of the chain', ...await measureChange(server, () => cypher(server.origin, 'big', `CREATE (:C${maxLabels - 1} {q: 1})`), nextQuery) });
-  rows.push({ step: 'new edge label pair', ...await measureChange(server, () => cypher(server.origin, 'big', "MATCH (a:C1 {id: 'c1'}), (b:C3 {id: 'c3'}) CREATE (a)-[:E1]->(b)"), nextQuery) });
+  rows.push({ step: 'new property on a label in the middle', ...await measureChange(server, () => cypher(server.origin, 'big', "MATCH (c:C500 {id: 'c500'}) SET c.q = 1"), nextQuery) });
+  rows.push({ step: 'new property on the last label', ...await measureChange(server, () => cypher(server.origin, 'big', `CREATE (:C${maxLabels - 1} {q: 1})`), nextQuery) });
+  rows.push({ step: 'new edge label pair', ...await measureChange(server, () => cypher(server.origin, 'big', "MATCH (a:C1 {id: 'c1'}), (b:C5 {id: 'c5'}) CREATE (a)-[:E1]->(b)"), nextQuery) });
   rows.push({ step: 'a label over the cap (refused with the caps)', ...await measureChange(server, () => cypher(server.origin, 'big', 'CREATE (:OneTooMany)'), nextQuery) });
-  print(`caps: ${maxLabels} labels (C0 with ${maxPropertiesPerLabel} properties, the rest ${perLabel} each), a chain of ${chain} edge types, ${fields} of ${maxSchemaFields} schema fields (filled in ${fillSeconds.toFixed(0)} s; first GraphQL request ${Math.round(warm.ms)} ms)`, rows);
+  print(`caps: ${maxLabels} labels (C0 with ${maxPropertiesPerLabel} properties, the rest ${perLabel} each), ${chain} edge types joining them (${SHAPE}), ${fields} of ${maxSchemaFields} schema fields (filled in ${fillSeconds.toFixed(0)} s; first GraphQL request ${Math.round(warm.ms)} ms)`, rows);
   await stopServer(server);
   server = await startServer(dataDir, home);
   const probe = probeHealth(server);
@@ -265,7 +269,7 @@ async function caps(dataDir: string, home: string): Promise<Record<string, unkno
   const restart = { startMs: Math.round(server.startMs), firstRequest: first, longestHealthzMsAfterStart: Math.round(health.longestMs), longestBusyMsAfterStart: Math.round(health.longestBusyMs), rssMb: rssMb(server).rss };
   print('caps: restart over the graph at the caps', [restart]);
   await stopServer(server);
-  return { caps: DEFAULT_SCHEMA_CAPS, fields, rows, restart };
+  return { caps: DEFAULT_SCHEMA_CAPS, shape: SHAPE, fields, rows, restart };
 }
 
 const home = mkdtempSync(join(tmpdir(), 'tg-bench-schema-'));

@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import type { GraphCatalogue, PropertyType } from '../engine/index.ts';
-import { schemaModelFromCatalogue, sdlFromModel, type EdgeField, type LabelModel, type SchemaModel } from '../schema/index.ts';
+import { schemaModelFromCatalogue, schemaModelSteps, sdlFromModel, type EdgeField, type LabelModel, type SchemaModel } from '../schema/index.ts';
 import { SchemaAssembler } from './schema-assembler.ts';
 
 /** A label's field as the executor reads it: the node id, a property, or an edge to follow. */
@@ -76,7 +76,7 @@ export class GraphSchemaBuilder {
 
   /** `build` as steps (see SchemaAssembler.steps), for callers that give the event loop back between them. */
   *steps(catalogue: GraphCatalogue): Generator<void, GraphSchema, void> {
-    const model = schemaModelFromCatalogue(catalogue);
+    const model = yield* schemaModelSteps(catalogue);
     yield;
     const schema = yield* this.#assembler.steps(model);
     return this.#complete(catalogue, model, schema);

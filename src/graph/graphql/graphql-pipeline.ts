@@ -12,6 +12,7 @@ import { executeOperation, selectOperation, type GraphqlRequestContext } from '.
 import { checkParams, requireQuery } from './check-params.ts';
 import { gateOperation } from './operation-gate.ts';
 import { GraphSchemaCache } from './graph-schema.ts';
+import { warmSchemaAssembly } from './schema-assembler.ts';
 import { formatError, graphqlError, httpHintOf, toGraphQLError } from './graphql-errors.ts';
 import type { GraphqlOptions } from './graphql-options.ts';
 import { sha256Hex } from './trusted-documents.ts';
@@ -268,6 +269,7 @@ export class GraphqlPipeline {
   readonly options: GraphqlOptions;
 
   constructor(pipeline: GraphqlPipelineOptions) {
+    warmSchemaAssembly();
     const { options, logger } = pipeline;
     this.#engine = pipeline.engine;
     this.#meter = pipeline.meter ?? (() => UNMETERED);

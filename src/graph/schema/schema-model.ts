@@ -236,19 +236,34 @@ function edgesOf(info: LabelInfo, structure: Structure, names: ReadonlySet<strin
  * unions and edges of the last model too.
  */
 export function schemaModelFromCatalogue(catalogue: GraphCatalogue): SchemaModel {
+  const steps = schemaModelSteps(catalogue);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/** schemaModelFromCatalogue as steps (one per hundred labels), for callers that give the event loop back between them. */
+export function* schemaModelSteps(catalogue: GraphCatalogue): Generator<void, SchemaModel, void> {
   const structure = structureOf(catalogue);
-  const labels: LabelModel[] = catalogue.labels.map((info) => {
-    const { properties, filters, names } = propertiesOf(info);
-    const edges = edgesOf(info, structure, names);
-    const [connectionType, edgeType] = structure.connections.get(info.label)!;
-    const previous = labelModels.get(info);
-    if (previous !== undefined && previous.connectionType === connectionType && previous.edgeType === edgeType
-      && (previous.edges === edges || sameEdges(previous.edges, edges))) return previous;
-    const model: LabelModel = { label: info.label, properties, edges, connectionType, edgeType, filters };
-    labelModels.set(info, model);
-    return model;
-  });
+  const labels: LabelModel[] = [];
+  for (const info of catalogue.labels) {
+    labels.push(labelModelOf(info, structure));
+    if (labels.length % 100 === 0) yield;
+  }
   return { epoch: catalogue.epoch, labels, unions: structure.unions };
+}
+
+function labelModelOf(info: LabelInfo, structure: Structure): LabelModel {
+  const { properties, filters, names } = propertiesOf(info);
+  const edges = edgesOf(info, structure, names);
+  const [connectionType, edgeType] = structure.connections.get(info.label)!;
+  const previous = labelModels.get(info);
+  if (previous !== undefined && previous.connectionType === connectionType && previous.edgeType === edgeType
+    && (previous.edges === edges || sameEdges(previous.edges, edges))) return previous;
+  const model: LabelModel = { label: info.label, properties, edges, connectionType, edgeType, filters };
+  labelModels.set(info, model);
+  return model;
 }
 
 function push(map: Map<string, Map<string, string[]>>, a: string, type: string, b: string): void {

@@ -441,6 +441,9 @@ export class GraphEngine {
       await state.release?.();
     }
     for (const record of state.records) this.#replay(record, true, false);
+    // Each graph's catalogue (and its epoch digest) is made once here, while the server is not serving
+    // yet, rather than inside the first request or commit that reads it.
+    for (const store of this.#graphs.values()) void store.catalogue.epoch;
     this.#logger.info({ graphs: this.#graphs.size, records: state.records.length, snapshots: state.snapshots.length }, 'graph engine recovered');
   }
 

@@ -13,6 +13,7 @@ const SUITES: Record<string, { readonly script: string; readonly about: string }
   engine: { script: 'engine.ts', about: 'graph engine: scan + filter + 2 BFS steps and memory against direct references; insert/delete at scale' },
   persist: { script: 'persist.ts', about: 'file and postgres persistence: batches per second against fs + fdatasync and plain pg INSERTs' },
   snapshot: { script: 'snapshot.ts', about: 'snapshot of a large graph (SNAPSHOT_BENCH_NODES): time, event-loop stall, heap/RSS growth, commit latency meanwhile; recovery' },
+  schema: { script: 'schema.ts', about: 'schema growth over HTTP: the issue\'s hostile writes (refused by the caps), schema changes at the caps (stall, RSS), restart at the caps' },
   import: { script: 'import.ts', about: 'JSON Lines import lines/s against JSON.parse of each line; commit latency with the catalogue watching' },
   cypher: { script: 'cypher.ts', about: 'Cypher path queries per row against the engine by hand (scan + expandEach)' },
   'cypher-hostile': { script: 'cypher-hostile.ts', about: 'hostile Cypher (issue 15: C2 collect, C3 writes over a cross product) against a real serve process: answer time, peak RSS, slowest /healthz; --root DIR runs another checkout' },

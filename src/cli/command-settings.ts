@@ -9,9 +9,10 @@ import type { SettingName } from '../config/index.ts';
 
 /**
  * Opening the store as `serve` would: the adapter, where it keeps its data, whether to start over
- * lost records, the write caps every batch is held to, and the level of its warnings.
+ * lost records, the write and schema caps every batch is held to, and the level of its warnings.
  */
-export const STORE_SETTINGS: readonly SettingName[] = ['persistence', 'dataDir', 'databaseUrl', 'acceptDataLoss', 'writeMaxChanges', 'writeMaxBatchBytes', 'logLevel'];
+export const STORE_SETTINGS: readonly SettingName[] = ['persistence', 'dataDir', 'databaseUrl', 'acceptDataLoss', 'writeMaxChanges', 'writeMaxBatchBytes',
+  'graphMaxLabels', 'graphMaxEdgeTypes', 'graphMaxPropertiesPerLabel', 'graphMaxSchemaFields', 'graphMaxNameLength', 'logLevel'];
 
 /** `cypher`: the store, and the execution budget of the statement. */
 export const CYPHER_SETTINGS: readonly SettingName[] = [...STORE_SETTINGS, 'queryMaxRows', 'queryMaxResultBytes', 'queryTimeoutMs'];

@@ -64,6 +64,7 @@ export const ERROR_CODES = {
   TG_NODE_NOT_FOUND: { status: 404, meaning: 'No node has this id in the graph.' },
   TG_NODE_EXISTS: { status: 409, meaning: 'A node with this id already exists in the graph.' },
   TG_EDGE_NOT_FOUND: { status: 404, meaning: 'No edge of this type joins these nodes.' },
+  TG_SCHEMA_CAP_EXCEEDED: { status: 400, meaning: 'The write would grow the graph\'s schema (labels, edge types, properties, schema fields, name length) past a cap; details name the cap, its value and its setting; nothing was written.' },
   TG_VERSION_CONFLICT: { status: 409, meaning: 'The batch named an expected graph version that is no longer current; nothing was changed.' },
   TG_STORAGE_FAILED: { status: 503, meaning: 'The persistence adapter could not durably store or load a batch.' },
   TG_STORAGE_CORRUPT: { status: 500, meaning: 'Stored data failed its checksum in a place recovery cannot drop (not a torn tail).' },

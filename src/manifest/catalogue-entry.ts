@@ -6,6 +6,7 @@ import { fieldNamesOf } from './field-names.ts';
 import { fragmentCount } from './fragments.ts';
 import { MAX_SCHEMA_BYTES } from './limits.ts';
 import { operationNameError, operationNameProblem } from './operation-name.ts';
+import type { SchemaDocument } from './schema-document.ts';
 import type { OperationSchema, SchemaSource } from './schema-source.ts';
 
 /** The URL-independent part of a manifest: everything but `manifest_uri` and `fragment_uri_template`. */
@@ -19,7 +20,7 @@ export interface CatalogueEntry {
   readonly fields: readonly string[];
   readonly manifest: ManifestCore;
   /** The canonical schema document (the bytes the fragments are cut from). */
-  readonly document: Buffer;
+  readonly document: SchemaDocument;
 }
 
 /** An operation left out of the catalogue, and why. */
@@ -56,25 +57,49 @@ export function buildCatalogueEntries(source: SchemaSource): BuiltEntries {
     }
     accepted.push({ op, canonical });
   }
-  const aliases = assignAliases(source.name, accepted.map(({ op, canonical }) => ({ operation: op.operation, schemaSha256: canonical.schemaSha256 })));
-  const entries = accepted.map(({ op, canonical }, index): CatalogueEntry => ({
-    source: source.name,
-    description: op.description.replace(/\s+/g, ' ').trim(),
+  const entries = entriesOf(source.name, source.sourceSha256, accepted.map(({ op, canonical }) => ({
+    operation: op.operation,
+    description: op.description,
     fields: fieldNamesOf(op.input, op.output),
     document: canonical.document,
+    schemaSha256: canonical.schemaSha256,
+    inputSchemaSha256: canonical.inputSchemaSha256,
+    outputSchemaSha256: canonical.outputSchemaSha256,
+  })));
+  return { entries, problems };
+}
+
+/** An operation whose canonical document and digests are made (its name and size checked). */
+export interface CanonicalOperation {
+  readonly operation: string;
+  readonly description: string;
+  readonly fields: readonly string[];
+  readonly document: SchemaDocument;
+  readonly schemaSha256: string;
+  readonly inputSchemaSha256: string;
+  readonly outputSchemaSha256: string;
+}
+
+/** The entries of a source's accepted operations, with their aliases (which depend on the whole source). */
+export function entriesOf(source: string, sourceSha256: string, operations: readonly CanonicalOperation[]): CatalogueEntry[] {
+  const aliases = assignAliases(source, operations.map((op) => ({ operation: op.operation, schemaSha256: op.schemaSha256 })));
+  return operations.map((op, index): CatalogueEntry => ({
+    source,
+    description: op.description.replace(/\s+/g, ' ').trim(),
+    fields: op.fields,
+    document: op.document,
     manifest: {
       version: 1,
       operation: op.operation,
       alias: aliases[index]!,
-      source_sha256: source.sourceSha256,
-      schema_sha256: canonical.schemaSha256,
-      input_schema_sha256: canonical.inputSchemaSha256,
-      output_schema_sha256: canonical.outputSchemaSha256,
-      schema_bytes: canonical.document.length,
-      fragment_count: fragmentCount(canonical.document.length),
+      source_sha256: sourceSha256,
+      schema_sha256: op.schemaSha256,
+      input_schema_sha256: op.inputSchemaSha256,
+      output_schema_sha256: op.outputSchemaSha256,
+      schema_bytes: op.document.length,
+      fragment_count: fragmentCount(op.document.length),
     },
   }));
-  return { entries, problems };
 }
 
 /** As buildCatalogueEntries, but any problem fails the build: the codegen-time form. */

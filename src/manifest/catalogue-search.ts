@@ -81,37 +81,61 @@ export class CatalogueSearch {
    * Synchronous, so a reader never sees a half-updated index.
    */
   update(removed: Iterable<CatalogueEntry>, added: Iterable<CatalogueEntry>): SearchUpdate {
+    const steps = this.updateSteps(removed, added, Infinity);
+    for (;;) {
+      const step = steps.next();
+      if (step.done === true) return step.value;
+    }
+  }
+
+  /**
+   * `update` in steps of at most `perStep` documents re-indexed, for a caller that gives the event
+   * loop back between them (a large source changes thousands of documents at once). Hits resolve to
+   * the new entries from the first step on; until the last, the text of a changed document may still
+   * be the old one.
+   */
+  *updateSteps(removed: Iterable<CatalogueEntry>, added: Iterable<CatalogueEntry>, perStep: number): Generator<void, SearchUpdate, void> {
     const incoming = new Map<string, CatalogueEntry>();
     for (const entry of added) incoming.set(entry.manifest.alias, entry);
-    let removedCount = 0;
-    let addedCount = 0;
+    const stale: string[] = [];
     const kept = new Set<string>();
+    let compared = 0;
     for (const entry of removed) {
       const id = entry.manifest.alias;
       const current = this.#documents.get(id);
       if (current === undefined || this.#byId.get(id) !== entry) continue;
       const next = incoming.get(id);
-      if (next !== undefined && sameDocument(current, documentOf(next))) {
-        this.#byId.set(id, next);
-        kept.add(id);
-        continue;
-      }
-      this.#index.remove(current);
-      this.#documents.delete(id);
-      this.#byId.delete(id);
-      removedCount++;
+      if (next !== undefined && sameDocument(current, documentOf(next))) kept.add(id);
+      else stale.push(id);
+      // Nothing has changed yet: comparing can give the event loop back like the rest.
+      if (++compared % (perStep * 4) === 0) yield;
     }
-    const documents: SearchDocument[] = [];
+    // Every hit resolves to a current entry from now on; only the indexed text catches up below.
+    for (const id of stale) if (!incoming.has(id)) this.#byId.delete(id);
+    const fresh: [string, CatalogueEntry][] = [];
     for (const [id, entry] of incoming) {
-      if (kept.has(id)) continue;
-      const document = documentOf(entry);
-      documents.push(document);
-      this.#documents.set(id, document);
       this.#byId.set(id, entry);
-      addedCount++;
+      if (!kept.has(id)) fresh.push([id, entry]);
     }
-    this.#index.addAll(documents);
-    return { added: addedCount, removed: removedCount };
+    let work = 0;
+    for (const id of stale) {
+      this.#index.remove(this.#documents.get(id)!);
+      this.#documents.delete(id);
+      if (++work % perStep === 0) yield;
+    }
+    let batch: SearchDocument[] = [];
+    for (const [id, entry] of fresh) {
+      const document = documentOf(entry);
+      this.#documents.set(id, document);
+      batch.push(document);
+      if (batch.length >= perStep) {
+        this.#index.addAll(batch);
+        batch = [];
+        yield;
+      }
+    }
+    this.#index.addAll(batch);
+    return { added: fresh.length, removed: stale.length };
   }
 
   /** Ranked hits: exact (case-insensitive) operation or alias matches first, then by score, operation, alias. */
@@ -126,8 +150,9 @@ export class CatalogueSearch {
     for (const result of this.#index.search(text)) scored.set(String(result.id), result.score);
     for (const [id, entry] of this.#byId) if (isExact(entry) && !scored.has(id)) scored.set(id, 0);
     const hits = [...scored].flatMap(([id, score]) => {
-      const entry = this.#byId.get(id)!;
-      return allow === undefined || allow(entry) ? [{ entry, score, exact: isExact(entry) }] : [];
+      // A document being re-indexed in steps (updateSteps) may name an entry that is gone.
+      const entry = this.#byId.get(id);
+      return entry !== undefined && (allow === undefined || allow(entry)) ? [{ entry, score, exact: isExact(entry) }] : [];
     });
     // Exact matches are lifted above the best inexact score so scores stay in ranking order.
     const top = Math.max(0, ...hits.filter((h) => !h.exact).map((h) => h.score));

@@ -67,6 +67,17 @@ export class Catalogue {
    * new ones, never a mix.
    */
   putSource(name: string, entries: readonly CatalogueEntry[]): void {
+    const steps = this.putSourceSteps(name, entries, Infinity);
+    for (let step = steps.next(); step.done !== true; step = steps.next());
+  }
+
+  /**
+   * `putSource` in steps, for a caller that gives the event loop back between them (a graph at the
+   * schema caps has thousands of operations): manifests are checked in steps of `perStep`, then the
+   * indexes change at once as in `putSource`; search text is re-indexed over the next steps (hits
+   * resolve to the new entries throughout).
+   */
+  *putSourceSteps(name: string, entries: readonly CatalogueEntry[], perStep: number): Generator<void, void, void> {
     const clash = [...this.#sources.keys()].find((other) => other !== name && other.toLowerCase() === name.toLowerCase());
     if (clash) throw new ToolgraphError('TG_BAD_REQUEST', `Catalogue source ${JSON.stringify(name)} clashes with source ${JSON.stringify(clash)}: source names must differ in more than case.`);
     const aliases = new Set<string>();
@@ -79,15 +90,22 @@ export class Catalogue {
       aliases.add(alias);
     }
     // Everything that can fail (the generated validator on each manifest) runs before anything changes.
-    const built = entries.map((entry) => [entry, materialize(this.#base, entry)] as const);
-    for (const [entry, manifest] of built) this.#manifests.set(entry, manifest);
+    const base = this.#base;
+    const built: (readonly [CatalogueEntry, SchemaManifest])[] = [];
+    for (const entry of entries) {
+      built.push([entry, materialize(base, entry)]);
+      if (built.length % perStep === 0) yield;
+    }
+    // The base URL may have moved meanwhile (setPublicBaseUrl): manifests carry the current one.
+    for (const [entry, manifest] of built) this.#manifests.set(entry, base === this.#base ? manifest : materialize(this.#base, entry));
     const previous = this.#sources.get(name) ?? [];
     this.#unindex(previous);
     this.#sources.set(name, [...entries]);
     if (!this.#ordinals.has(name)) this.#ordinals.set(name, this.#nextOrdinal++);
     this.#index(name, entries);
-    this.#search.update(previous, entries);
     this.#generation++;
+    if (perStep !== Infinity) yield;
+    yield* this.#search.updateSteps(previous, entries, perStep);
   }
 
   removeSource(name: string): boolean {

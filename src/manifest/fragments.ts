@@ -12,8 +12,8 @@ export function fragmentLength(schemaBytes: number, index: number): number {
   return Math.min(FRAGMENT_BYTES, schemaBytes - start);
 }
 
-/** Fragment `index` of `document` as a view (no copy), or undefined past the end. */
-export function fragmentOf(document: Uint8Array, index: number): Uint8Array | undefined {
+/** Fragment `index` of `document` (a view where the bytes lie in one piece), or undefined past the end. */
+export function fragmentOf(document: { readonly length: number; subarray(start: number, end: number): Uint8Array }, index: number): Uint8Array | undefined {
   if (!Number.isSafeInteger(index) || index < 0) return undefined;
   const start = index * FRAGMENT_BYTES;
   if (start >= document.length) return undefined;

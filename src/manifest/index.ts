@@ -20,10 +20,12 @@ export { manifestUri, fragmentUriTemplate, normalizeBaseUrl } from './public-url
 
 // Sources and the catalogue
 export type { JsonSchema, OperationSchema, SchemaSource } from './schema-source.ts';
-export { openApiSource, graphqlSource, toolActionSource, FEDERATION_ROOT_FIELDS } from './sources/index.ts';
+export { openApiSource, graphqlSource, toolActionSource, FEDERATION_ROOT_FIELDS, GraphqlSchemaEntries } from './sources/index.ts';
+export { PieceDocument } from './schema-document.ts';
+export type { SchemaDocument } from './schema-document.ts';
 export type { ToolAction } from './sources/index.ts';
 export { buildCatalogueEntries, buildCatalogueEntriesStrict, throwOnProblems } from './catalogue-entry.ts';
-export type { CatalogueEntry, ManifestCore, OperationProblem, BuiltEntries } from './catalogue-entry.ts';
+export type { CatalogueEntry, ManifestCore, OperationProblem, BuiltEntries, CanonicalOperation } from './catalogue-entry.ts';
 export { Catalogue, createCatalogue } from './catalogue.ts';
 export type { CatalogueOptions, CatalogueSearchResult } from './catalogue.ts';
 export { CatalogueSearch, tokenizeForSearch } from './catalogue-search.ts';
@@ -35,6 +37,7 @@ export type { StaticCatalogueOptions } from './create-static-catalogue.ts';
 export { watchGraphCatalogue, watchGraphCatalogues, DEFAULT_COALESCE_MS } from './watch-graph-catalogue.ts';
 export type {
   CatalogueChangeEvent, GraphCatalogueFeed, GraphsCatalogueFeed, GraphCatalogueWatch, WatchGraphCatalogueOptions, WatchGraphCataloguesOptions,
+  GraphEntriesSteps,
 } from './watch-graph-catalogue.ts';
 
 // HTTP

@@ -1,6 +1,6 @@
 import type { Logger } from '../log/index.ts';
 import type { Catalogue } from './catalogue.ts';
-import { buildCatalogueEntries } from './catalogue-entry.ts';
+import { buildCatalogueEntries, type BuiltEntries } from './catalogue-entry.ts';
 import { graphqlSource } from './sources/index.ts';
 
 /** The part of a change-feed event this module reads (the graph engine's ChangeEvent fits it). */
@@ -28,11 +28,28 @@ export const DEFAULT_COALESCE_MS = 20;
 
 /** A rebuild takes at most about 1 / (1 + this) of the process's time under a stream of label changes. */
 const SPACING_FACTOR = 4;
-const MAX_DELAY_MS = 1000;
+/** Long enough for the spacing to hold for the largest rebuilds the schema caps allow (seconds of background work). */
+const MAX_DELAY_MS = 30_000;
+/** Work done between two turns of the event loop by a rebuild in steps. */
+const SLICE_MS = 8;
+/** Manifests checked, or search documents re-indexed, per step when a source is put in steps. */
+const PUT_PER_STEP = 100;
+
+/**
+ * The entries of a graph's operations, built in steps (a generator yielding between them) so the
+ * rebuild gives the event loop back; one per watched graph, so it can keep what it built last.
+ */
+export type GraphEntriesSteps<C> = (catalogue: C) => Generator<void, BuiltEntries, void>;
 
 export interface WatchGraphCatalogueOptions<C> {
-  /** The graph's SDL for a catalogue (the engine helper's `sdlFromCatalogue`). */
-  sdlOf: (catalogue: C) => string;
+  /** The graph's SDL for a catalogue (the engine helper's `sdlFromCatalogue`); used when `stepsFor` is not given. */
+  sdlOf?: (catalogue: C) => string;
+  /**
+   * The incremental way (what `serve` uses): makes a graph's entry builder when the graph is first
+   * watched. Rebuilds then run in slices off the event loop's critical path, keep what did not
+   * change, and a graph's first build is scheduled rather than made at once.
+   */
+  stepsFor?: (graph: string, sourceName: string) => GraphEntriesSteps<C>;
   /** Catalogue source name; default `graph-<graphName>`. Pass `graph` to take over the static source. */
   sourceName?: string;
   logger?: Logger;
@@ -95,17 +112,20 @@ export function watchGraphCatalogues<C extends { readonly epoch: string }>(
   return rebuilder;
 }
 
-interface Tracked {
+interface Tracked<C> {
   readonly sourceName: string;
   /** The epoch the catalogue shows, or undefined when it shows nothing for the graph. */
   epoch: string | undefined;
+  readonly steps: GraphEntriesSteps<C>;
 }
 
 class CatalogueRebuilder<C extends { readonly epoch: string }> implements GraphCatalogueWatch {
   readonly #catalogue: Catalogue;
   readonly #engine: GraphCatalogueFeed<C>;
   readonly #options: WatchGraphCatalogueOptions<C>;
-  readonly #graphs = new Map<string, Tracked>();
+  readonly #graphs = new Map<string, Tracked<C>>();
+  /** A rebuild in steps is running (one at a time). */
+  #running = false;
   readonly #dirty = new Set<string>();
   #waiters: (() => void)[] = [];
   #timer: NodeJS.Timeout | undefined;
@@ -131,11 +151,24 @@ class CatalogueRebuilder<C extends { readonly epoch: string }> implements GraphC
     return undefined;
   }
 
-  /** Starts watching a graph; builds its source now (at start-up) or on the next rebuild. */
+  /**
+   * Starts watching a graph; builds its source now (at start-up) or on the next rebuild. With
+   * `stepsFor` the first build is always scheduled: a large schema must not hold start-up.
+   */
   track(graph: string, sourceName: string | undefined, now = true): void {
-    this.#graphs.set(graph, { sourceName: sourceName ?? `graph-${graph}`, epoch: undefined });
-    if (now) this.#rebuild(graph);
-    else this.#mark(graph);
+    const name = sourceName ?? `graph-${graph}`;
+    this.#graphs.set(graph, { sourceName: name, epoch: undefined, steps: this.#stepsOf(graph, name) });
+    if (now && this.#options.stepsFor === undefined) this.#rebuild(graph);
+    else this.#mark(graph, now);
+  }
+
+  #stepsOf(graph: string, sourceName: string): GraphEntriesSteps<C> {
+    if (this.#options.stepsFor !== undefined) return this.#options.stepsFor(graph, sourceName);
+    const sdlOf = this.#options.sdlOf;
+    if (sdlOf === undefined) throw new TypeError('watchGraphCatalogue needs sdlOf or stepsFor');
+    return function* (catalogue: C) {
+      return buildCatalogueEntries(graphqlSource(sourceName, sdlOf(catalogue)));
+    };
   }
 
   /** `graphOf` names the watched graph an event concerns, if any. */
@@ -149,7 +182,7 @@ class CatalogueRebuilder<C extends { readonly epoch: string }> implements GraphC
   }
 
   settled(): Promise<void> {
-    if (this.#dirty.size === 0 || this.#closed) return Promise.resolve();
+    if ((this.#dirty.size === 0 && !this.#running) || this.#closed) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
@@ -168,61 +201,116 @@ class CatalogueRebuilder<C extends { readonly epoch: string }> implements GraphC
     this.#release();
   }
 
-  /** Inside the commit: only remember the graph and make sure a rebuild is coming. */
-  #mark(graph: string): void {
+  /** Inside the commit: only remember the graph and make sure a rebuild is coming (`soon`: without the spacing). */
+  #mark(graph: string, soon = false): void {
     if (this.#closed) return;
     this.#dirty.add(graph);
-    if (this.#timer !== undefined) return;
-    const delay = Math.min(MAX_DELAY_MS, Math.max(this.#options.coalesceMs ?? DEFAULT_COALESCE_MS, this.#lastRebuildMs * SPACING_FACTOR));
-    this.#timer = setTimeout(() => this.#run(), delay);
+    if (this.#timer !== undefined || this.#running) return;
+    this.#schedule(soon);
+  }
+
+  #schedule(soon: boolean): void {
+    const least = soon ? 0 : this.#options.coalesceMs ?? DEFAULT_COALESCE_MS;
+    const delay = Math.min(MAX_DELAY_MS, Math.max(least, soon ? 0 : this.#lastRebuildMs * SPACING_FACTOR));
+    this.#timer = setTimeout(() => void this.#run(), delay);
     // A pending rebuild must not keep a process alive that has nothing else to do.
     this.#timer.unref();
   }
 
-  #run(): void {
+  async #run(): Promise<void> {
     this.#timer = undefined;
-    const started = performance.now();
-    const graphs = [...this.#dirty];
-    this.#dirty.clear();
-    for (const graph of graphs) this.#rebuild(graph);
-    this.#lastRebuildMs = performance.now() - started;
-    this.#release();
+    this.#running = true;
+    let busyMs = 0;
+    try {
+      const graphs = [...this.#dirty];
+      this.#dirty.clear();
+      for (const graph of graphs) {
+        if (this.#closed) return;
+        busyMs += await this.#rebuildInSlices(graph);
+      }
+    } finally {
+      this.#running = false;
+      // The time the rebuild held the event loop, not the turns it gave back, spaces the next one.
+      this.#lastRebuildMs = busyMs;
+      if (this.#dirty.size > 0 && !this.#closed) this.#schedule(false);
+      this.#release();
+    }
+  }
+
+  /** Rebuilds one graph's source in slices; answers the time spent working (the gaps left out). */
+  async #rebuildInSlices(graph: string): Promise<number> {
+    const tracked = this.#graphs.get(graph);
+    if (tracked === undefined) return 0;
+    const current = this.#currentCatalogue(graph);
+    if (current === undefined || current.epoch === tracked.epoch) return this.#rebuild(graph);
+    let busy = 0;
+    let sliceStart = performance.now();
+    try {
+      const steps = this.#rebuildSteps(tracked, current, PUT_PER_STEP);
+      for (;;) {
+        if (this.#closed || this.#graphs.get(graph) !== tracked) return busy;
+        const step = steps.next();
+        if (step.done === true) return busy + (performance.now() - sliceStart);
+        if (performance.now() - sliceStart >= SLICE_MS) {
+          busy += performance.now() - sliceStart;
+          await new Promise((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
+      }
+    } catch (error) {
+      this.#options.logger?.error({ err: error }, 'schema catalogue rebuild for a graph failed; the previous manifests stay');
+      return busy + (performance.now() - sliceStart);
+    }
+  }
+
+  /** A graph's entries, then putting them in the catalogue: steps, so either can give the event loop back. */
+  *#rebuildSteps(tracked: Tracked<C>, current: C, perStep: number): Generator<void, void, void> {
+    const { entries, problems } = yield* tracked.steps(current);
+    if (problems.length > 0) {
+      // Graph names never reach logs; operation names are labels of the graph, not its name.
+      this.#options.logger?.error({ problems: problems.map((p) => ({ operation: p.operation, code: p.code, reason: p.reason })) }, 'graph operations left out of the schema catalogue');
+    }
+    yield;
+    // Without stepsFor (small sources, tests) the source goes in at once, as it always did.
+    if (this.#options.stepsFor === undefined) this.#catalogue.putSource(tracked.sourceName, entries);
+    else yield* this.#catalogue.putSourceSteps(tracked.sourceName, entries, perStep);
+    tracked.epoch = current.epoch;
+  }
+
+  #currentCatalogue(graph: string): C | undefined {
+    try {
+      return this.#engine.view(graph)?.catalogue;
+    } catch {
+      return undefined;
+    }
   }
 
   #release(): void {
-    if (this.#dirty.size > 0) return;
+    if (this.#dirty.size > 0 || this.#running) return;
     const waiters = this.#waiters;
     this.#waiters = [];
     for (const resolve of waiters) resolve();
   }
 
-  #rebuild(graph: string): void {
+  /** Rebuilds one graph's source at once (start-up without stepsFor, refresh, a dropped graph); answers the time it took. */
+  #rebuild(graph: string): number {
+    const started = performance.now();
     const tracked = this.#graphs.get(graph);
-    if (tracked === undefined) return;
-    let current: C | undefined;
-    try {
-      current = this.#engine.view(graph)?.catalogue;
-    } catch {
-      current = undefined;
-    }
+    if (tracked === undefined) return 0;
+    const current = this.#currentCatalogue(graph);
     if (current === undefined) {
       if (tracked.epoch !== undefined) this.#catalogue.removeSource(tracked.sourceName);
       tracked.epoch = undefined;
       if (this.#forgetDropped) this.#graphs.delete(graph);
-      return;
+      return performance.now() - started;
     }
-    if (current.epoch === tracked.epoch) return;
-    const logger = this.#options.logger;
+    if (current.epoch === tracked.epoch) return 0;
     try {
-      const { entries, problems } = buildCatalogueEntries(graphqlSource(tracked.sourceName, this.#options.sdlOf(current)));
-      if (problems.length > 0) {
-        // Graph names never reach logs; operation names are labels of the graph, not its name.
-        logger?.error({ problems: problems.map((p) => ({ operation: p.operation, code: p.code, reason: p.reason })) }, 'graph operations left out of the schema catalogue');
-      }
-      this.#catalogue.putSource(tracked.sourceName, entries);
-      tracked.epoch = current.epoch;
+      const steps = this.#rebuildSteps(tracked, current, Infinity);
+      for (let step = steps.next(); step.done !== true; step = steps.next());
     } catch (error) {
-      logger?.error({ err: error }, 'schema catalogue rebuild for a graph failed; the previous manifests stay');
+      this.#options.logger?.error({ err: error }, 'schema catalogue rebuild for a graph failed; the previous manifests stay');
     }
+    return performance.now() - started;
   }
 }

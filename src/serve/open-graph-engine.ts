@@ -6,11 +6,15 @@ import { openPersistence } from '../graph/persist/open.ts';
 import type { Logger } from '../log/index.ts';
 import { writeLimitsOf } from './budget-limits.ts';
 import { DEMO_GRAPH } from './constants.ts';
+import { schemaCapsOf, type SchemaCapSettings } from './schema-caps.ts';
 
 export { DEMO_GRAPH };
 
-/** Where the graphs are kept, and the write caps (their defaults when left out); `acceptDataLoss` (TOOLGRAPH_ACCEPT_DATA_LOSS) is false when left out. */
-export type EngineSettings = Pick<ResolvedValues, 'persistence' | 'dataDir' | 'databaseUrl'> & Partial<Pick<ResolvedValues, 'acceptDataLoss' | 'writeMaxChanges' | 'writeMaxBatchBytes'>>;
+/**
+ * Where the graphs are kept, the write caps and the schema caps (their defaults when left out);
+ * `acceptDataLoss` (TOOLGRAPH_ACCEPT_DATA_LOSS) is false when left out.
+ */
+export type EngineSettings = Pick<ResolvedValues, 'persistence' | 'dataDir' | 'databaseUrl'> & Partial<Pick<ResolvedValues, 'acceptDataLoss' | 'writeMaxChanges' | 'writeMaxBatchBytes'>> & Partial<SchemaCapSettings>;
 
 export interface OpenGraphEngineOptions {
   /** Seed the reference graph as `demo` into a fresh store. Only `serve` does; CLI commands never seed. */
@@ -48,7 +52,7 @@ export async function openGraphEngine(values: EngineSettings, logger: Logger, op
   let engine: GraphEngine;
   try {
     // Every client batch (Cypher, GraphQL mutations, imports) is capped by the write_* settings.
-    engine = await GraphEngine.open({ persistence, logger, writeLimits: writeLimitsOf(values) });
+    engine = await GraphEngine.open({ persistence, logger, writeLimits: writeLimitsOf(values), ...(hasSchemaCaps(values) ? { schemaCaps: schemaCapsOf(values) } : {}) });
   } catch (error) {
     // A store that refuses to load (lost or damaged records) must not keep its lock: the operator's
     // next try may come from this same process (the CLI in tests, a supervisor in-process).
@@ -73,4 +77,9 @@ export async function openGraphEngine(values: EngineSettings, logger: Logger, op
     }
   }
   return engine;
+}
+
+function hasSchemaCaps(values: EngineSettings): values is EngineSettings & SchemaCapSettings {
+  return values.graphMaxLabels !== undefined && values.graphMaxEdgeTypes !== undefined && values.graphMaxPropertiesPerLabel !== undefined
+    && values.graphMaxSchemaFields !== undefined && values.graphMaxNameLength !== undefined;
 }

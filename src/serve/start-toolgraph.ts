@@ -2,7 +2,6 @@ import { ToolgraphError } from '../errors/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { GraphEngine } from '../graph/engine/index.ts';
 import { budgetMeters, createGraphqlSurface } from '../graph/graphql/index.ts';
-import { sdlFromCatalogue } from '../graph/schema/index.ts';
 import { createGraphService } from '../graph/service/index.ts';
 import { startHost, type HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
@@ -10,6 +9,7 @@ import { startOverloadMonitor, type LoadSource } from '../overload/index.ts';
 import { catalogueVisibility } from './catalogue-visibility.ts';
 import { createCatalogueService, createStaticCatalogue, watchGraphCatalogues, type GraphCatalogueWatch } from '../manifest/index.ts';
 import { openServeBearerAuth } from './bearer-auth.ts';
+import { graphEntriesSteps } from './graph-entries-steps.ts';
 import { allowedHostsOf, publicBaseUrl, refuseUnsafeExposure } from './exposure.ts';
 import { productCarrierPorts, type CarrierPorts } from './carrier-ports.ts';
 import { refuseSettingsOfMissingFeatures, UNSERVED_OPERATIONS } from './features-not-in-build.ts';
@@ -102,7 +102,7 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
     if (catalogue && engine) {
       // The demo graph replaces the static `graph` source (built from the same fixtures), so the
       // catalogue never lists the same operations twice.
-      const watching = watchGraphCatalogues(catalogue, engine, { sdlOf: sdlFromCatalogue, logger, sourceNameOf: (graph) => (graph === DEMO_GRAPH ? 'graph' : undefined) });
+      const watching = watchGraphCatalogues(catalogue, engine, { stepsFor: graphEntriesSteps, logger, sourceNameOf: (graph) => (graph === DEMO_GRAPH ? 'graph' : undefined) });
       watch = watching;
       cleanups.push(() => watching.close());
     }

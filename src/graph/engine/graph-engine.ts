@@ -3,6 +3,7 @@ import { ToolgraphError, describeValue, isToolgraphError } from '../../errors/in
 import { silentLogger, type Logger } from '../../log/index.ts';
 import type { LoadedState, LogRecord, PersistenceAdapter, SnapshotStream } from './persistence-port.ts';
 import { planBatch } from './batch-plan.ts';
+import { DEFAULT_SCHEMA_CAPS, checkSchemaGrowth, type SchemaCaps } from './schema-caps.ts';
 import { GraphTypes } from './graph-types.ts';
 import { ChangeFeed, type ChangeListener } from './change-feed.ts';
 import { GraphStore, freezeProps } from './graph-store.ts';
@@ -27,6 +28,8 @@ export interface GraphEngineOptions {
    * passes the TOOLGRAPH_WRITE_* settings. Replays and followed records are never capped.
    */
   writeLimits?: WriteLimits;
+  /** How far a graph's catalogue may grow through commits (replays are never refused). Default DEFAULT_SCHEMA_CAPS. */
+  schemaCaps?: SchemaCaps;
 }
 
 function storageError(error: unknown, what: string): ToolgraphError {
@@ -89,6 +92,7 @@ export class GraphEngine {
   readonly #newId: () => string;
   readonly #now: () => Date;
   readonly #writeLimits: WriteLimits | null;
+  readonly #schemaCaps: SchemaCaps;
   #unfollow: (() => Promise<void>) | undefined;
   #closed = false;
 
@@ -99,6 +103,7 @@ export class GraphEngine {
     this.#newId = options.newId ?? randomUUID;
     this.#now = options.now ?? (() => new Date());
     this.#writeLimits = options.writeLimits ?? null;
+    this.#schemaCaps = options.schemaCaps ?? DEFAULT_SCHEMA_CAPS;
     this.feed = new ChangeFeed(this.#logger);
   }
 
@@ -298,6 +303,7 @@ export class GraphEngine {
     // The engine's own policy batches (access) are not client writes: they are never capped.
     const meter = access || this.#writeLimits === null ? undefined : new WriteMeter(this.#writeLimits);
     const plan = planBatch(store, mutations, this.#newId, { access, ...(visible === undefined ? {} : { visible }), ...(meter === undefined ? {} : { meter }) });
+    checkSchemaGrowth(store, plan.mutations, this.#schemaCaps);
     const batch: CommittedBatch = {
       graph: name, version: store.version + 1, mutations: plan.mutations, committedAt: this.#now().toISOString(),
     };
@@ -451,6 +457,9 @@ export class GraphEngine {
       await state.release?.();
     }
     for (const record of state.records) this.#replay(record, true, false);
+    // Each graph's catalogue (and its epoch digest) is made once here, while the server is not serving
+    // yet, rather than inside the first request or commit that reads it.
+    for (const store of this.#graphs.values()) void store.catalogue.epoch;
     this.#logger.info({ graphs: this.#graphs.size, records: state.records.length, snapshots: state.snapshots.length }, 'graph engine recovered');
   }
 

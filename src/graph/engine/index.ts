@@ -9,6 +9,8 @@ export type { GraphEngineOptions, TransactBatch, TransactCommit } from './graph-
 export { ChangeFeed } from './change-feed.ts';
 export type { ChangeListener } from './change-feed.ts';
 export { GRAPH_NAME_PATTERN, GRAPHQL_NAME_PATTERN, MAX_NODE_ID_LENGTH, RESERVED_LABELS, assertGraphName, assertGraphqlName, assertNodeId } from './names.ts';
+export { DEFAULT_SCHEMA_CAPS, SCHEMA_CAP_SETTINGS } from './schema-caps.ts';
+export type { SchemaCaps } from './schema-caps.ts';
 export { compareIds, idSortKey } from './id-order.ts';
 export { kindOf } from './property-values.ts';
 export { mutationChanges, mutationJsonSize, numberJsonSize, propertiesJsonSize, propertyJsonSize } from './json-size.ts';

@@ -1,6 +1,5 @@
 import type { GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
 import type { ExecState } from './exec-state.ts';
-import type { GraphSchemaParts } from './graph-schema.ts';
 import { NullBubble } from './graphql-errors.ts';
 import { queryRootValue } from './execute-query.ts';
 
@@ -27,38 +26,26 @@ const resolveLabel = (value: object, context: ResolverContext): string | undefin
  * Resolvers for graphql-js, used only for operations that mix introspection (`__schema`,
  * `__type`) with our fields: each Query field runs the same executor as the fast path and every
  * object field reads the value it shaped, so both paths give the same data. Mutations always run
- * through the executor (mutation-batch.ts), never through these.
+ * through the executor (mutation-batch.ts), never through these. The schema assembler puts
+ * `rootField` on every Query field, `shapedField` on every field of a label, connection or result
+ * type, and `resolveLabel` on Node and every union.
  */
-export function genericResolvers(parts: GraphSchemaParts): Record<string, Record<string, unknown>> {
-  const resolvers: Record<string, Record<string, unknown>> = {};
-  const query: Record<string, unknown> = { _entities: rootField, _service: rootField };
-  const objectTypes = ['PageInfo', 'DeleteResult', 'EdgeResult', '_Service'];
-  for (const label of parts.model.labels) {
-    query[label.label] = rootField;
-    query[label.connectionType] = rootField;
-    objectTypes.push(label.label, label.connectionType, label.edgeType);
-  }
-  resolvers['Query'] = query;
-  for (const type of objectTypes) {
-    resolvers[type] = Object.fromEntries(fieldNames(type, parts).map((f) => [f, shapedField]));
-  }
-  for (const union of ['Node', '_Entity', ...parts.model.unions.map((u) => u.name)]) {
-    resolvers[union] = { __resolveType: resolveLabel };
-  }
-  return resolvers;
-}
+export const GENERIC_RESOLVERS = Object.freeze({
+  // graphql-js hands them the shaped values and our context; the assembled schema itself is untyped.
+  rootField: rootField as GraphQLFieldResolver<unknown, unknown>,
+  shapedField: shapedField as GraphQLFieldResolver<unknown, unknown>,
+  resolveLabel: resolveLabel as (value: unknown, context: unknown) => string | undefined,
+});
 
-/** The fields of an object type we shape: labels' fields, and those of the fixed result types. */
-function fieldNames(type: string, parts: GraphSchemaParts): string[] {
-  const plan = parts.labels.get(type);
-  if (plan) return [...plan.fields.keys()];
-  if (parts.connectionTypes.has(type)) return ['edges', 'pageInfo'];
-  if (parts.edgeTypes.has(type)) return ['node', 'cursor'];
-  switch (type) {
-    case 'PageInfo': return ['hasNextPage', 'hasPreviousPage', 'startCursor', 'endCursor'];
-    case 'DeleteResult': return ['ok', 'id'];
-    case 'EdgeResult': return ['ok'];
-    case '_Service': return ['sdl'];
-    default: return [];
-  }
+/** The resolvers of the types every graph's schema has (buildSubgraphSchema's form). */
+export function fixedTypeResolvers(): Record<string, Record<string, unknown>> {
+  const shaped = (fields: readonly string[]) => Object.fromEntries(fields.map((f) => [f, shapedField]));
+  return {
+    Query: { _service: rootField },
+    Node: { __resolveType: resolveLabel },
+    PageInfo: shaped(['hasNextPage', 'hasPreviousPage', 'startCursor', 'endCursor']),
+    DeleteResult: shaped(['ok', 'id']),
+    EdgeResult: shaped(['ok']),
+    _Service: shaped(['sdl']),
+  };
 }

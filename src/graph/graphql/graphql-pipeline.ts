@@ -12,6 +12,7 @@ import { executeOperation, selectOperation, type GraphqlRequestContext } from '.
 import { checkParams, requireQuery } from './check-params.ts';
 import { gateOperation } from './operation-gate.ts';
 import { GraphSchemaCache } from './graph-schema.ts';
+import { warmSchemaAssembly } from './schema-assembler.ts';
 import { formatError, graphqlError, httpHintOf, toGraphQLError } from './graphql-errors.ts';
 import type { GraphqlOptions } from './graphql-options.ts';
 import { sha256Hex } from './trusted-documents.ts';
@@ -268,6 +269,7 @@ export class GraphqlPipeline {
   readonly options: GraphqlOptions;
 
   constructor(pipeline: GraphqlPipelineOptions) {
+    warmSchemaAssembly();
     const { options, logger } = pipeline;
     this.#engine = pipeline.engine;
     this.#meter = pipeline.meter ?? (() => UNMETERED);
@@ -316,7 +318,7 @@ export class GraphqlPipeline {
 
   /** The GraphQL schema a request to `graph` runs against now (its catalogue epoch's). */
   schemaOf(graph: string): GraphqlRequestContext['graphSchema'] {
-    return this.#schemas.get(this.#engine.view(graph).catalogue);
+    return this.#schemas.get(this.#engine.view(graph).catalogue, graph);
   }
 
   /**
@@ -337,8 +339,12 @@ export class GraphqlPipeline {
     const { graph, principal } = request;
     this.requireReadable(graph, principal);
     requireScope(principal, ANY_GRAPHQL_SCOPE, 'A GraphQL request');
+    const catalogue = this.#engine.view(graph).catalogue;
+    // After a schema change the next request builds the new schema, once for a burst of changes,
+    // spreading a large first build over turns of the event loop (see GraphSchemaCache.load).
+    const graphSchema = this.#schemas.cached(catalogue, graph) ?? await this.#schemas.load(catalogue, graph);
     const meter = this.#meter();
-    const context: GraphqlRequestContext = { graph, principal, engine: this.#engine, graphSchema: this.schemaOf(graph), meter };
+    const context: GraphqlRequestContext = { graph, principal, engine: this.#engine, graphSchema, meter };
     let result: ExecutionResult;
     try {
       // Most requests run synchronously from here (a prepared document, a query): no promise to wait for.

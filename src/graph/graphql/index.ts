@@ -8,7 +8,7 @@ export { GRAPHQL_BODY_LIMIT, graphqlOptionsFrom } from './graphql-options.ts';
 export type { GraphqlLimits, GraphqlOptions } from './graphql-options.ts';
 export { UNMETERED } from './exec-state.ts';
 export type { ExecState, ExecutionMeter } from './exec-state.ts';
-export { GraphSchemaCache, buildGraphSchema } from './graph-schema.ts';
+export { GraphSchemaBuilder, GraphSchemaCache, buildGraphSchema } from './graph-schema.ts';
 export type { GraphSchema, LabelPlan, NodeField, RootField } from './graph-schema.ts';
 export { executeOperation } from './execute-operation.ts';
 export type { GraphqlRequestContext } from './execute-operation.ts';

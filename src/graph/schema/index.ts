@@ -1,3 +1,3 @@
 export { FEDERATION_LINK, sdlFromCatalogue, sdlFromModel } from './sdl-from-catalogue.ts';
-export { PAGINATION_ARGS, pascalCase, schemaModelFromCatalogue } from './schema-model.ts';
+export { PAGINATION_ARGS, pascalCase, schemaModelFromCatalogue, schemaModelSteps } from './schema-model.ts';
 export type { EdgeField, LabelModel, PropertyField, SchemaModel, UnionModel } from './schema-model.ts';

@@ -1,5 +1,5 @@
 import { ToolgraphError } from '../../errors/index.ts';
-import type { GraphCatalogue, PropertyType } from '../engine/index.ts';
+import type { GraphCatalogue, LabelInfo, PropertyType } from '../engine/index.ts';
 
 /**
  * How the catalogue maps to GraphQL, as data: the SDL printer and the resolvers read the same
@@ -75,8 +75,78 @@ export function pascalCase(name: string): string {
   return parts.map((p) => (p === p.toUpperCase() ? p.charAt(0) + p.slice(1).toLowerCase() : p.charAt(0).toUpperCase() + p.slice(1))).join('') || 'Edge';
 }
 
-export function schemaModelFromCatalogue(catalogue: GraphCatalogue): SchemaModel {
+/** A label's property fields and filters, built once per LabelInfo (GraphTypes keeps the object while the label's properties stay). */
+const propertyParts = new WeakMap<LabelInfo, PropertyParts>();
+
+interface PropertyParts {
+  readonly properties: readonly PropertyField[];
+  readonly filters: readonly PropertyField[];
+  /** `id` and the property names: what an edge field's name must not take. */
+  readonly names: ReadonlySet<string>;
+}
+/** The model last built from a LabelInfo: reused while its edges and names stay, so consumers can cache per LabelModel object. */
+const labelModels = new WeakMap<LabelInfo, LabelModel>();
+
+function propertiesOf(info: LabelInfo): PropertyParts {
+  let parts = propertyParts.get(info);
+  if (parts === undefined) {
+    const properties: PropertyField[] = Object.entries(info.properties).map(([name, type]) => ({
+      kind: 'property', name, type, graphqlType: graphqlTypeOf(type),
+    }));
+    parts = {
+      properties,
+      filters: properties.filter((p) => !p.type.startsWith('[') && !PAGINATION_ARGS.has(p.name)),
+      names: new Set(['id', ...properties.map((p) => p.name)]),
+    };
+    propertyParts.set(info, parts);
+  }
+  return parts;
+}
+
+function sameEdges(a: readonly EdgeField[], b: readonly EdgeField[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.name !== y.name || x.edgeType !== y.edgeType || x.direction !== y.direction || x.targetType !== y.targetType || x.labels.length !== y.labels.length) return false;
+    for (let j = 0; j < x.labels.length; j++) if (x.labels[j] !== y.labels[j]) return false;
+  }
+  return true;
+}
+
+/** An edge field before its name is settled against the label's property names. */
+interface RawEdge {
+  readonly edgeType: string;
+  readonly direction: 'out' | 'in';
+  readonly labels: readonly string[];
+  readonly targetType: string;
+}
+
+/** What the labels' names and the edge types decide: type names, unions, and each label's edges. */
+interface Structure {
+  readonly labelNames: readonly string[];
+  readonly edgeTypes: GraphCatalogue['edgeTypes'];
+  readonly connections: ReadonlyMap<string, readonly [string, string]>;
+  readonly unions: readonly UnionModel[];
+  readonly raw: ReadonlyMap<string, readonly RawEdge[]>;
+}
+
+/** The last structure built: a property change leaves names and edge types as they were, so the next model reuses it. */
+let lastStructure: Structure | undefined;
+/** A label's edge fields, settled for one structure and its property names. */
+const settledEdges = new WeakMap<LabelInfo, { readonly structure: Structure; readonly edges: readonly EdgeField[] }>();
+
+function sameStructure(structure: Structure, labelNames: readonly string[], edgeTypes: GraphCatalogue['edgeTypes']): boolean {
+  if (structure.labelNames.length !== labelNames.length || structure.edgeTypes.length !== edgeTypes.length) return false;
+  for (let i = 0; i < labelNames.length; i++) if (structure.labelNames[i] !== labelNames[i]) return false;
+  // GraphTypes hands out the same EdgeTypeInfo object while an edge type's pairs stay.
+  for (let i = 0; i < edgeTypes.length; i++) if (structure.edgeTypes[i] !== edgeTypes[i]) return false;
+  return true;
+}
+
+function structureOf(catalogue: GraphCatalogue): Structure {
   const labelNames = catalogue.labels.map((l) => l.label);
+  if (lastStructure !== undefined && sameStructure(lastStructure, labelNames, catalogue.edgeTypes)) return lastStructure;
   const taken = new Set<string>([...FIXED_TYPES, ...labelNames]);
   const claim = (name: string, why: string): string => {
     if (taken.has(name)) {
@@ -118,32 +188,82 @@ export function schemaModelFromCatalogue(catalogue: GraphCatalogue): SchemaModel
   }
   unions.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
-  const labels: LabelModel[] = catalogue.labels.map((info) => {
-    const properties: PropertyField[] = Object.entries(info.properties).map(([name, type]) => ({
-      kind: 'property', name, type, graphqlType: graphqlTypeOf(type),
-    }));
-    const used = new Set<string>(['id', ...properties.map((p) => p.name)]);
-    const edges: EdgeField[] = [];
-    const addEdges = (map: Map<string, string[]> | undefined, direction: 'out' | 'in'): void => {
+  const raw = new Map<string, RawEdge[]>();
+  for (const label of labelNames) {
+    const edges: RawEdge[] = [];
+    const add = (map: Map<string, string[]> | undefined, direction: 'out' | 'in'): void => {
       if (!map) return;
       for (const edgeType of [...map.keys()].sort()) {
         const others = [...new Set(map.get(edgeType))].sort();
-        let name = direction === 'out' ? edgeType : `${edgeType}_in`;
-        while (used.has(name)) name = `${name}_edge`;
-        used.add(name);
         const targetType = others.length === 1 ? others[0]! : unionName.get(`${direction}\u0000${edgeType}`)!;
-        edges.push({ kind: 'edge', name, edgeType, direction, labels: others, targetType });
+        edges.push({ edgeType, direction, labels: others, targetType });
       }
     };
-    addEdges(outgoing.get(info.label), 'out');
-    addEdges(incoming.get(info.label), 'in');
-    const [connectionType, edgeType] = connections.get(info.label)!;
-    return {
-      label: info.label, properties, edges, connectionType, edgeType,
-      filters: properties.filter((p) => !p.type.startsWith('[') && !PAGINATION_ARGS.has(p.name)),
-    };
-  });
-  return { epoch: catalogue.epoch, labels, unions };
+    add(outgoing.get(label), 'out');
+    add(incoming.get(label), 'in');
+    if (edges.length > 0) raw.set(label, edges);
+  }
+  lastStructure = { labelNames, edgeTypes: catalogue.edgeTypes, connections, unions, raw };
+  return lastStructure;
+}
+
+const NO_EDGES: readonly EdgeField[] = Object.freeze([]);
+
+/** A property wins over an edge field of the same name: the edge field takes `_edge` until it is free. */
+function edgesOf(info: LabelInfo, structure: Structure, names: ReadonlySet<string>): readonly EdgeField[] {
+  const settled = settledEdges.get(info);
+  if (settled?.structure === structure) return settled.edges;
+  const raw = structure.raw.get(info.label);
+  let edges = NO_EDGES;
+  if (raw !== undefined) {
+    const taken = new Set<string>();
+    edges = raw.map(({ edgeType, direction, labels, targetType }) => {
+      let name = direction === 'out' ? edgeType : `${edgeType}_in`;
+      while (names.has(name) || taken.has(name)) name = `${name}_edge`;
+      taken.add(name);
+      return { kind: 'edge', name, edgeType, direction, labels, targetType };
+    });
+  }
+  settledEdges.set(info, { structure, edges });
+  return edges;
+}
+
+/**
+ * The model of a catalogue. A label whose LabelInfo, edges and type names are as in the last model
+ * built from that LabelInfo gets the same LabelModel object back (with the same property arrays), so
+ * a schema change costs the labels it touches, and consumers (the GraphQL schema builder, the
+ * executor's plans) can cache per LabelModel. A change of properties only reuses the type names,
+ * unions and edges of the last model too.
+ */
+export function schemaModelFromCatalogue(catalogue: GraphCatalogue): SchemaModel {
+  const steps = schemaModelSteps(catalogue);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/** schemaModelFromCatalogue as steps (one per hundred labels), for callers that give the event loop back between them. */
+export function* schemaModelSteps(catalogue: GraphCatalogue): Generator<void, SchemaModel, void> {
+  const structure = structureOf(catalogue);
+  const labels: LabelModel[] = [];
+  for (const info of catalogue.labels) {
+    labels.push(labelModelOf(info, structure));
+    if (labels.length % 100 === 0) yield;
+  }
+  return { epoch: catalogue.epoch, labels, unions: structure.unions };
+}
+
+function labelModelOf(info: LabelInfo, structure: Structure): LabelModel {
+  const { properties, filters, names } = propertiesOf(info);
+  const edges = edgesOf(info, structure, names);
+  const [connectionType, edgeType] = structure.connections.get(info.label)!;
+  const previous = labelModels.get(info);
+  if (previous !== undefined && previous.connectionType === connectionType && previous.edgeType === edgeType
+    && (previous.edges === edges || sameEdges(previous.edges, edges))) return previous;
+  const model: LabelModel = { label: info.label, properties, edges, connectionType, edgeType, filters };
+  labelModels.set(info, model);
+  return model;
 }
 
 function push(map: Map<string, Map<string, string[]>>, a: string, type: string, b: string): void {

@@ -42,6 +42,32 @@ function printConnection(label: LabelModel): string {
   ].join('\n');
 }
 
+/** A label's lines of the SDL, printed once per LabelModel (the model keeps the object while the label is unchanged). */
+interface LabelText {
+  readonly query: string;
+  readonly subscription: string;
+  readonly type: string;
+  readonly connection: string;
+}
+
+const labelTexts = new WeakMap<LabelModel, LabelText>();
+
+function labelText(label: LabelModel): LabelText {
+  let text = labelTexts.get(label);
+  if (text === undefined) {
+    const filters = filterArgs(label);
+    const list = `  ${label.label}(first: Int, limit: Int, ${filters}): [${label.label}!]!`;
+    text = {
+      query: `${list}\n  ${label.connectionType}(first: Int, last: Int, after: String, before: String, cursor: String, ${filters}): ${label.connectionType}!`,
+      subscription: list,
+      type: printLabel(label),
+      connection: printConnection(label),
+    };
+    labelTexts.set(label, text);
+  }
+  return text;
+}
+
 /** Prints the model; see schema-model.ts for the naming rules. */
 export function sdlFromModel(model: SchemaModel): string {
   const out: string[] = [FEDERATION_LINK, '', '"""Arbitrary JSON: the props of createNode and the set of updateNode."""', 'scalar JSON', ''];
@@ -49,10 +75,9 @@ export function sdlFromModel(model: SchemaModel): string {
   const query = ['type Query {'];
   const subscription = ['type Subscription {'];
   for (const label of model.labels) {
-    const filters = filterArgs(label);
-    query.push(`  ${label.label}(first: Int, limit: Int, ${filters}): [${label.label}!]!`);
-    query.push(`  ${label.connectionType}(first: Int, last: Int, after: String, before: String, cursor: String, ${filters}): ${label.connectionType}!`);
-    subscription.push(`  ${label.label}(first: Int, limit: Int, ${filters}): [${label.label}!]!`);
+    const text = labelText(label);
+    query.push(text.query);
+    subscription.push(text.subscription);
   }
   query.push('}');
   subscription.push('}');
@@ -74,9 +99,9 @@ export function sdlFromModel(model: SchemaModel): string {
   }
 
   out.push('"""A node of any label."""', 'interface Node {\n  id: ID!\n}', '');
-  for (const label of model.labels) out.push(printLabel(label), '');
+  for (const label of model.labels) out.push(labelText(label).type, '');
   for (const union of model.unions) out.push(`union ${union.name} = ${union.members.join(' | ')}`, '');
-  for (const label of model.labels) out.push(printConnection(label), '');
+  for (const label of model.labels) out.push(labelText(label).connection, '');
 
   out.push(
     'type PageInfo @shareable {\n  hasNextPage: Boolean!\n  hasPreviousPage: Boolean!\n  startCursor: String\n  endCursor: String\n}', '',

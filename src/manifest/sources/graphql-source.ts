@@ -8,11 +8,11 @@ import type { JsonValue } from '../canonical-json.ts';
 import type { JsonSchema, OperationSchema, SchemaSource } from '../schema-source.ts';
 import { sha256Hex } from '../sha256.ts';
 
-const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+export const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 /** Federation plumbing, not operations an agent calls: left out of the catalogue (docs/catalogue.md). */
 export const FEDERATION_ROOT_FIELDS: readonly string[] = ['_service', '_entities'];
 
-type Schema = Record<string, JsonValue>;
+export type Schema = Record<string, JsonValue>;
 
 /**
  * Every root Query and Mutation field of a GraphQL SDL (federation subgraph SDL included). Input: an
@@ -24,15 +24,55 @@ type Schema = Record<string, JsonValue>;
 export function graphqlSource(name: string, sdlBytes: string | Uint8Array): SchemaSource {
   const bytes = typeof sdlBytes === 'string' ? Buffer.from(sdlBytes, 'utf8') : sdlBytes;
   const schema = schemaFromSdl(Buffer.from(bytes).toString('utf8'));
-  const operations: OperationSchema[] = [];
+  const operations = rootOperations(schema).map(({ kind, root, field }) => convertField(schema, kind, root, field));
+  return { name, sourceSha256: sha256Hex(bytes), operations };
+}
+
+/** A root field that is an operation of the catalogue. */
+export interface RootOperation {
+  readonly kind: 'Query' | 'Mutation';
+  readonly root: GraphQLObjectType;
+  readonly field: GraphQLField<unknown, unknown>;
+}
+
+/** Every root Query and Mutation field but federation's plumbing, in schema order: the operations of a GraphQL source. */
+export function rootOperations(schema: GraphQLSchema): RootOperation[] {
+  const operations: RootOperation[] = [];
   for (const [kind, root] of [['Query', schema.getQueryType()], ['Mutation', schema.getMutationType()]] as const) {
     if (!root) continue;
     for (const field of Object.values(root.getFields())) {
       if (FEDERATION_ROOT_FIELDS.includes(field.name)) continue;
-      operations.push(convertField(schema, kind, root, field));
+      operations.push({ kind, root, field });
     }
   }
-  return { name, sourceSha256: sha256Hex(bytes), operations };
+  return operations;
+}
+
+/** The description of an operation: `GraphQL Query.<field>`, then the field's own description. */
+export function operationDescription({ kind, root, field }: RootOperation): string {
+  const label = `${kind === root.name ? kind : `${kind} (${root.name})`}.${field.name}`;
+  return [`GraphQL ${label}`, field.description ?? ''].filter((t) => t.length > 0).join(': ');
+}
+
+/** The input schema of a root field: an object of its arguments (complete, with any `$defs`). */
+export function inputSchemaOf(schema: GraphQLSchema, field: GraphQLField<unknown, unknown>): Schema {
+  const inputs = new TypeConverter(schema);
+  const properties: Schema = {};
+  const required: string[] = [];
+  for (const arg of field.args) {
+    properties[arg.name] = inputs.inputValue(arg);
+    if (isNonNullType(arg.type) && arg.astNode?.defaultValue === undefined) required.push(arg.name);
+  }
+  const input: Schema = {
+    $schema: DIALECT,
+    type: 'object',
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+  };
+  const inputDefs = inputs.defs();
+  if (inputDefs) input['$defs'] = inputDefs;
+  return input;
 }
 
 function schemaFromSdl(sdl: string): GraphQLSchema {
@@ -61,41 +101,34 @@ function isTypeDefinition(definition: DefinitionNode): boolean {
 }
 
 function convertField(schema: GraphQLSchema, kind: 'Query' | 'Mutation', root: GraphQLObjectType, field: GraphQLField<unknown, unknown>): OperationSchema {
-  const inputs = new TypeConverter(schema);
-  const properties: Schema = {};
-  const required: string[] = [];
-  for (const arg of field.args) {
-    properties[arg.name] = inputs.inputValue(arg);
-    if (isNonNullType(arg.type) && arg.astNode?.defaultValue === undefined) required.push(arg.name);
-  }
-  const input: Schema = {
-    $schema: DIALECT,
-    type: 'object',
-    properties,
-    ...(required.length > 0 ? { required } : {}),
-    additionalProperties: false,
-  };
-  const inputDefs = inputs.defs();
-  if (inputDefs) input['$defs'] = inputDefs;
+  const input = inputSchemaOf(schema, field);
   const outputs = new TypeConverter(schema);
   const output: Schema = { $schema: DIALECT, ...outputs.type(field.type) };
   const outputDefs = outputs.defs();
   if (outputDefs) output['$defs'] = outputDefs;
-  const label = `${kind === root.name ? kind : `${kind} (${root.name})`}.${field.name}`;
   return {
     operation: field.name,
-    description: [`GraphQL ${label}`, field.description ?? ''].filter((t) => t.length > 0).join(': '),
+    description: operationDescription({ kind, root, field }),
     input: input as JsonSchema,
     output: output as JsonSchema,
   };
 }
 
-class TypeConverter {
+/**
+ * GraphQL types to JSON Schema. A deep converter (the default) defines every named type it reaches
+ * into its `$defs`; a shallow one defines none and only records the names it refers to (`refs`), so
+ * each type's definition can be made once and shared (see graphql-schema-entries.ts).
+ */
+export class TypeConverter {
   readonly #defs = new Map<string, Schema>();
   readonly #schema: GraphQLSchema;
+  readonly #shallow: boolean;
+  /** Named types referred to by `$ref` (shallow converters). */
+  readonly refs = new Set<string>();
 
-  constructor(schema: GraphQLSchema) {
+  constructor(schema: GraphQLSchema, shallow = false) {
     this.#schema = schema;
+    this.#shallow = shallow;
   }
 
   /** The `$defs` object, names in code-point order, or undefined when no named type was reached. */
@@ -123,7 +156,8 @@ class TypeConverter {
     if (isListType(type)) return { type: 'array', items: this.type(type.ofType) };
     const named = getNamedType(type) as GraphQLNamedType;
     if (isScalarType(named)) return scalarSchema(named.name, named.description);
-    this.#define(named);
+    if (this.#shallow) this.refs.add(named.name);
+    else this.#define(named);
     return { $ref: `#/$defs/${named.name}` };
   }
 
@@ -131,6 +165,17 @@ class TypeConverter {
     if (this.#defs.has(named.name)) return;
     const def: Schema = {};
     this.#defs.set(named.name, def); // placed first so recursive references stop here
+    this.#fill(def, named);
+  }
+
+  /** The `$defs` entry of one named type (a shallow converter records what it refers to in `refs`). */
+  definitionOf(named: GraphQLNamedType): Schema {
+    const def: Schema = {};
+    this.#fill(def, named);
+    return def;
+  }
+
+  #fill(def: Schema, named: GraphQLNamedType): void {
     if (named.description) def['description'] = named.description;
     if (isEnumType(named)) {
       def['type'] = 'string';

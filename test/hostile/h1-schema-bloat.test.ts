@@ -19,7 +19,9 @@ import { startToolgraph, type RunningToolgraph } from '../../src/serve/index.ts'
 
 const home = mkdtempSync(join(tmpdir(), 'tg-h1-'));
 const dataDir = join(home, 'data');
-const config = () => resolveConfig({ env: { HOME: home, PORT: '0', TOOLGRAPH_PERSISTENCE: 'file', TOOLGRAPH_DATA_DIR: dataDir, LOG_LEVEL: 'silent' } });
+// The write caps are raised out of the way: with the defaults, a 20,000-property createNode is already
+// refused for its 20,001 changes (TG_WRITE_TOO_LARGE, TOOLGRAPH_WRITE_MAX_CHANGES); here the schema caps alone must hold.
+const config = () => resolveConfig({ env: { HOME: home, PORT: '0', TOOLGRAPH_PERSISTENCE: 'file', TOOLGRAPH_DATA_DIR: dataDir, LOG_LEVEL: 'silent', TOOLGRAPH_WRITE_MAX_CHANGES: '1000000' } });
 
 let running: RunningToolgraph | undefined;
 afterAll(async () => {

@@ -8,6 +8,7 @@ import type { ExecState, ExecutionMeter } from './exec-state.ts';
 import { executeQueryFields } from './execute-query.ts';
 import type { GraphSchema } from './graph-schema.ts';
 import { graphqlError } from './graphql-errors.ts';
+import type { OperationPricing } from './price-operation.ts';
 import { executeMutationFields } from './mutation-batch.ts';
 import { visibleView, type GraphqlEngine } from './visible-view.ts';
 
@@ -18,6 +19,8 @@ export interface GraphqlRequestContext {
   readonly engine: GraphqlEngine;
   readonly graphSchema: GraphSchema;
   readonly meter: ExecutionMeter;
+  /** Cost analysis after variable coercion (price-operation.ts). */
+  readonly pricing: OperationPricing;
   /** Set by the executor for graphql-js resolvers (see generic-resolvers.ts). */
   state?: ExecState;
 }
@@ -81,11 +84,16 @@ export function executeOperation(args: ExecutionArgs): ExecutionResult | Promise
       })),
     };
   }
+  const variables = coerced.coerced ?? NO_VARIABLES;
+  const fragments = fragmentsOf(args.document);
+  // Priced with the variables' values, before anything is read.
+  const refused = context.pricing.refusal(args.schema, operation, fragments, variables);
+  if (refused !== null) return { errors: [refused] };
   const state: ExecState = {
     graphSchema: context.graphSchema,
     view: visibleView(context.engine, context.graph, context.principal),
-    variables: coerced.coerced ?? NO_VARIABLES,
-    fragments: fragmentsOf(args.document),
+    variables,
+    fragments,
     errors: [],
     meter: context.meter,
     labels: null,

@@ -11,6 +11,7 @@ import { UNMETERED, type ExecutionMeter } from './exec-state.ts';
 import { executeOperation, selectOperation, type GraphqlRequestContext } from './execute-operation.ts';
 import { checkParams, requireQuery } from './check-params.ts';
 import { gateOperation } from './operation-gate.ts';
+import { OperationPricing } from './price-operation.ts';
 import { GraphSchemaCache } from './graph-schema.ts';
 import { formatError, graphqlError, httpHintOf, toGraphQLError } from './graphql-errors.ts';
 import type { GraphqlOptions } from './graphql-options.ts';
@@ -264,6 +265,7 @@ export class GraphqlPipeline {
   readonly #yoga: YogaServer<Record<string, unknown>, Record<string, unknown>>;
   readonly #onParams: OnParams[];
   readonly #meter: () => ExecutionMeter;
+  readonly #pricing: OperationPricing;
   readonly #logger: Logger;
   readonly options: GraphqlOptions;
 
@@ -271,6 +273,7 @@ export class GraphqlPipeline {
     const { options, logger } = pipeline;
     this.#engine = pipeline.engine;
     this.#meter = pipeline.meter ?? (() => UNMETERED);
+    this.#pricing = new OperationPricing(options.limits);
     this.#logger = logger;
     this.options = options;
     const trusted = options.trustedDocuments;
@@ -338,7 +341,9 @@ export class GraphqlPipeline {
     this.requireReadable(graph, principal);
     requireScope(principal, ANY_GRAPHQL_SCOPE, 'A GraphQL request');
     const meter = this.#meter();
-    const context: GraphqlRequestContext = { graph, principal, engine: this.#engine, graphSchema: this.schemaOf(graph), meter };
+    const context: GraphqlRequestContext = {
+      graph, principal, engine: this.#engine, graphSchema: this.schemaOf(graph), meter, pricing: this.#pricing,
+    };
     let result: ExecutionResult;
     try {
       // Most requests run synchronously from here (a prepared document, a query): no promise to wait for.

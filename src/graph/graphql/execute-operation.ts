@@ -21,6 +21,8 @@ export interface GraphqlRequestContext {
   readonly meter: ExecutionMeter;
   /** Cost analysis after variable coercion (price-operation.ts). */
   readonly pricing: OperationPricing;
+  /** Most items a list field without a page may return (TOOLGRAPH_GRAPHQL_LIST_LIMIT). */
+  readonly listLimit: number;
   /** Set by the executor for graphql-js resolvers (see generic-resolvers.ts). */
   state?: ExecState;
 }
@@ -96,6 +98,7 @@ export function executeOperation(args: ExecutionArgs): ExecutionResult | Promise
     fragments,
     errors: [],
     meter: context.meter,
+    listLimit: context.listLimit,
     labels: null,
   };
   if (operation.operation === 'mutation') {

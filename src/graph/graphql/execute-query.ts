@@ -7,6 +7,7 @@ import { collectFields, subSelections, type CollectedFields } from './collect-fi
 import { connectionPage, decodeCursor, encodeCursor } from './connection-page.ts';
 import type { ExecState } from './exec-state.ts';
 import { NullBubble, graphqlError, toGraphQLError } from './graphql-errors.ts';
+import { overListLimit } from './list-limit.ts';
 import { pageSize, shapeNodes, type Shaped } from './shape-nodes.ts';
 
 function rootField(state: ExecState, name: string): GraphQLField<unknown, unknown> {
@@ -72,10 +73,40 @@ function optionalString(args: Record<string, unknown>, name: string): string | u
 function labelList(state: ExecState, label: string, key: string, nodes: readonly FieldNode[]): Shaped[] {
   const args = rootArguments(state, label, nodes[0]!);
   const count = pageSize(optionalInt(args, 'first'), optionalInt(args, 'limit'), () => ({ nodes, path: [key] }));
-  const filter = filtersOf(args);
-  const rows = state.view.scan(label, count === undefined ? { filter } : { filter, first: count });
-  state.meter.rows(rows.length, 0);
+  const rows = scanPage(state, label, filtersOf(args), count);
   return shapeNodes(state, rows, nodes, 0, (i) => [key, i]);
+}
+
+/**
+ * The rows of a root list, charged. The engine is never asked for more than one row past what the
+ * budget allows (or, without a page, past the list limit): that row is enough to refuse, so a scan
+ * never holds a list the refusal will throw away.
+ */
+function scanPage(state: ExecState, label: string, filter: Record<string, Scalar>, count: number | undefined): NodeRecord[] {
+  const left = state.meter.rowsLeft();
+  if (count !== undefined) {
+    const rows = state.view.scan(label, { filter, first: count <= left ? count : left + 1 });
+    state.meter.rows(rows.length, 0);
+    return rows;
+  }
+  const ask = Math.min(state.listLimit, left);
+  const rows = state.view.scan(label, ask < Number.MAX_SAFE_INTEGER ? { filter, first: ask + 1 } : { filter });
+  if (rows.length > state.listLimit) throw overListLimit(label, state.listLimit);
+  state.meter.rows(rows.length, 0);
+  return rows;
+}
+
+/** A connection page's first/last as asked of the engine: at most one past the budget or, with neither, the list limit. */
+function bounded(state: ExecState, first: number | undefined, last: number | undefined): { first: number | undefined; last: number | undefined } {
+  const left = state.meter.rowsLeft();
+  if (first === undefined && last === undefined) {
+    const ask = Math.min(state.listLimit, left);
+    return { first: ask < Number.MAX_SAFE_INTEGER ? ask + 1 : undefined, last };
+  }
+  // With both, the page is the last of the first: cutting `first` would move it.
+  if (last === undefined) return { first: first! <= left ? first : left + 1, last };
+  if (first === undefined) return { first, last: last <= left ? last : left + 1 };
+  return { first, last };
 }
 
 /** `<Label>Connection(first, last, after, before, cursor, filters…)`: one page over keyset cursors. */
@@ -97,7 +128,8 @@ function labelConnection(state: ExecState, fieldName: string, label: string, key
   const after = resume === undefined ? undefined : decodeCursor(resume, label, afterCursor !== undefined ? 'after' : 'cursor');
   const beforeCursor = optionalString(args, 'before');
   const before = beforeCursor === undefined ? undefined : decodeCursor(beforeCursor, label, 'before');
-  const page = connectionPage(state.view, label, { filter: filtersOf(args), first, last, after, before });
+  const page = connectionPage(state.view, label, { filter: filtersOf(args), ...bounded(state, first, last), after, before });
+  if (first === undefined && last === undefined && page.nodes.length > state.listLimit) throw overListLimit(fieldName, state.listLimit);
   state.meter.rows(page.nodes.length, 0);
 
   const connectionType = `${fieldName}`;
@@ -120,12 +152,26 @@ function pageEdges(state: ExecState, nodes: readonly FieldNode[], rows: NodeReco
     if (name === 'node') columns.push({ key: ekey, kind: 'node', shaped: shapeNodes(state, rows, enodes, 0, (i) => [...path, i, ekey]) });
     else columns.push({ key: ekey, kind: name === 'cursor' ? 'cursor' : 'typename' });
   }
+  // Each edge's JSON, at least: `{}`, keys, commas, and quotes and text of its values (the node is charged as it is shaped).
+  let fixed = 1 + columns.length;
+  for (const c of columns) fixed += c.key.length + 3 + (c.kind === 'typename' ? edgeType.length + 2 : c.kind === 'cursor' ? 2 : 0);
+  state.meter.bytes(rows.length * fixed + Math.max(0, rows.length - 1));
   const out = new Array<Shaped>(rows.length);
+  let bytes = 0;
   for (let i = 0; i < rows.length; i++) {
     const edge: Shaped = {};
-    for (const c of columns) edge[c.key] = c.kind === 'node' ? c.shaped![i] : c.kind === 'cursor' ? encodeCursor(label, rows[i]!.id) : edgeType;
+    for (const c of columns) {
+      if (c.kind === 'node') edge[c.key] = c.shaped![i];
+      else if (c.kind === 'typename') edge[c.key] = edgeType;
+      else {
+        const cursor = encodeCursor(label, rows[i]!.id);
+        bytes += cursor.length;
+        edge[c.key] = cursor;
+      }
+    }
     out[i] = edge;
   }
+  state.meter.bytes(bytes);
   return out;
 }
 
@@ -152,10 +198,13 @@ function pageInfo(state: ExecState, nodes: readonly FieldNode[], page: { nodes: 
 function entities(state: ExecState, key: string, nodes: readonly FieldNode[]): (Shaped | null)[] {
   const args = rootArguments(state, '_entities', nodes[0]!);
   const representations = args['representations'] as unknown[];
+  // Pricing capped how many there are (TOOLGRAPH_GRAPHQL_MAX_REPRESENTATIONS); each answer is at least `null` or `{}` and a comma.
+  state.meter.bytes(representations.length);
   const out = new Array<Shaped | null>(representations.length).fill(null);
   const found: NodeRecord[] = [];
   const at: number[] = [];
   for (let i = 0; i < representations.length; i++) {
+    if ((i & 1023) === 1023) state.meter.tick(1024);
     const rep = representations[i];
     const typename = typeof rep === 'object' && rep !== null ? (rep as Record<string, unknown>)['__typename'] : undefined;
     const id = typeof rep === 'object' && rep !== null ? (rep as Record<string, unknown>)['id'] : undefined;

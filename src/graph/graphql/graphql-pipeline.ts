@@ -342,7 +342,7 @@ export class GraphqlPipeline {
     requireScope(principal, ANY_GRAPHQL_SCOPE, 'A GraphQL request');
     const meter = this.#meter();
     const context: GraphqlRequestContext = {
-      graph, principal, engine: this.#engine, graphSchema: this.schemaOf(graph), meter, pricing: this.#pricing,
+      graph, principal, engine: this.#engine, graphSchema: this.schemaOf(graph), meter, pricing: this.#pricing, listLimit: this.options.limits.listLimit,
     };
     let result: ExecutionResult;
     try {

@@ -2,6 +2,7 @@ import { Kind, type FieldNode, type ValueNode } from 'graphql';
 import { describeValue } from '../../errors/index.ts';
 import type { NodeRecord } from '../engine/index.ts';
 import { collectFields, subSelections, type CollectedFields } from './collect-fields.ts';
+import { expandLevel } from './expand-level.ts';
 import type { ExecState, PathFn } from './exec-state.ts';
 import { NullBubble, graphqlError } from './graphql-errors.ts';
 
@@ -98,6 +99,11 @@ function shapeGroup(
   const steps: Step[] = known ?? planSteps(state, label, fields, rows, level, pathOf, position);
 
   const labels = state.labels;
+  const meter = state.meter;
+  // The JSON these objects serialise to, at least: keys and punctuation now, before they are built;
+  // ids, strings and lists as they are placed, every 1024 objects (the clock is read there too).
+  meter.bytes(rows.length * fixedBytes(steps));
+  let bytes = 0;
   for (let j = 0; j < rows.length; j++) {
     const row = rows[j]!;
     const props = row.props;
@@ -110,20 +116,72 @@ function shapeGroup(
           break;
         case 'id':
           obj[step.key] = row.id;
+          bytes += row.id.length;
           break;
         case 'property': {
           const value = props[step.name];
-          obj[step.key] = value === undefined ? null : step.int ? checkedInt(state, value, step, () => [...pathOf(position(j)), step.key]) : value;
+          if (typeof value === 'string') {
+            obj[step.key] = value;
+            bytes += value.length + 1;
+          } else if (value === undefined) {
+            obj[step.key] = null;
+          } else {
+            const shaped = step.int ? checkedInt(state, value, step, () => [...pathOf(position(j)), step.key]) : value;
+            obj[step.key] = shaped;
+            if (shaped !== null && typeof shaped === 'object') bytes += listBytes(shaped as readonly unknown[]);
+          }
           break;
         }
-        case 'edge':
-          obj[step.key] = step.shaped.slice(step.offsets[j]!, step.offsets[j + 1]!);
+        case 'edge': {
+          const from = step.offsets[j]!;
+          const to = step.offsets[j + 1]!;
+          obj[step.key] = step.shaped.slice(from, to);
+          if (to > from) bytes += to - from - 1;
           break;
+        }
       }
     }
     if (labels !== null) labels.set(obj, label);
     out[position(j)] = obj;
+    if ((j & 1023) === 1023) {
+      meter.bytes(bytes);
+      bytes = 0;
+      meter.tick(1024);
+    }
   }
+  meter.bytes(bytes);
+}
+
+/**
+ * The JSON bytes every object of a group has whatever its values: braces, `"key":` and commas, the
+ * const values, quotes of the id, `[]` of edge lists, one character of a property value. With what
+ * `shapeGroup` adds per value (an id's or a string's length, list items, commas between children)
+ * it is a lower bound of the object's JSON (a UTF-8 string is never shorter than its UTF-16
+ * length), so a result at the size limit is never refused.
+ */
+function fixedBytes(steps: readonly Step[]): number {
+  let n = steps.length > 0 ? 1 + steps.length : 2;
+  for (let s = 0; s < steps.length; s++) {
+    const step = steps[s]!;
+    n += step.key.length + 3;
+    switch (step.kind) {
+      case 'const': n += typeof step.value === 'string' ? step.value.length + 2 : 1; break;
+      case 'id': n += 2; break;
+      case 'property': n += 1; break;
+      case 'edge': n += 2; break;
+    }
+  }
+  return n;
+}
+
+/** A list property's JSON bytes past the one character `fixedBytes` counts: brackets, items, commas. */
+function listBytes(list: readonly unknown[]): number {
+  let n = list.length > 0 ? list.length : 1;
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    n += typeof item === 'string' ? item.length + 2 : typeof item === 'boolean' ? 4 : 1;
+  }
+  return n;
 }
 
 /**
@@ -181,24 +239,7 @@ function planSteps(
     }
     const first = fieldNodes[0]!;
     const count = pageSize(intArgument(state, first, 'first'), intArgument(state, first, 'limit'), () => ({ nodes: fieldNodes, path: [...pathOf(position(0)), key] }));
-    const lists = state.view.expandEach(rows, field.edge.edgeType, field.edge.direction);
-    // A plain array: allocating an Int32Array costs about 1 µs here, more than a small level's shaping.
-    const offsets: number[] = new Array(rows.length + 1);
-    offsets[0] = 0;
-    let total = 0;
-    for (let j = 0; j < lists.length; j++) {
-      const n = lists[j]!.length;
-      total += count === undefined || n < count ? n : count;
-      offsets[j + 1] = total;
-    }
-    const children = new Array<NodeRecord>(total);
-    let k = 0;
-    for (let j = 0; j < lists.length; j++) {
-      const list = lists[j]!;
-      const end = offsets[j + 1]! - offsets[j]!;
-      for (let c = 0; c < end; c++) children[k++] = list[c]!;
-    }
-    state.meter.rows(total, level + 1);
+    const { children, offsets } = expandLevel(state, rows, field.edge, count, level, () => `${label}.${name}`);
     const childPath = (c: number): (string | number)[] => {
       // The parent j with offsets[j] <= c < offsets[j + 1] (binary search; only errors get here).
       let lo = 0;

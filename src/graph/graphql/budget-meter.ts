@@ -7,8 +7,9 @@ import type { ExecutionMeter } from './exec-state.ts';
  * produce counts against TOOLGRAPH_QUERY_MAX_ROWS before it is built; the JSON the shaped objects
  * will serialise to (a lower bound, charged level by level as they are built) and then the response
  * body count against TOOLGRAPH_QUERY_MAX_RESULT_BYTES; the clock is read every 256 rows or shaped
- * objects and at the end, against TOOLGRAPH_QUERY_TIMEOUT_MS. The clock starts at the request's
- * first charge. Over a limit the meter throws TG_QUERY_BUDGET_EXCEEDED naming the limit, its value
+ * objects and at the end, against TOOLGRAPH_QUERY_TIMEOUT_MS; past each 10 ms slice the executor
+ * yields the event loop at its next safe point. The clock starts at the request's first charge.
+ * Over a limit the meter throws TG_QUERY_BUDGET_EXCEEDED naming the limit, its value
  * and its setting, and the request answers that error alone (no data).
  */
 class BudgetMeter implements ExecutionMeter {
@@ -45,6 +46,14 @@ class BudgetMeter implements ExecutionMeter {
     const budget = this.#started();
     budget.checkTime();
     budget.checkBytes(bytes);
+  }
+
+  get yieldDue(): boolean {
+    return this.#budget?.yieldDue ?? false;
+  }
+
+  pause(): Promise<void> {
+    return this.#started().pause();
   }
 }
 

@@ -6,7 +6,8 @@ import type { GraphSchema } from './graph-schema.ts';
  * The execution budget seam. The executor charges what it is about to build *before* building it:
  * the rows of a scan, an expansion or an entity lookup once their count is known (from the
  * adjacency lists' sizes, before the level's array is allocated), and a lower bound of the JSON
- * bytes of each level's objects; it ticks through long loops so the clock is read, and reports the
+ * bytes of each level's objects; it ticks through long loops so the clock is read, yields between
+ * slices of a large level when the slice is spent (`yieldDue`, `pause`), and reports the
  * serialised result's size. A budget throws a ToolgraphError to stop the request. The default meter
  * counts nothing and never stops. `src/graph/budget` (row, result-size and time caps shared with
  * Cypher) plugs in here.
@@ -22,9 +23,15 @@ export interface ExecutionMeter {
   rowsLeft(): number;
   /** The response body is `bytes` long (called once, before it is sent). */
   resultBytes(bytes: number): void;
+  /** True when the current time slice is spent: the executor yields at its next safe point (work.ts). */
+  readonly yieldDue: boolean;
+  /** Lets the event loop serve other requests, then starts a new slice (and checks the time budget). */
+  pause(): Promise<void>;
 }
 
-export const UNMETERED: ExecutionMeter = Object.freeze({ rows() {}, bytes() {}, tick() {}, rowsLeft: () => Infinity, resultBytes() {} });
+export const UNMETERED: ExecutionMeter = Object.freeze({
+  rows() {}, bytes() {}, tick() {}, rowsLeft: () => Infinity, resultBytes() {}, yieldDue: false, pause: () => Promise.resolve(),
+});
 
 /** Everything one operation's execution reads: one schema, one view, its variables and fragments. */
 export interface ExecState {

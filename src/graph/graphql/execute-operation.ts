@@ -69,9 +69,11 @@ function result(state: ExecState, data: Record<string, unknown> | null, version:
 
 /**
  * Executes a validated operation against one schema and one view of the graph. Queries run (and
- * return) synchronously from the view's first read to the last, so they see one graph version; mutations
- * commit one batch first (mutation-batch.ts). Operations that select `__schema` or `__type` go
- * through graphql-js, whose resolvers read what the same executor computed.
+ * return) synchronously unless they outlast a time slice of their budget: they then yield the event
+ * loop between slices of large levels (work.ts), inside the engine's read of the graph, which holds
+ * commits back, so they still see one graph version. Mutations commit one batch first
+ * (mutation-batch.ts). Operations that select `__schema` or `__type` go through graphql-js, whose
+ * resolvers read what the same executor computed (to the end, without pausing).
  */
 export function executeOperation(args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult> {
   const context = args.contextValue as GraphqlRequestContext;
@@ -111,7 +113,10 @@ export function executeOperation(args: ExecutionArgs): ExecutionResult | Promise
     const name = nodes[0]!.name.value;
     if (name === '__schema' || name === '__type') introspects = true;
   }
-  if (!introspects) return result(state, executeQueryFields(state, fields), state.view.version);
+  if (!introspects) {
+    const data = executeQueryFields(state, fields);
+    return data instanceof Promise ? data.then((d) => result(state, d, state.view.version)) : result(state, data, state.view.version);
+  }
   const slow: ExecState = { ...state, labels: new WeakMap() };
   context.state = slow;
   return Promise.resolve(graphqlExecute({ ...args, variableValues: args.variableValues ?? {} })).then((executed) => {

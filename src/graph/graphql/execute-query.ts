@@ -9,6 +9,7 @@ import type { ExecState } from './exec-state.ts';
 import { NullBubble, graphqlError, toGraphQLError } from './graphql-errors.ts';
 import { overListLimit } from './list-limit.ts';
 import { pageSize, shapeNodes, type Shaped } from './shape-nodes.ts';
+import { drive, finish, type Work } from './work.ts';
 
 function rootField(state: ExecState, name: string): GraphQLField<unknown, unknown> {
   return (state.graphSchema.schema.getQueryType() as GraphQLObjectType).getFields()[name]!;
@@ -70,11 +71,11 @@ function optionalString(args: Record<string, unknown>, name: string): string | u
 }
 
 /** `Label(first, limit, filters…)`: one label scan, then the selection level by level. */
-function labelList(state: ExecState, label: string, key: string, nodes: readonly FieldNode[]): Shaped[] {
+function* labelList(state: ExecState, label: string, key: string, nodes: readonly FieldNode[]): Work<Shaped[]> {
   const args = rootArguments(state, label, nodes[0]!);
   const count = pageSize(optionalInt(args, 'first'), optionalInt(args, 'limit'), () => ({ nodes, path: [key] }));
   const rows = scanPage(state, label, filtersOf(args), count);
-  return shapeNodes(state, rows, nodes, 0, (i) => [key, i]);
+  return yield* shapeNodes(state, rows, nodes, 0, (i) => [key, i]);
 }
 
 /**
@@ -110,7 +111,7 @@ function bounded(state: ExecState, first: number | undefined, last: number | und
 }
 
 /** `<Label>Connection(first, last, after, before, cursor, filters…)`: one page over keyset cursors. */
-function labelConnection(state: ExecState, fieldName: string, label: string, key: string, nodes: readonly FieldNode[]): Shaped {
+function* labelConnection(state: ExecState, fieldName: string, label: string, key: string, nodes: readonly FieldNode[]): Work<Shaped> {
   const args = rootArguments(state, fieldName, nodes[0]!);
   const first = optionalInt(args, 'first');
   const last = optionalInt(args, 'last');
@@ -139,17 +140,17 @@ function labelConnection(state: ExecState, fieldName: string, label: string, key
     const name = cnodes[0]!.name.value;
     if (name === '__typename') out[ckey] = connectionType;
     else if (name === 'pageInfo') out[ckey] = pageInfo(state, cnodes, page, label);
-    else out[ckey] = pageEdges(state, cnodes, page.nodes, label, edgeType, [key, ckey]);
+    else out[ckey] = yield* pageEdges(state, cnodes, page.nodes, label, edgeType, [key, ckey]);
   }
   return out;
 }
 
-function pageEdges(state: ExecState, nodes: readonly FieldNode[], rows: NodeRecord[], label: string, edgeType: string, path: (string | number)[]): Shaped[] {
+function* pageEdges(state: ExecState, nodes: readonly FieldNode[], rows: NodeRecord[], label: string, edgeType: string, path: (string | number)[]): Work<Shaped[]> {
   const fields = collectFields(state, edgeType, subSelections(nodes));
   const columns: { key: string; kind: 'typename' | 'cursor' | 'node'; shaped?: Shaped[] }[] = [];
   for (const [ekey, enodes] of fields) {
     const name = enodes[0]!.name.value;
-    if (name === 'node') columns.push({ key: ekey, kind: 'node', shaped: shapeNodes(state, rows, enodes, 0, (i) => [...path, i, ekey]) });
+    if (name === 'node') columns.push({ key: ekey, kind: 'node', shaped: yield* shapeNodes(state, rows, enodes, 0, (i) => [...path, i, ekey]) });
     else columns.push({ key: ekey, kind: name === 'cursor' ? 'cursor' : 'typename' });
   }
   // Each edge's JSON, at least: `{}`, keys, commas, and quotes and text of its values (the node is charged as it is shaped).
@@ -195,7 +196,7 @@ function pageInfo(state: ExecState, nodes: readonly FieldNode[], page: { nodes: 
  * `_entities(representations)`: every representation looked up in one pass, answered in request
  * order, null where no node of that label has the id; the found nodes are shaped together.
  */
-function entities(state: ExecState, key: string, nodes: readonly FieldNode[]): (Shaped | null)[] {
+function* entities(state: ExecState, key: string, nodes: readonly FieldNode[]): Work<(Shaped | null)[]> {
   const args = rootArguments(state, '_entities', nodes[0]!);
   const representations = args['representations'] as unknown[];
   // Pricing capped how many there are (TOOLGRAPH_GRAPHQL_MAX_REPRESENTATIONS); each answer is at least `null` or `{}` and a comma.
@@ -221,7 +222,7 @@ function entities(state: ExecState, key: string, nodes: readonly FieldNode[]): (
   }
   state.meter.rows(found.length, 0);
   try {
-    const shaped = shapeNodes(state, found, nodes, 0, (j) => [key, at[j]!]);
+    const shaped = yield* shapeNodes(state, found, nodes, 0, (j) => [key, at[j]!]);
     for (let j = 0; j < shaped.length; j++) out[at[j]!] = shaped[j]!;
   } catch (error) {
     // Entities are nullable: a failing selection nulls the entities it covers, not the whole data.
@@ -239,16 +240,16 @@ function service(state: ExecState, nodes: readonly FieldNode[]): Shaped {
   return out;
 }
 
-/** The value of one Query root field (introspection fields excepted: graphql-js answers those). */
-export function queryRootValue(state: ExecState, key: string, nodes: readonly FieldNode[]): unknown {
+/** The value of one Query root field (introspection fields excepted: graphql-js answers those), as work. */
+function* rootValue(state: ExecState, key: string, nodes: readonly FieldNode[]): Work<unknown> {
   const name = nodes[0]!.name.value;
   if (name === '__typename') return 'Query';
   const root = state.graphSchema.roots.get(name);
   try {
     switch (root?.kind) {
-      case 'list': return labelList(state, root.label, key, nodes);
-      case 'connection': return labelConnection(state, name, root.label, key, nodes);
-      case 'entities': return entities(state, key, nodes);
+      case 'list': return yield* labelList(state, root.label, key, nodes);
+      case 'connection': return yield* labelConnection(state, name, root.label, key, nodes);
+      case 'entities': return yield* entities(state, key, nodes);
       case 'service': return service(state, nodes);
       default: throw new ToolgraphError('TG_INTERNAL', `No executor for Query.${name}.`);
     }
@@ -257,14 +258,15 @@ export function queryRootValue(state: ExecState, key: string, nodes: readonly Fi
   }
 }
 
-/**
- * Executes a query's root fields in order. Every root field is non-null, so the first failure
- * makes `data` null (as graphql-js does, it stops there).
- */
-export function executeQueryFields(state: ExecState, fields: CollectedFields): Record<string, unknown> | null {
+/** The value of one Query root field, run to its end without pausing (graphql-js resolvers, subscriptions). */
+export function queryRootValue(state: ExecState, key: string, nodes: readonly FieldNode[]): unknown {
+  return finish(rootValue(state, key, nodes));
+}
+
+function* queryFields(state: ExecState, fields: CollectedFields): Work<Record<string, unknown> | null> {
   const data: Record<string, unknown> = {};
   try {
-    for (const [key, nodes] of fields) data[key] = queryRootValue(state, key, nodes);
+    for (const [key, nodes] of fields) data[key] = yield* rootValue(state, key, nodes);
   } catch (error) {
     if (!(error instanceof NullBubble)) throw error;
     state.errors.push(error.error);
@@ -273,3 +275,11 @@ export function executeQueryFields(state: ExecState, fields: CollectedFields): R
   return data;
 }
 
+/**
+ * Executes a query's root fields in order. Every root field is non-null, so the first failure
+ * makes `data` null (as graphql-js does, it stops there). Synchronous unless the request ran past
+ * a time slice: it then pauses at safe points (work.ts) and answers a promise.
+ */
+export function executeQueryFields(state: ExecState, fields: CollectedFields): Record<string, unknown> | null | Promise<Record<string, unknown> | null> {
+  return drive(queryFields(state, fields), state.meter);
+}

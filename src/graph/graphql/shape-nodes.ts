@@ -5,6 +5,7 @@ import { collectFields, subSelections, type CollectedFields } from './collect-fi
 import { expandLevel } from './expand-level.ts';
 import type { ExecState, PathFn } from './exec-state.ts';
 import { NullBubble, graphqlError } from './graphql-errors.ts';
+import type { Work } from './work.ts';
 
 /** A shaped object: response keys in selection order, values as they go on the wire. */
 export type Shaped = Record<string, unknown>;
@@ -55,14 +56,18 @@ type Step =
   | { readonly kind: 'property'; readonly key: string; readonly name: string; readonly int: boolean; readonly nodes: readonly FieldNode[] }
   | { readonly kind: 'edge'; readonly key: string; readonly shaped: Shaped[]; readonly offsets: readonly number[] };
 
+/** Objects shaped between two looks at the clock (and, past a spent slice, two yields). */
+const SLICE = 1024;
+
 /**
  * Shapes the objects of one field position: every row (a node, possibly of several labels for a
  * union) gets the fields its label's selection asks for. This is the breadth-first executor: the
  * rows of a position are one frontier, and each edge field of the selection is one `expandEach`
  * over that whole frontier; the children of all rows are then shaped together, one level down.
- * Rows come in the engine's id order and keep it.
+ * Rows come in the engine's id order and keep it. Work (work.ts): it yields between levels and
+ * every SLICE objects of a large one when the time slice is spent.
  */
-export function shapeNodes(state: ExecState, rows: readonly NodeRecord[], nodes: readonly FieldNode[], level: number, pathOf: (i: number) => (string | number)[]): Shaped[] {
+export function* shapeNodes(state: ExecState, rows: readonly NodeRecord[], nodes: readonly FieldNode[], level: number, pathOf: (i: number) => (string | number)[]): Work<Shaped[]> {
   const out = new Array<Shaped>(rows.length);
   if (rows.length === 0) return out;
   const label = rows[0]!.label;
@@ -74,7 +79,7 @@ export function shapeNodes(state: ExecState, rows: readonly NodeRecord[], nodes:
     }
   }
   if (!mixed) {
-    shapeGroup(state, label, rows, null, nodes, level, pathOf, out);
+    yield* shapeGroup(state, label, rows, null, nodes, level, pathOf, out);
     return out;
   }
   // A union position: each label is a group of its own (its own collected fields and expansions).
@@ -85,26 +90,35 @@ export function shapeNodes(state: ExecState, rows: readonly NodeRecord[], nodes:
     if (g) g.push(i);
     else groups.set(l, [i]);
   }
-  for (const [l, positions] of groups) shapeGroup(state, l, positions.map((p) => rows[p]!), positions, nodes, level, pathOf, out);
+  for (const [l, positions] of groups) yield* shapeGroup(state, l, positions.map((p) => rows[p]!), positions, nodes, level, pathOf, out);
   return out;
 }
 
-function shapeGroup(
+function* shapeGroup(
   state: ExecState, label: string, rows: readonly NodeRecord[], positions: readonly number[] | null,
   nodes: readonly FieldNode[], level: number, pathOf: (i: number) => (string | number)[], out: Shaped[],
-): void {
+): Work<void> {
   const fields = collectFields(state, label, subSelections(nodes));
-  const position = (j: number): number => (positions === null ? j : positions[j]!);
   const known = staticSteps.get(fields)?.get(label);
-  const steps: Step[] = known ?? planSteps(state, label, fields, rows, level, pathOf, position);
-
-  const labels = state.labels;
-  const meter = state.meter;
+  const steps: Step[] = known ?? (yield* planSteps(state, label, fields, rows, level, pathOf, positions));
   // The JSON these objects serialise to, at least: keys and punctuation now, before they are built;
-  // ids, strings and lists as they are placed, every 1024 objects (the clock is read there too).
-  meter.bytes(rows.length * fixedBytes(steps));
+  // ids, strings and lists as each slice is placed.
+  state.meter.bytes(rows.length * fixedBytes(steps));
+  for (let from = 0; from < rows.length; from += SLICE) {
+    const to = from + SLICE < rows.length ? from + SLICE : rows.length;
+    shapeRows(state, label, rows, positions, steps, pathOf, out, from, to);
+    if (to < rows.length && state.meter.yieldDue) yield;
+  }
+}
+
+/** Shapes rows[from..to) of a group into `out`; charges their values' JSON and ticks the clock. */
+function shapeRows(
+  state: ExecState, label: string, rows: readonly NodeRecord[], positions: readonly number[] | null, steps: readonly Step[],
+  pathOf: (i: number) => (string | number)[], out: Shaped[], from: number, to: number,
+): void {
+  const labels = state.labels;
   let bytes = 0;
-  for (let j = 0; j < rows.length; j++) {
+  for (let j = from; j < to; j++) {
     const row = rows[j]!;
     const props = row.props;
     const obj: Shaped = {};
@@ -126,30 +140,26 @@ function shapeGroup(
           } else if (value === undefined) {
             obj[step.key] = null;
           } else {
-            const shaped = step.int ? checkedInt(state, value, step, () => [...pathOf(position(j)), step.key]) : value;
+            const shaped = step.int ? checkedInt(state, value, step, () => [...pathOf(positions === null ? j : positions[j]!), step.key]) : value;
             obj[step.key] = shaped;
             if (shaped !== null && typeof shaped === 'object') bytes += listBytes(shaped as readonly unknown[]);
           }
           break;
         }
         case 'edge': {
-          const from = step.offsets[j]!;
-          const to = step.offsets[j + 1]!;
-          obj[step.key] = step.shaped.slice(from, to);
-          if (to > from) bytes += to - from - 1;
+          const first = step.offsets[j]!;
+          const last = step.offsets[j + 1]!;
+          obj[step.key] = step.shaped.slice(first, last);
+          if (last > first) bytes += last - first - 1;
           break;
         }
       }
     }
     if (labels !== null) labels.set(obj, label);
-    out[position(j)] = obj;
-    if ((j & 1023) === 1023) {
-      meter.bytes(bytes);
-      bytes = 0;
-      meter.tick(1024);
-    }
+    out[positions === null ? j : positions[j]!] = obj;
   }
-  meter.bytes(bytes);
+  state.meter.bytes(bytes);
+  state.meter.tick(to - from);
 }
 
 /**
@@ -213,10 +223,11 @@ function checkedInt(state: ExecState, value: unknown, step: { key: string; nodes
  */
 const staticSteps = new WeakMap<CollectedFields, Map<string, Step[]>>();
 
-function planSteps(
+function* planSteps(
   state: ExecState, label: string, fields: CollectedFields, rows: readonly NodeRecord[], level: number,
-  pathOf: (i: number) => (string | number)[], position: (j: number) => number,
-): Step[] {
+  pathOf: (i: number) => (string | number)[], positions: readonly number[] | null,
+): Work<Step[]> {
+  const position = (j: number): number => (positions === null ? j : positions[j]!);
   const plan = state.graphSchema.labels.get(label);
   const steps: Step[] = [];
   let expands = false;
@@ -252,7 +263,9 @@ function planSteps(
       return [...pathOf(position(lo)), key, c - offsets[lo]!];
     };
     expands = true;
-    steps.push({ kind: 'edge', key, shaped: shapeNodes(state, children, fieldNodes, level + 1, childPath), offsets });
+    // Between levels: a safe point to let other requests run.
+    if (state.meter.yieldDue) yield;
+    steps.push({ kind: 'edge', key, shaped: yield* shapeNodes(state, children, fieldNodes, level + 1, childPath), offsets });
   }
 
   if (!expands) {

@@ -157,6 +157,10 @@ function recording(limits: Partial<BudgetLimits>, now?: () => number) {
       tick: (units) => refusing('tick', () => inner.tick(units)),
       rowsLeft: () => inner.rowsLeft(),
       resultBytes: (bytes) => refusing('resultBytes', () => inner.resultBytes(bytes)),
+      get yieldDue() {
+        return inner.yieldDue;
+      },
+      pause: () => inner.pause(),
     };
   };
   return { log, meter };
@@ -253,6 +257,44 @@ describe('the execution budget is charged before the executor allocates', () => 
       expect(log.bytes, query).toBeGreaterThan(0);
       expect(log.bytes, query).toBeLessThanOrEqual(Buffer.byteLength(response.body));
     }
+  });
+
+  it('yields the event loop between slices of a large level: a small request is answered meanwhile, a commit waits', async () => {
+    const query = '{ Hub(first: 1) { LINK(first: 3000) { id n } } }';
+    const unpaused = (await runOn(hub, 'hub', budgetMeters(ROOMY), query, UNPRICED)).response.body;
+    let pauses = 0;
+    // Every slice is spent at once: the executor pauses wherever it may.
+    const make = budgetMeters(ROOMY, { sliceMs: 0 });
+    const meter = (): ExecutionMeter => {
+      const inner = make();
+      return {
+        rows: (count, level) => inner.rows(count, level), bytes: (bytes) => inner.bytes(bytes), tick: (units) => inner.tick(units),
+        rowsLeft: () => inner.rowsLeft(), resultBytes: (bytes) => inner.resultBytes(bytes),
+        get yieldDue() {
+          return inner.yieldDue;
+        },
+        pause: () => {
+          pauses++;
+          return inner.pause();
+        },
+      };
+    };
+    const pipeline = new GraphqlPipeline({ engine: hub, logger: silentLogger(), options: graphqlOptions(UNPRICED), meter });
+    const version = hub.view('hub').version;
+    const order: string[] = [];
+    const big = pipeline.run({ graph: 'hub', principal: LOCAL, method: 'POST', params: { query } }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    const small = pipeline.run({ graph: 'hub', principal: LOCAL, method: 'POST', params: { query: '{ Hub { id } }' } }).then(() => order.push('small'));
+    const write = hub.commit({ graph: 'hub', mutations: [{ op: 'updateNode', id: 'leaf-0000', set: { n: -1 } }] }).then(() => order.push('commit'));
+    const [response] = await Promise.all([big, small, write]);
+    expect(order).toEqual(['small', 'big', 'commit']);
+    expect(pauses).toBeGreaterThan(2);
+    // One graph version throughout: the commit applied once the paused read had ended.
+    expect(response.body).toBe(unpaused);
+    expect(JSON.parse(response.body).extensions.version).toBe(version);
+    expect(hub.view('hub').node('leaf-0000')!.props).toEqual({ n: -1 });
   });
 
   it('reads the clock while it shapes a large level, not only once it is done', async () => {

@@ -79,6 +79,9 @@ export function executeOperation(args: ExecutionArgs): ExecutionResult | Promise
   const context = args.contextValue as GraphqlRequestContext;
   const operation = selectOperation(args.document, args.operationName);
   if (operation instanceof GraphQLError) return { errors: [operation] };
+  // Thousands of _entities representations are refused as sent, before coercing them costs anything.
+  const tooMany = context.pricing.representationsRefusal(operation, fragmentsOf(args.document), (args.variableValues ?? NO_VARIABLES) as Record<string, unknown>);
+  if (tooMany !== null) return { errors: [tooMany] };
   const definitions = operation.variableDefinitions ?? [];
   const coerced: { errors?: readonly GraphQLError[]; coerced?: Record<string, unknown> } = definitions.length === 0 ? NONE_COERCED : getVariableValues(args.schema, definitions, (args.variableValues ?? {}) as Record<string, unknown>, { maxErrors: 50 });
   if (coerced.errors !== undefined) {

@@ -145,6 +145,32 @@ class Walk {
   }
 }
 
+/** Where an operation's root `_entities` fields take their representations: a variable's name, or a literal list's length. */
+type RepresentationSource = string | number;
+
+function representationSources(operation: OperationDefinitionNode, fragments: Readonly<Record<string, FragmentDefinitionNode>>): RepresentationSource[] {
+  const sources: RepresentationSource[] = [];
+  const seen = new Set<string>();
+  const walk = (set: SelectionSetNode): void => {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.INLINE_FRAGMENT) walk(selection.selectionSet);
+      else if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const fragment = fragments[selection.name.value];
+        if (fragment !== undefined && !seen.has(selection.name.value)) {
+          seen.add(selection.name.value);
+          walk(fragment.selectionSet);
+        }
+      } else if (selection.name.value === '_entities') {
+        const value = selection.arguments?.find((a) => a.name.value === 'representations')?.value;
+        if (value?.kind === Kind.VARIABLE) sources.push(value.name.value);
+        else if (value?.kind === Kind.LIST) sources.push(value.values.length);
+      }
+    }
+  };
+  walk(operation.selectionSet);
+  return sources;
+}
+
 /**
  * Cost analysis after variable coercion, before anything is read: graphql-armor's cost formula
  * (object 2, scalar 1, each level ×1.5, fragments counted where they are spread) with every list
@@ -159,6 +185,7 @@ class Walk {
 export class OperationPricing {
   readonly #limits: PricingLimits;
   readonly #known = new WeakMap<GraphQLSchema, WeakMap<OperationDefinitionNode, number>>();
+  readonly #sources = new WeakMap<OperationDefinitionNode, RepresentationSource[]>();
 
   constructor(limits: PricingLimits) {
     this.#limits = limits;
@@ -176,6 +203,23 @@ export class OperationPricing {
       bySchema.set(operation, cost);
     }
     return cost;
+  }
+
+  /**
+   * The representations cap on the variables as sent, before they are coerced (coercing 28,000
+   * representations is itself tens of milliseconds of work): null when no root `_entities` field
+   * takes more than the cap. The priced check after coercion still applies.
+   */
+  representationsRefusal(operation: OperationDefinitionNode, fragments: Readonly<Record<string, FragmentDefinitionNode>>, raw: Readonly<Record<string, unknown>>): GraphQLError | null {
+    let sources = this.#sources.get(operation);
+    if (sources === undefined) this.#sources.set(operation, (sources = representationSources(operation, fragments)));
+    const max = this.#limits.maxRepresentations;
+    for (const source of sources) {
+      const value = typeof source === 'number' ? undefined : raw[source];
+      const count = typeof source === 'number' ? source : Array.isArray(value) ? value.length : 0;
+      if (count > max) return overLimit('representations', max, count);
+    }
+    return null;
   }
 
   /** The refusal of an operation over the cost limit or the representations cap; null when it may run. */

@@ -87,6 +87,9 @@ describe('cost analysis after variable coercion: at its cost passes, one under i
       message: 'The operation sends _entities representations: 4; the representations limit is 3 (TOOLGRAPH_GRAPHQL_MAX_REPRESENTATIONS). Nothing was executed.',
       extensions: { code: 'TG_QUERY_TOO_COMPLEX', details: { limit: 'representations', max: 3, found: 4 } },
     })]);
+    // Counted as sent, before the variables are coerced (which would refuse the null first).
+    const uncoerced = await graphql(pipeline, query, { r: [rep, rep, rep, null] });
+    expect(uncoerced.errors!.map((e) => e.extensions?.details)).toEqual([{ limit: 'representations', max: 3, found: 4 }]);
     // A literal list counts the same.
     const literal = await graphql(pipeline, `{ _entities(representations: [${Array(4).fill('{__typename: "Person", id: "person-001"}').join(', ')}]) { ... on Person { id } } }`);
     expect(literal.errors![0]!.extensions?.details).toEqual({ limit: 'representations', max: 3, found: 4 });

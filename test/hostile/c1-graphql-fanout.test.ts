@@ -137,14 +137,14 @@ describe('C1: GraphQL fan-out over a hub (default settings)', () => {
     expect(peakRssGrowth).toBeLessThan(256 * MiB);
   }, 60_000);
 
-  it('prices first: $n by its value, an edge field without first at the default page (10), before reading anything', async () => {
+  it('prices first: $n by its value, an edge field without first at the default page (5), before reading anything', async () => {
     const query = 'query ($n: Int) { Hub(first: $n) { LINK { BACK { id } } } }';
-    // LINK and BACK without first: 10 each. (2 + 1.5 × (2 + 1.5 × (2 + 1.5 × 1) × 10) × 10) per hub row.
-    const perHub = 2 + 1.5 * (2 + 1.5 * (2 + 1.5 * 1) * 10) * 10;
+    // LINK and BACK without first: 5 each. (2 + 1.5 × (2 + 1.5 × (2 + 1.5 × 1) × 5) × 5) per hub row.
+    const perHub = 2 + 1.5 * (2 + 1.5 * (2 + 1.5 * 1) * 5) * 5;
     const n = 100_000;
     const refused = await graphql(running.origin, query, { n });
     expectRefusal(refused, 'TG_QUERY_TOO_COMPLEX', 'cost', 'TOOLGRAPH_GRAPHQL_MAX_COST');
-    expect(refused.body.errors![0]!.extensions?.details).toEqual({ limit: 'cost', max: 20_000_000, found: Math.ceil(perHub * n) });
+    expect(refused.body.errors![0]!.extensions?.details).toEqual({ limit: 'cost', max: 10_000_000, found: Math.ceil(perHub * n) });
     // The same document with a small page runs, and the list limit still guards LINK (10,000 > 1,000).
     const small = await graphql(running.origin, query, { n: 1 });
     expectRefusal(small, 'TG_QUERY_BUDGET_EXCEEDED', 'listLimit', 'TOOLGRAPH_GRAPHQL_LIST_LIMIT');

@@ -29,7 +29,7 @@ const CASES: PriceCase[] = [
   { name: 'a root list without a page, at the list limit', query: '{ Topic { id } }', env: { TOOLGRAPH_GRAPHQL_LIST_LIMIT: '40' }, cost: 40 * PERSON_ID },
   { name: 'a root list filtered by id, at one', query: '{ Person(id: "person-001") { id } }', cost: PERSON_ID },
   { name: 'a root list filtered by an id variable, at one', query: 'query ($id: ID) { Person(id: $id) { id } }', variables: { id: 'person-001' }, cost: PERSON_ID },
-  { name: 'an edge field without first, at the default page (10)', query: '{ Person(first: 1) { KNOWS { id } } }', cost: 2 + 1.5 * 10 * PERSON_ID },
+  { name: 'an edge field without first, at the default page (5)', query: '{ Person(first: 1) { KNOWS { id } } }', cost: 2 + 1.5 * 5 * PERSON_ID },
   { name: 'an edge field without first, at TOOLGRAPH_GRAPHQL_DEFAULT_PAGE', query: '{ Person(first: 1) { KNOWS { id } } }', env: { TOOLGRAPH_GRAPHQL_DEFAULT_PAGE: '3' }, cost: 2 + 1.5 * 3 * PERSON_ID },
   { name: 'an edge field with limit: $n', query: 'query ($n: Int) { Person(first: 2) { KNOWS(limit: $n) { id } } }', variables: { n: 1 }, cost: 2 * (2 + 1.5 * PERSON_ID) },
   { name: 'a connection page', query: '{ PersonConnection(first: 3) { edges { node { id } } } }', cost: 3 * (2 + 1.5 * (2 + 1.5 * PERSON_ID)) },
@@ -42,7 +42,7 @@ const CASES: PriceCase[] = [
     cost: 3 * PERSON_ID,
   },
   { name: 'a fragment where each spread stands', query: '{ a: Person(first: 2) { ...F } b: Person(first: 3) { ...F } } fragment F on Person { id KNOWS(first: 2) { id } }', cost: 5 * (2 + 1.5 * (1 + 2 * PERSON_ID)) },
-  { name: 'fields under @skip, as if included', query: '{ Person(first: 1) { id @skip(if: true) KNOWS @skip(if: true) { id } } }', cost: 2 + 1.5 * (1 + 10 * PERSON_ID) },
+  { name: 'fields under @skip, as if included', query: '{ Person(first: 1) { id @skip(if: true) KNOWS @skip(if: true) { id } } }', cost: 2 + 1.5 * (1 + 5 * PERSON_ID) },
 ];
 
 describe('cost analysis after variable coercion: at its cost passes, one under it is refused before anything is read', () => {
@@ -67,7 +67,7 @@ describe('cost analysis after variable coercion: at its cost passes, one under i
     const pipeline = pipelineFor(engine);
     const query = 'query ($n: Int) { Person(first: $n) { id } }';
     const big = await graphql(pipeline, query, { n: 10_000_000 });
-    expect(big.errors![0]!.extensions).toEqual({ code: 'TG_QUERY_TOO_COMPLEX', details: { limit: 'cost', max: 20_000_000, found: 35_000_000 } });
+    expect(big.errors![0]!.extensions).toEqual({ code: 'TG_QUERY_TOO_COMPLEX', details: { limit: 'cost', max: 10_000_000, found: 35_000_000 } });
     // The same prepared document with a small page runs: a price read from variables is never kept.
     expect((await graphql(pipeline, query, { n: 1 })).data).toEqual({ Person: [{ id: 'person-001' }] });
     expect((await graphql(pipeline, query, { n: 10_000_000 })).errors![0]!.extensions?.code).toBe('TG_QUERY_TOO_COMPLEX');

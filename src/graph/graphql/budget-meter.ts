@@ -3,12 +3,14 @@ import type { ExecutionMeter } from './exec-state.ts';
 
 /**
  * The execution budget of GraphQL requests (the one Cypher runs under: `src/graph/budget`), through
- * the executor's ExecutionMeter seam: every row a scan, expansion or entity lookup produces counts
- * against TOOLGRAPH_QUERY_MAX_ROWS (the time budget is read every 256 rows), and the response body
- * against TOOLGRAPH_QUERY_MAX_RESULT_BYTES, after a last reading of the clock against
- * TOOLGRAPH_QUERY_TIMEOUT_MS. The clock starts at the request's first row. Over a limit the meter
- * throws TG_QUERY_BUDGET_EXCEEDED naming the limit, its value and its setting, and the request
- * answers that error alone (no data).
+ * the executor's ExecutionMeter seam. Every row a scan, expansion or entity lookup is about to
+ * produce counts against TOOLGRAPH_QUERY_MAX_ROWS before it is built; the JSON the shaped objects
+ * will serialise to (a lower bound, charged level by level as they are built) and then the response
+ * body count against TOOLGRAPH_QUERY_MAX_RESULT_BYTES; the clock is read every 256 rows or shaped
+ * objects and at the end, against TOOLGRAPH_QUERY_TIMEOUT_MS; past each 10 ms slice the executor
+ * yields the event loop at its next safe point. The clock starts at the request's first charge.
+ * Over a limit the meter throws TG_QUERY_BUDGET_EXCEEDED naming the limit, its value
+ * and its setting, and the request answers that error alone (no data).
  */
 class BudgetMeter implements ExecutionMeter {
   readonly #limits: BudgetLimits;
@@ -28,10 +30,30 @@ class BudgetMeter implements ExecutionMeter {
     this.#started().addRows(count);
   }
 
+  bytes(bytes: number): void {
+    this.#started().chargeBytes(bytes);
+  }
+
+  tick(units: number): void {
+    this.#started().tick(units);
+  }
+
+  rowsLeft(): number {
+    return this.#limits.maxRows - (this.#budget?.rows ?? 0);
+  }
+
   resultBytes(bytes: number): void {
     const budget = this.#started();
     budget.checkTime();
     budget.checkBytes(bytes);
+  }
+
+  get yieldDue(): boolean {
+    return this.#budget?.yieldDue ?? false;
+  }
+
+  pause(): Promise<void> {
+    return this.#started().pause();
   }
 }
 

@@ -8,6 +8,7 @@ import type { ExecState, ExecutionMeter } from './exec-state.ts';
 import { executeQueryFields } from './execute-query.ts';
 import type { GraphSchema } from './graph-schema.ts';
 import { graphqlError } from './graphql-errors.ts';
+import type { OperationPricing } from './price-operation.ts';
 import { executeMutationFields } from './mutation-batch.ts';
 import { visibleView, type GraphqlEngine } from './visible-view.ts';
 
@@ -18,6 +19,10 @@ export interface GraphqlRequestContext {
   readonly engine: GraphqlEngine;
   readonly graphSchema: GraphSchema;
   readonly meter: ExecutionMeter;
+  /** Cost analysis after variable coercion (price-operation.ts). */
+  readonly pricing: OperationPricing;
+  /** Most items a list field without a page may return (TOOLGRAPH_GRAPHQL_LIST_LIMIT). */
+  readonly listLimit: number;
   /** Set by the executor for graphql-js resolvers (see generic-resolvers.ts). */
   state?: ExecState;
 }
@@ -64,14 +69,19 @@ function result(state: ExecState, data: Record<string, unknown> | null, version:
 
 /**
  * Executes a validated operation against one schema and one view of the graph. Queries run (and
- * return) synchronously from the view's first read to the last, so they see one graph version; mutations
- * commit one batch first (mutation-batch.ts). Operations that select `__schema` or `__type` go
- * through graphql-js, whose resolvers read what the same executor computed.
+ * return) synchronously unless they outlast a time slice of their budget: they then yield the event
+ * loop between slices of large levels (work.ts), inside the engine's read of the graph, which holds
+ * commits back, so they still see one graph version. Mutations commit one batch first
+ * (mutation-batch.ts). Operations that select `__schema` or `__type` go through graphql-js, whose
+ * resolvers read what the same executor computed (to the end, without pausing).
  */
 export function executeOperation(args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult> {
   const context = args.contextValue as GraphqlRequestContext;
   const operation = selectOperation(args.document, args.operationName);
   if (operation instanceof GraphQLError) return { errors: [operation] };
+  // Thousands of _entities representations are refused as sent, before coercing them costs anything.
+  const tooMany = context.pricing.representationsRefusal(operation, fragmentsOf(args.document), (args.variableValues ?? NO_VARIABLES) as Record<string, unknown>);
+  if (tooMany !== null) return { errors: [tooMany] };
   const definitions = operation.variableDefinitions ?? [];
   const coerced: { errors?: readonly GraphQLError[]; coerced?: Record<string, unknown> } = definitions.length === 0 ? NONE_COERCED : getVariableValues(args.schema, definitions, (args.variableValues ?? {}) as Record<string, unknown>, { maxErrors: 50 });
   if (coerced.errors !== undefined) {
@@ -81,13 +91,19 @@ export function executeOperation(args: ExecutionArgs): ExecutionResult | Promise
       })),
     };
   }
+  const variables = coerced.coerced ?? NO_VARIABLES;
+  const fragments = fragmentsOf(args.document);
+  // Priced with the variables' values, before anything is read.
+  const refused = context.pricing.refusal(args.schema, operation, fragments, variables);
+  if (refused !== null) return { errors: [refused] };
   const state: ExecState = {
     graphSchema: context.graphSchema,
     view: visibleView(context.engine, context.graph, context.principal),
-    variables: coerced.coerced ?? NO_VARIABLES,
-    fragments: fragmentsOf(args.document),
+    variables,
+    fragments,
     errors: [],
     meter: context.meter,
+    listLimit: context.listLimit,
     labels: null,
   };
   if (operation.operation === 'mutation') {
@@ -100,7 +116,10 @@ export function executeOperation(args: ExecutionArgs): ExecutionResult | Promise
     const name = nodes[0]!.name.value;
     if (name === '__schema' || name === '__type') introspects = true;
   }
-  if (!introspects) return result(state, executeQueryFields(state, fields), state.view.version);
+  if (!introspects) {
+    const data = executeQueryFields(state, fields);
+    return data instanceof Promise ? data.then((d) => result(state, d, state.view.version)) : result(state, data, state.view.version);
+  }
   const slow: ExecState = { ...state, labels: new WeakMap() };
   context.state = slow;
   return Promise.resolve(graphqlExecute({ ...args, variableValues: args.variableValues ?? {} })).then((executed) => {

@@ -7,7 +7,9 @@ import { collectFields, subSelections, type CollectedFields } from './collect-fi
 import { connectionPage, decodeCursor, encodeCursor } from './connection-page.ts';
 import type { ExecState } from './exec-state.ts';
 import { NullBubble, graphqlError, toGraphQLError } from './graphql-errors.ts';
+import { overListLimit } from './list-limit.ts';
 import { pageSize, shapeNodes, type Shaped } from './shape-nodes.ts';
+import { drive, finish, type Work } from './work.ts';
 
 function rootField(state: ExecState, name: string): GraphQLField<unknown, unknown> {
   return (state.graphSchema.schema.getQueryType() as GraphQLObjectType).getFields()[name]!;
@@ -69,17 +71,47 @@ function optionalString(args: Record<string, unknown>, name: string): string | u
 }
 
 /** `Label(first, limit, filters…)`: one label scan, then the selection level by level. */
-function labelList(state: ExecState, label: string, key: string, nodes: readonly FieldNode[]): Shaped[] {
+function* labelList(state: ExecState, label: string, key: string, nodes: readonly FieldNode[]): Work<Shaped[]> {
   const args = rootArguments(state, label, nodes[0]!);
   const count = pageSize(optionalInt(args, 'first'), optionalInt(args, 'limit'), () => ({ nodes, path: [key] }));
-  const filter = filtersOf(args);
-  const rows = state.view.scan(label, count === undefined ? { filter } : { filter, first: count });
+  const rows = scanPage(state, label, filtersOf(args), count);
+  return yield* shapeNodes(state, rows, nodes, 0, (i) => [key, i]);
+}
+
+/**
+ * The rows of a root list, charged. The engine is never asked for more than one row past what the
+ * budget allows (or, without a page, past the list limit): that row is enough to refuse, so a scan
+ * never holds a list the refusal will throw away.
+ */
+function scanPage(state: ExecState, label: string, filter: Record<string, Scalar>, count: number | undefined): NodeRecord[] {
+  const left = state.meter.rowsLeft();
+  if (count !== undefined) {
+    const rows = state.view.scan(label, { filter, first: count <= left ? count : left + 1 });
+    state.meter.rows(rows.length, 0);
+    return rows;
+  }
+  const ask = Math.min(state.listLimit, left);
+  const rows = state.view.scan(label, ask < Number.MAX_SAFE_INTEGER ? { filter, first: ask + 1 } : { filter });
+  if (rows.length > state.listLimit) throw overListLimit(label, state.listLimit);
   state.meter.rows(rows.length, 0);
-  return shapeNodes(state, rows, nodes, 0, (i) => [key, i]);
+  return rows;
+}
+
+/** A connection page's first/last as asked of the engine: at most one past the budget or, with neither, the list limit. */
+function bounded(state: ExecState, first: number | undefined, last: number | undefined): { first: number | undefined; last: number | undefined } {
+  const left = state.meter.rowsLeft();
+  if (first === undefined && last === undefined) {
+    const ask = Math.min(state.listLimit, left);
+    return { first: ask < Number.MAX_SAFE_INTEGER ? ask + 1 : undefined, last };
+  }
+  // With both, the page is the last of the first: cutting `first` would move it.
+  if (last === undefined) return { first: first! <= left ? first : left + 1, last };
+  if (first === undefined) return { first, last: last <= left ? last : left + 1 };
+  return { first, last };
 }
 
 /** `<Label>Connection(first, last, after, before, cursor, filters…)`: one page over keyset cursors. */
-function labelConnection(state: ExecState, fieldName: string, label: string, key: string, nodes: readonly FieldNode[]): Shaped {
+function* labelConnection(state: ExecState, fieldName: string, label: string, key: string, nodes: readonly FieldNode[]): Work<Shaped> {
   const args = rootArguments(state, fieldName, nodes[0]!);
   const first = optionalInt(args, 'first');
   const last = optionalInt(args, 'last');
@@ -97,7 +129,8 @@ function labelConnection(state: ExecState, fieldName: string, label: string, key
   const after = resume === undefined ? undefined : decodeCursor(resume, label, afterCursor !== undefined ? 'after' : 'cursor');
   const beforeCursor = optionalString(args, 'before');
   const before = beforeCursor === undefined ? undefined : decodeCursor(beforeCursor, label, 'before');
-  const page = connectionPage(state.view, label, { filter: filtersOf(args), first, last, after, before });
+  const page = connectionPage(state.view, label, { filter: filtersOf(args), ...bounded(state, first, last), after, before });
+  if (first === undefined && last === undefined && page.nodes.length > state.listLimit) throw overListLimit(fieldName, state.listLimit);
   state.meter.rows(page.nodes.length, 0);
 
   const connectionType = `${fieldName}`;
@@ -107,25 +140,39 @@ function labelConnection(state: ExecState, fieldName: string, label: string, key
     const name = cnodes[0]!.name.value;
     if (name === '__typename') out[ckey] = connectionType;
     else if (name === 'pageInfo') out[ckey] = pageInfo(state, cnodes, page, label);
-    else out[ckey] = pageEdges(state, cnodes, page.nodes, label, edgeType, [key, ckey]);
+    else out[ckey] = yield* pageEdges(state, cnodes, page.nodes, label, edgeType, [key, ckey]);
   }
   return out;
 }
 
-function pageEdges(state: ExecState, nodes: readonly FieldNode[], rows: NodeRecord[], label: string, edgeType: string, path: (string | number)[]): Shaped[] {
+function* pageEdges(state: ExecState, nodes: readonly FieldNode[], rows: NodeRecord[], label: string, edgeType: string, path: (string | number)[]): Work<Shaped[]> {
   const fields = collectFields(state, edgeType, subSelections(nodes));
   const columns: { key: string; kind: 'typename' | 'cursor' | 'node'; shaped?: Shaped[] }[] = [];
   for (const [ekey, enodes] of fields) {
     const name = enodes[0]!.name.value;
-    if (name === 'node') columns.push({ key: ekey, kind: 'node', shaped: shapeNodes(state, rows, enodes, 0, (i) => [...path, i, ekey]) });
+    if (name === 'node') columns.push({ key: ekey, kind: 'node', shaped: yield* shapeNodes(state, rows, enodes, 0, (i) => [...path, i, ekey]) });
     else columns.push({ key: ekey, kind: name === 'cursor' ? 'cursor' : 'typename' });
   }
+  // Each edge's JSON, at least: `{}`, keys, commas, and quotes and text of its values (the node is charged as it is shaped).
+  let fixed = 1 + columns.length;
+  for (const c of columns) fixed += c.key.length + 3 + (c.kind === 'typename' ? edgeType.length + 2 : c.kind === 'cursor' ? 2 : 0);
+  state.meter.bytes(rows.length * fixed + Math.max(0, rows.length - 1));
   const out = new Array<Shaped>(rows.length);
+  let bytes = 0;
   for (let i = 0; i < rows.length; i++) {
     const edge: Shaped = {};
-    for (const c of columns) edge[c.key] = c.kind === 'node' ? c.shaped![i] : c.kind === 'cursor' ? encodeCursor(label, rows[i]!.id) : edgeType;
+    for (const c of columns) {
+      if (c.kind === 'node') edge[c.key] = c.shaped![i];
+      else if (c.kind === 'typename') edge[c.key] = edgeType;
+      else {
+        const cursor = encodeCursor(label, rows[i]!.id);
+        bytes += cursor.length;
+        edge[c.key] = cursor;
+      }
+    }
     out[i] = edge;
   }
+  state.meter.bytes(bytes);
   return out;
 }
 
@@ -149,13 +196,16 @@ function pageInfo(state: ExecState, nodes: readonly FieldNode[], page: { nodes: 
  * `_entities(representations)`: every representation looked up in one pass, answered in request
  * order, null where no node of that label has the id; the found nodes are shaped together.
  */
-function entities(state: ExecState, key: string, nodes: readonly FieldNode[]): (Shaped | null)[] {
+function* entities(state: ExecState, key: string, nodes: readonly FieldNode[]): Work<(Shaped | null)[]> {
   const args = rootArguments(state, '_entities', nodes[0]!);
   const representations = args['representations'] as unknown[];
+  // Pricing capped how many there are (TOOLGRAPH_GRAPHQL_MAX_REPRESENTATIONS); each answer is at least `null` or `{}` and a comma.
+  state.meter.bytes(representations.length);
   const out = new Array<Shaped | null>(representations.length).fill(null);
   const found: NodeRecord[] = [];
   const at: number[] = [];
   for (let i = 0; i < representations.length; i++) {
+    if ((i & 1023) === 1023) state.meter.tick(1024);
     const rep = representations[i];
     const typename = typeof rep === 'object' && rep !== null ? (rep as Record<string, unknown>)['__typename'] : undefined;
     const id = typeof rep === 'object' && rep !== null ? (rep as Record<string, unknown>)['id'] : undefined;
@@ -172,7 +222,7 @@ function entities(state: ExecState, key: string, nodes: readonly FieldNode[]): (
   }
   state.meter.rows(found.length, 0);
   try {
-    const shaped = shapeNodes(state, found, nodes, 0, (j) => [key, at[j]!]);
+    const shaped = yield* shapeNodes(state, found, nodes, 0, (j) => [key, at[j]!]);
     for (let j = 0; j < shaped.length; j++) out[at[j]!] = shaped[j]!;
   } catch (error) {
     // Entities are nullable: a failing selection nulls the entities it covers, not the whole data.
@@ -190,16 +240,16 @@ function service(state: ExecState, nodes: readonly FieldNode[]): Shaped {
   return out;
 }
 
-/** The value of one Query root field (introspection fields excepted: graphql-js answers those). */
-export function queryRootValue(state: ExecState, key: string, nodes: readonly FieldNode[]): unknown {
+/** The value of one Query root field (introspection fields excepted: graphql-js answers those), as work. */
+function* rootValue(state: ExecState, key: string, nodes: readonly FieldNode[]): Work<unknown> {
   const name = nodes[0]!.name.value;
   if (name === '__typename') return 'Query';
   const root = state.graphSchema.roots.get(name);
   try {
     switch (root?.kind) {
-      case 'list': return labelList(state, root.label, key, nodes);
-      case 'connection': return labelConnection(state, name, root.label, key, nodes);
-      case 'entities': return entities(state, key, nodes);
+      case 'list': return yield* labelList(state, root.label, key, nodes);
+      case 'connection': return yield* labelConnection(state, name, root.label, key, nodes);
+      case 'entities': return yield* entities(state, key, nodes);
       case 'service': return service(state, nodes);
       default: throw new ToolgraphError('TG_INTERNAL', `No executor for Query.${name}.`);
     }
@@ -208,14 +258,15 @@ export function queryRootValue(state: ExecState, key: string, nodes: readonly Fi
   }
 }
 
-/**
- * Executes a query's root fields in order. Every root field is non-null, so the first failure
- * makes `data` null (as graphql-js does, it stops there).
- */
-export function executeQueryFields(state: ExecState, fields: CollectedFields): Record<string, unknown> | null {
+/** The value of one Query root field, run to its end without pausing (graphql-js resolvers, subscriptions). */
+export function queryRootValue(state: ExecState, key: string, nodes: readonly FieldNode[]): unknown {
+  return finish(rootValue(state, key, nodes));
+}
+
+function* queryFields(state: ExecState, fields: CollectedFields): Work<Record<string, unknown> | null> {
   const data: Record<string, unknown> = {};
   try {
-    for (const [key, nodes] of fields) data[key] = queryRootValue(state, key, nodes);
+    for (const [key, nodes] of fields) data[key] = yield* rootValue(state, key, nodes);
   } catch (error) {
     if (!(error instanceof NullBubble)) throw error;
     state.errors.push(error.error);
@@ -224,3 +275,11 @@ export function executeQueryFields(state: ExecState, fields: CollectedFields): R
   return data;
 }
 
+/**
+ * Executes a query's root fields in order. Every root field is non-null, so the first failure
+ * makes `data` null (as graphql-js does, it stops there). Synchronous unless the request ran past
+ * a time slice: it then pauses at safe points (work.ts) and answers a promise.
+ */
+export function executeQueryFields(state: ExecState, fields: CollectedFields): Record<string, unknown> | null | Promise<Record<string, unknown> | null> {
+  return drive(queryFields(state, fields), state.meter);
+}

@@ -9,6 +9,12 @@ export interface GraphqlLimits {
   readonly maxDirectives: number;
   readonly maxTokens: number;
   readonly maxFields: number;
+  /** What cost analysis prices an edge field without first/limit at (items per parent). */
+  readonly defaultPage: number;
+  /** Most items a list field without a page may return (a root list without one is priced at this). */
+  readonly listLimit: number;
+  /** Most representations one `_entities` call may carry. */
+  readonly maxRepresentations: number;
 }
 
 export interface GraphqlOptions {
@@ -27,7 +33,8 @@ export const GRAPHQL_BODY_LIMIT = 1024 * 1024;
 
 type GraphqlSettings = Pick<ResolvedValues,
   'graphqlIntrospection' | 'graphqlPersistedOnly' | 'graphqlApqMaxEntries' | 'graphqlMaxQueryBytes' | 'graphqlMaxDepth'
-  | 'graphqlMaxCost' | 'graphqlMaxAliases' | 'graphqlMaxDirectives' | 'graphqlMaxTokens' | 'graphqlMaxFields'>;
+  | 'graphqlMaxCost' | 'graphqlMaxAliases' | 'graphqlMaxDirectives' | 'graphqlMaxTokens' | 'graphqlMaxFields'
+  | 'graphqlDefaultPage' | 'graphqlListLimit' | 'graphqlMaxRepresentations'>;
 
 export function graphqlOptionsFrom(values: GraphqlSettings, trustedDocuments: ReadonlyMap<string, string>): GraphqlOptions {
   return {
@@ -39,6 +46,9 @@ export function graphqlOptionsFrom(values: GraphqlSettings, trustedDocuments: Re
       maxDirectives: values.graphqlMaxDirectives,
       maxTokens: values.graphqlMaxTokens,
       maxFields: values.graphqlMaxFields,
+      defaultPage: values.graphqlDefaultPage,
+      listLimit: values.graphqlListLimit,
+      maxRepresentations: values.graphqlMaxRepresentations,
     },
     introspection: values.graphqlIntrospection,
     persistedOnly: values.graphqlPersistedOnly,

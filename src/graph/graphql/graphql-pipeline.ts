@@ -11,6 +11,7 @@ import { UNMETERED, type ExecutionMeter } from './exec-state.ts';
 import { executeOperation, selectOperation, type GraphqlRequestContext } from './execute-operation.ts';
 import { checkParams, requireQuery } from './check-params.ts';
 import { gateOperation } from './operation-gate.ts';
+import { OperationPricing } from './price-operation.ts';
 import { GraphSchemaCache } from './graph-schema.ts';
 import { warmSchemaAssembly } from './schema-assembler.ts';
 import { formatError, graphqlError, httpHintOf, toGraphQLError } from './graphql-errors.ts';
@@ -265,6 +266,7 @@ export class GraphqlPipeline {
   readonly #yoga: YogaServer<Record<string, unknown>, Record<string, unknown>>;
   readonly #onParams: OnParams[];
   readonly #meter: () => ExecutionMeter;
+  readonly #pricing: OperationPricing;
   readonly #logger: Logger;
   readonly options: GraphqlOptions;
 
@@ -273,6 +275,7 @@ export class GraphqlPipeline {
     const { options, logger } = pipeline;
     this.#engine = pipeline.engine;
     this.#meter = pipeline.meter ?? (() => UNMETERED);
+    this.#pricing = new OperationPricing(options.limits);
     this.#logger = logger;
     this.options = options;
     const trusted = options.trustedDocuments;
@@ -344,7 +347,9 @@ export class GraphqlPipeline {
     // spreading a large first build over turns of the event loop (see GraphSchemaCache.load).
     const graphSchema = this.#schemas.cached(catalogue, graph) ?? await this.#schemas.load(catalogue, graph);
     const meter = this.#meter();
-    const context: GraphqlRequestContext = { graph, principal, engine: this.#engine, graphSchema, meter };
+    const context: GraphqlRequestContext = {
+      graph, principal, engine: this.#engine, graphSchema, meter, pricing: this.#pricing, listLimit: this.options.limits.listLimit,
+    };
     let result: ExecutionResult;
     try {
       // Most requests run synchronously from here (a prepared document, a query): no promise to wait for.

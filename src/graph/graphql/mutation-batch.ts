@@ -7,6 +7,7 @@ import type { ExecState } from './exec-state.ts';
 import { isBudgetRefusal } from './budget-meter.ts';
 import { NullBubble, toGraphQLError } from './graphql-errors.ts';
 import { shapeNodes, type Shaped } from './shape-nodes.ts';
+import { finish } from './work.ts';
 import { commitVisible, visibleView, type GraphqlEngine } from './visible-view.ts';
 
 interface PlannedField {
@@ -176,7 +177,7 @@ function fieldResult(state: ExecState, field: PlannedField, ids: readonly (strin
         throw new NullBubble(toGraphQLError(new ToolgraphError('TG_NODE_NOT_FOUND', `${key}: node ${describeValue(id)} was deleted by another writer right after this batch committed.`), { nodes, path: [key] }));
       }
       state.meter.rows(1, 0);
-      return shapeNodes(state, [node], nodes, 0, () => [key])[0];
+      return finish(shapeNodes(state, [node], nodes, 0, () => [key]))[0];
     }
     default: {
       const typeName = name === 'deleteNode' ? 'DeleteResult' : 'EdgeResult';

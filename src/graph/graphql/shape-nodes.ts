@@ -2,8 +2,10 @@ import { Kind, type FieldNode, type ValueNode } from 'graphql';
 import { describeValue } from '../../errors/index.ts';
 import type { NodeRecord } from '../engine/index.ts';
 import { collectFields, subSelections, type CollectedFields } from './collect-fields.ts';
+import { expandLevel } from './expand-level.ts';
 import type { ExecState, PathFn } from './exec-state.ts';
 import { NullBubble, graphqlError } from './graphql-errors.ts';
+import type { Work } from './work.ts';
 
 /** A shaped object: response keys in selection order, values as they go on the wire. */
 export type Shaped = Record<string, unknown>;
@@ -54,14 +56,18 @@ type Step =
   | { readonly kind: 'property'; readonly key: string; readonly name: string; readonly int: boolean; readonly nodes: readonly FieldNode[] }
   | { readonly kind: 'edge'; readonly key: string; readonly shaped: Shaped[]; readonly offsets: readonly number[] };
 
+/** Objects shaped between two looks at the clock (and, past a spent slice, two yields). */
+const SLICE = 1024;
+
 /**
  * Shapes the objects of one field position: every row (a node, possibly of several labels for a
  * union) gets the fields its label's selection asks for. This is the breadth-first executor: the
  * rows of a position are one frontier, and each edge field of the selection is one `expandEach`
  * over that whole frontier; the children of all rows are then shaped together, one level down.
- * Rows come in the engine's id order and keep it.
+ * Rows come in the engine's id order and keep it. Work (work.ts): it yields between levels and
+ * every SLICE objects of a large one when the time slice is spent.
  */
-export function shapeNodes(state: ExecState, rows: readonly NodeRecord[], nodes: readonly FieldNode[], level: number, pathOf: (i: number) => (string | number)[]): Shaped[] {
+export function* shapeNodes(state: ExecState, rows: readonly NodeRecord[], nodes: readonly FieldNode[], level: number, pathOf: (i: number) => (string | number)[]): Work<Shaped[]> {
   const out = new Array<Shaped>(rows.length);
   if (rows.length === 0) return out;
   const label = rows[0]!.label;
@@ -73,7 +79,7 @@ export function shapeNodes(state: ExecState, rows: readonly NodeRecord[], nodes:
     }
   }
   if (!mixed) {
-    shapeGroup(state, label, rows, null, nodes, level, pathOf, out);
+    yield* shapeGroup(state, label, rows, null, nodes, level, pathOf, out);
     return out;
   }
   // A union position: each label is a group of its own (its own collected fields and expansions).
@@ -84,21 +90,35 @@ export function shapeNodes(state: ExecState, rows: readonly NodeRecord[], nodes:
     if (g) g.push(i);
     else groups.set(l, [i]);
   }
-  for (const [l, positions] of groups) shapeGroup(state, l, positions.map((p) => rows[p]!), positions, nodes, level, pathOf, out);
+  for (const [l, positions] of groups) yield* shapeGroup(state, l, positions.map((p) => rows[p]!), positions, nodes, level, pathOf, out);
   return out;
 }
 
-function shapeGroup(
+function* shapeGroup(
   state: ExecState, label: string, rows: readonly NodeRecord[], positions: readonly number[] | null,
   nodes: readonly FieldNode[], level: number, pathOf: (i: number) => (string | number)[], out: Shaped[],
-): void {
+): Work<void> {
   const fields = collectFields(state, label, subSelections(nodes));
-  const position = (j: number): number => (positions === null ? j : positions[j]!);
   const known = staticSteps.get(fields)?.get(label);
-  const steps: Step[] = known ?? planSteps(state, label, fields, rows, level, pathOf, position);
+  const steps: Step[] = known ?? (yield* planSteps(state, label, fields, rows, level, pathOf, positions));
+  // The JSON these objects serialise to, at least: keys and punctuation now, before they are built;
+  // ids, strings and lists as each slice is placed.
+  state.meter.bytes(rows.length * fixedBytes(steps));
+  for (let from = 0; from < rows.length; from += SLICE) {
+    const to = from + SLICE < rows.length ? from + SLICE : rows.length;
+    shapeRows(state, label, rows, positions, steps, pathOf, out, from, to);
+    if (to < rows.length && state.meter.yieldDue) yield;
+  }
+}
 
+/** Shapes rows[from..to) of a group into `out`; charges their values' JSON and ticks the clock. */
+function shapeRows(
+  state: ExecState, label: string, rows: readonly NodeRecord[], positions: readonly number[] | null, steps: readonly Step[],
+  pathOf: (i: number) => (string | number)[], out: Shaped[], from: number, to: number,
+): void {
   const labels = state.labels;
-  for (let j = 0; j < rows.length; j++) {
+  let bytes = 0;
+  for (let j = from; j < to; j++) {
     const row = rows[j]!;
     const props = row.props;
     const obj: Shaped = {};
@@ -110,20 +130,68 @@ function shapeGroup(
           break;
         case 'id':
           obj[step.key] = row.id;
+          bytes += row.id.length;
           break;
         case 'property': {
           const value = props[step.name];
-          obj[step.key] = value === undefined ? null : step.int ? checkedInt(state, value, step, () => [...pathOf(position(j)), step.key]) : value;
+          if (typeof value === 'string') {
+            obj[step.key] = value;
+            bytes += value.length + 1;
+          } else if (value === undefined) {
+            obj[step.key] = null;
+          } else {
+            const shaped = step.int ? checkedInt(state, value, step, () => [...pathOf(positions === null ? j : positions[j]!), step.key]) : value;
+            obj[step.key] = shaped;
+            if (shaped !== null && typeof shaped === 'object') bytes += listBytes(shaped as readonly unknown[]);
+          }
           break;
         }
-        case 'edge':
-          obj[step.key] = step.shaped.slice(step.offsets[j]!, step.offsets[j + 1]!);
+        case 'edge': {
+          const first = step.offsets[j]!;
+          const last = step.offsets[j + 1]!;
+          obj[step.key] = step.shaped.slice(first, last);
+          if (last > first) bytes += last - first - 1;
           break;
+        }
       }
     }
     if (labels !== null) labels.set(obj, label);
-    out[position(j)] = obj;
+    out[positions === null ? j : positions[j]!] = obj;
   }
+  state.meter.bytes(bytes);
+  state.meter.tick(to - from);
+}
+
+/**
+ * The JSON bytes every object of a group has whatever its values: braces, `"key":` and commas, the
+ * const values, quotes of the id, `[]` of edge lists, one character of a property value. With what
+ * `shapeGroup` adds per value (an id's or a string's length, list items, commas between children)
+ * it is a lower bound of the object's JSON (a UTF-8 string is never shorter than its UTF-16
+ * length), so a result at the size limit is never refused.
+ */
+function fixedBytes(steps: readonly Step[]): number {
+  let n = steps.length > 0 ? 1 + steps.length : 2;
+  for (let s = 0; s < steps.length; s++) {
+    const step = steps[s]!;
+    n += step.key.length + 3;
+    switch (step.kind) {
+      case 'const': n += typeof step.value === 'string' ? step.value.length + 2 : 1; break;
+      case 'id': n += 2; break;
+      case 'property': n += 1; break;
+      case 'edge': n += 2; break;
+    }
+  }
+  return n;
+}
+
+/** A list property's JSON bytes past the one character `fixedBytes` counts: brackets, items, commas. */
+function listBytes(list: readonly unknown[]): number {
+  let n = list.length > 0 ? list.length : 1;
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    n += typeof item === 'string' ? item.length + 2 : typeof item === 'boolean' ? 4 : 1;
+  }
+  return n;
 }
 
 /**
@@ -155,10 +223,11 @@ function checkedInt(state: ExecState, value: unknown, step: { key: string; nodes
  */
 const staticSteps = new WeakMap<CollectedFields, Map<string, Step[]>>();
 
-function planSteps(
+function* planSteps(
   state: ExecState, label: string, fields: CollectedFields, rows: readonly NodeRecord[], level: number,
-  pathOf: (i: number) => (string | number)[], position: (j: number) => number,
-): Step[] {
+  pathOf: (i: number) => (string | number)[], positions: readonly number[] | null,
+): Work<Step[]> {
+  const position = (j: number): number => (positions === null ? j : positions[j]!);
   const plan = state.graphSchema.labels.get(label);
   const steps: Step[] = [];
   let expands = false;
@@ -181,24 +250,7 @@ function planSteps(
     }
     const first = fieldNodes[0]!;
     const count = pageSize(intArgument(state, first, 'first'), intArgument(state, first, 'limit'), () => ({ nodes: fieldNodes, path: [...pathOf(position(0)), key] }));
-    const lists = state.view.expandEach(rows, field.edge.edgeType, field.edge.direction);
-    // A plain array: allocating an Int32Array costs about 1 µs here, more than a small level's shaping.
-    const offsets: number[] = new Array(rows.length + 1);
-    offsets[0] = 0;
-    let total = 0;
-    for (let j = 0; j < lists.length; j++) {
-      const n = lists[j]!.length;
-      total += count === undefined || n < count ? n : count;
-      offsets[j + 1] = total;
-    }
-    const children = new Array<NodeRecord>(total);
-    let k = 0;
-    for (let j = 0; j < lists.length; j++) {
-      const list = lists[j]!;
-      const end = offsets[j + 1]! - offsets[j]!;
-      for (let c = 0; c < end; c++) children[k++] = list[c]!;
-    }
-    state.meter.rows(total, level + 1);
+    const { children, offsets } = expandLevel(state, rows, field.edge, count, level, () => `${label}.${name}`);
     const childPath = (c: number): (string | number)[] => {
       // The parent j with offsets[j] <= c < offsets[j + 1] (binary search; only errors get here).
       let lo = 0;
@@ -211,7 +263,9 @@ function planSteps(
       return [...pathOf(position(lo)), key, c - offsets[lo]!];
     };
     expands = true;
-    steps.push({ kind: 'edge', key, shaped: shapeNodes(state, children, fieldNodes, level + 1, childPath), offsets });
+    // Between levels: a safe point to let other requests run.
+    if (state.meter.yieldDue) yield;
+    steps.push({ kind: 'edge', key, shaped: yield* shapeNodes(state, children, fieldNodes, level + 1, childPath), offsets });
   }
 
   if (!expands) {

@@ -88,6 +88,8 @@ export function createSubscriptionExecutor(options: SubscriptionExecutorOptions)
         fragments: prepared.fragments,
         errors: [],
         meter: UNMETERED,
+        // The carrier bounds subscriptions with its own rules (graph/carrier subscription-rules.ts).
+        listLimit: Infinity,
         labels: null,
       };
       const data: Record<string, unknown> = {};

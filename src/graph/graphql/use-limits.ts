@@ -8,7 +8,7 @@ import { SETTINGS } from '../../config/index.ts';
 import type { GraphqlLimits } from './graphql-options.ts';
 import { useHiddenSuggestions } from './use-hidden-suggestions.ts';
 
-type LimitName = 'depth' | 'cost' | 'aliases' | 'directives' | 'tokens' | 'fields';
+type LimitName = 'depth' | 'cost' | 'aliases' | 'directives' | 'tokens' | 'fields' | 'representations';
 
 const SETTING_OF: Record<LimitName, string> = {
   depth: SETTINGS.graphqlMaxDepth.env!,
@@ -17,18 +17,20 @@ const SETTING_OF: Record<LimitName, string> = {
   directives: SETTINGS.graphqlMaxDirectives.env!,
   tokens: SETTINGS.graphqlMaxTokens.env!,
   fields: SETTINGS.graphqlMaxFields.env!,
+  representations: SETTINGS.graphqlMaxRepresentations.env!,
 };
 
 const WHAT: Record<LimitName, string> = {
   depth: 'nests fields', cost: 'costs', aliases: 'uses aliases', directives: 'uses directives',
   tokens: 'has lexical tokens', fields: 'selects fields (fragments expanded)',
+  representations: 'sends _entities representations:',
 };
 
 /** The refusal of a limit: names the limit, its setting, the maximum and what the operation has. */
-export function overLimit(limit: LimitName, max: number, found: number | undefined): GraphQLError {
+export function overLimit(limit: LimitName, max: number, found: number | undefined, hint = ''): GraphQLError {
   const has = found === undefined ? `more than ${max}` : String(found);
   return new GraphQLError(
-    `The operation ${WHAT[limit]} ${limit === 'depth' ? `${has} deep` : has}; the ${limit} limit is ${max} (${SETTING_OF[limit]}). Nothing was executed.`,
+    `The operation ${WHAT[limit]} ${limit === 'depth' ? `${has} deep` : has}; the ${limit} limit is ${max} (${SETTING_OF[limit]}).${hint} Nothing was executed.`,
     { extensions: { code: 'TG_QUERY_TOO_COMPLEX', details: { limit, max, ...(found === undefined ? {} : { found }) }, http: { status: 400, spec: true } } },
   );
 }
@@ -93,14 +95,15 @@ function maxFieldsRule(max: number) {
 }
 
 /**
- * The static limits as envelop plugins: graphql-armor's depth, cost, aliases, directives and
- * tokens (each reported with our code and setting), our field count, and, with introspection off,
+ * The static limits as envelop plugins: graphql-armor's depth, aliases, directives and tokens
+ * (each reported with our code and setting), our field count, and, with introspection off,
  * graphql-js's NoSchemaIntrospectionCustomRule plus the masking of every "Did you mean" hint.
  */
 export function limitPlugins(limits: GraphqlLimits, introspection: boolean): Plugin[] {
   const armor = new EnvelopArmor({
     maxDepth: { n: limits.maxDepth, flattenFragments: true, ignoreIntrospection: true, ...reportAs('depth', limits.maxDepth) },
-    costLimit: { maxCost: limits.maxCost, flattenFragments: true, ignoreIntrospection: true, ...reportAs('cost', limits.maxCost) },
+    // Cost is priced after variable coercion instead (price-operation.ts): armor sees literal pages only.
+    costLimit: { enabled: false },
     maxAliases: { n: limits.maxAliases, ...reportAs('aliases', limits.maxAliases) },
     maxDirectives: { n: limits.maxDirectives, ...reportAs('directives', limits.maxDirectives) },
     maxTokens: {

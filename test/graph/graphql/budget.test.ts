@@ -1,10 +1,13 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BudgetLimits } from '../../../src/graph/budget/index.ts';
-import type { GraphEngine } from '../../../src/graph/engine/index.ts';
-import { GraphqlPipeline, budgetMeters, statusOf } from '../../../src/graph/graphql/index.ts';
+import type { GraphEngine, MutationInput, ScanOptions } from '../../../src/graph/engine/index.ts';
+import { GraphqlPipeline, budgetMeters, statusOf, type ExecutionMeter } from '../../../src/graph/graphql/index.ts';
 import { silentLogger } from '../../../src/log/index.ts';
 import type { RunningToolgraph } from '../../../src/serve/index.ts';
 import { startServe } from '../../tools/support.ts';
+import { openEngine } from '../engine/helpers.ts';
 import { LOCAL, graphqlOptions, referenceEngine, type Body } from './support.ts';
 
 const ROOMY: BudgetLimits = { maxRows: 1_000_000, maxResultBytes: 16 * 1024 * 1024, timeoutMs: 60_000 };
@@ -127,5 +130,182 @@ describe('toolgraph serve runs GraphQL under the query_* settings', () => {
     const dispatched = await post('/dispatch', { id: 9, graph: 'demo', method: { GraphQl: { query: '{ Person(first: 4) { id } }' } } });
     expect(dispatched.status).toBe(200);
     expectRefused(((await dispatched.json()) as { result: Body }).result, 'maxRows', 3, 'TOOLGRAPH_QUERY_MAX_ROWS');
+  });
+});
+
+/** A budget meter that records what the executor charges, which charge was refused, and the heap then. */
+function recording(limits: Partial<BudgetLimits>, now?: () => number) {
+  const log = { bytes: 0, refusedBy: '', heapAtRefusal: 0 };
+  const make = budgetMeters({ ...ROOMY, ...limits }, now ? { now } : {});
+  const meter = (): ExecutionMeter => {
+    const inner = make();
+    const refusing = <T>(name: string, charge: () => T): T => {
+      try {
+        return charge();
+      } catch (error) {
+        log.refusedBy ||= name;
+        log.heapAtRefusal ||= process.memoryUsage().heapUsed;
+        throw error;
+      }
+    };
+    return {
+      rows: (count, level) => refusing('rows', () => inner.rows(count, level)),
+      bytes: (bytes) => {
+        log.bytes += bytes;
+        refusing('bytes', () => inner.bytes(bytes));
+      },
+      tick: (units) => refusing('tick', () => inner.tick(units)),
+      rowsLeft: () => inner.rowsLeft(),
+      resultBytes: (bytes) => refusing('resultBytes', () => inner.resultBytes(bytes)),
+      get yieldDue() {
+        return inner.yieldDue;
+      },
+      pause: () => inner.pause(),
+    };
+  };
+  return { log, meter };
+}
+
+async function runOn(on: GraphEngine, graph: string, meter: () => ExecutionMeter, query: string, env: Record<string, string> = {}) {
+  const pipeline = new GraphqlPipeline({ engine: on, logger: silentLogger(), options: graphqlOptions(env), meter });
+  const response = await pipeline.run({ graph, principal: LOCAL, method: 'POST', params: { query } });
+  return { response, body: JSON.parse(response.body) as Body };
+}
+
+function forceGc(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+/** Cost analysis and the list limit out of the way: only the execution budget decides. */
+const UNPRICED = { TOOLGRAPH_GRAPHQL_MAX_COST: '100000000', TOOLGRAPH_GRAPHQL_DEFAULT_PAGE: '1', TOOLGRAPH_GRAPHQL_LIST_LIMIT: '1000000' };
+
+describe('the execution budget is charged before the executor allocates', () => {
+  let hub: GraphEngine;
+  beforeAll(async () => {
+    // One hub linked both ways to 3,000 leaves: LINK → BACK → LINK is 9 million rows.
+    hub = await openEngine();
+    await hub.createGraph('hub');
+    const mutations: MutationInput[] = [{ op: 'createNode', id: 'hub', label: 'Hub', props: {} }];
+    for (let i = 0; i < 3000; i++) {
+      const id = `leaf-${String(i).padStart(4, '0')}`;
+      mutations.push({ op: 'createNode', id, label: 'Leaf', props: { n: i } }, { op: 'addEdge', src: 'hub', tgt: id, type: 'LINK' }, { op: 'addEdge', src: id, tgt: 'hub', type: 'BACK' });
+    }
+    await hub.commit({ graph: 'hub', mutations });
+  });
+  afterAll(async () => {
+    await hub?.close();
+  });
+
+  it('charges a level from its adjacency lists\' sizes before building it: refused with the heap where it was', async () => {
+    const gc = forceGc();
+    const { log, meter } = recording({ maxRows: 100_000 });
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const { body } = await runOn(hub, 'hub', meter, '{ Hub(first: 1) { LINK { BACK { LINK { id } } } } }', UNPRICED);
+    expectRefused(body, 'maxRows', 100_000, 'TOOLGRAPH_QUERY_MAX_ROWS');
+    expect(log.refusedBy).toBe('rows');
+    // The last level would hold 9 million references (72 MB) had it been built before its charge.
+    expect(log.heapAtRefusal - before).toBeLessThan(24 * 1024 * 1024);
+  });
+
+  it('asks the engine for one row past the row budget at most', async () => {
+    const { body } = await run({ maxRows: 3 }, '{ Person(first: 20) { id } }');
+    expectRefused(body, 'maxRows', 3, 'TOOLGRAPH_QUERY_MAX_ROWS');
+    const scans: (number | undefined)[] = [];
+    const spied = new Proxy(engine, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target) as unknown;
+        if (prop !== 'view') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        return (graph: string) => new Proxy(target.view(graph), {
+          get(view, p) {
+            const member = Reflect.get(view, p, view) as unknown;
+            if (p !== 'scan') return typeof member === 'function' ? (member as (...a: unknown[]) => unknown).bind(view) : member;
+            return (label: string, options: ScanOptions = {}) => {
+              scans.push(options.first);
+              return view.scan(label, options);
+            };
+          },
+        });
+      },
+    });
+    expectRefused((await runOn(spied, 'demo', budgetMeters({ ...ROOMY, maxRows: 3 }), '{ Person(first: 20) { id } }')).body, 'maxRows', 3, 'TOOLGRAPH_QUERY_MAX_ROWS');
+    expect(scans).toEqual([4]);
+  });
+
+  it('charges the JSON of each level as it is shaped: a result over the size budget is refused before it is serialised', async () => {
+    const query = '{ Hub(first: 1) { LINK(first: 3000) { id n BACK { id } } } }';
+    const size = Buffer.byteLength((await runOn(hub, 'hub', recording({}).meter, query, UNPRICED)).response.body);
+    const { log, meter } = recording({ maxResultBytes: size / 2 });
+    expectRefused((await runOn(hub, 'hub', meter, query, UNPRICED)).body, 'maxResultBytes', size / 2, 'TOOLGRAPH_QUERY_MAX_RESULT_BYTES');
+    expect(log.refusedBy).toBe('bytes');
+  });
+
+  it('charges a lower bound of the JSON: what it charged never exceeds the body, so a body at the cap passes', async () => {
+    const queries = [
+      '{ Person { id name age active rating languages email __typename KNOWS { id name } AUTHORED { __typename ... on Document { title pages } ... on Repository { name } } } }',
+      '{ PersonConnection(first: 5) { edges { cursor node { name } } pageInfo { hasNextPage endCursor } } Topic { name weight } }',
+      '{ _entities(representations: [{__typename: "Person", id: "person-001"}, {__typename: "Person", id: "nobody"}]) { ... on Person { name } } }',
+      '{ Project { name tags stars budgetUsd archived } Document { title keywords summary } }',
+    ];
+    for (const query of queries) {
+      const { log, meter } = recording({});
+      const { response, body } = await run({}, query);
+      expect(body.errors, query).toBeUndefined();
+      const again = await runOn(engine, 'demo', meter, query);
+      expect(again.response.body).toBe(response.body);
+      expect(log.bytes, query).toBeGreaterThan(0);
+      expect(log.bytes, query).toBeLessThanOrEqual(Buffer.byteLength(response.body));
+    }
+  });
+
+  it('yields the event loop between slices of a large level: a small request is answered meanwhile, a commit waits', async () => {
+    const query = '{ Hub(first: 1) { LINK(first: 3000) { id n } } }';
+    const unpaused = (await runOn(hub, 'hub', budgetMeters(ROOMY), query, UNPRICED)).response.body;
+    let pauses = 0;
+    // Every slice is spent at once: the executor pauses wherever it may.
+    const make = budgetMeters(ROOMY, { sliceMs: 0 });
+    const meter = (): ExecutionMeter => {
+      const inner = make();
+      return {
+        rows: (count, level) => inner.rows(count, level), bytes: (bytes) => inner.bytes(bytes), tick: (units) => inner.tick(units),
+        rowsLeft: () => inner.rowsLeft(), resultBytes: (bytes) => inner.resultBytes(bytes),
+        get yieldDue() {
+          return inner.yieldDue;
+        },
+        pause: () => {
+          pauses++;
+          return inner.pause();
+        },
+      };
+    };
+    const pipeline = new GraphqlPipeline({ engine: hub, logger: silentLogger(), options: graphqlOptions(UNPRICED), meter });
+    // A new pipeline builds the graph's schema on its first request, off the read (an await before it): build it first.
+    await pipeline.run({ graph: 'hub', principal: LOCAL, method: 'POST', params: { query: '{ Hub(first: 1) { id } }' } });
+    pauses = 0;
+    const version = hub.view('hub').version;
+    const order: string[] = [];
+    const big = pipeline.run({ graph: 'hub', principal: LOCAL, method: 'POST', params: { query } }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    const small = pipeline.run({ graph: 'hub', principal: LOCAL, method: 'POST', params: { query: '{ Hub { id } }' } }).then(() => order.push('small'));
+    const write = hub.commit({ graph: 'hub', mutations: [{ op: 'updateNode', id: 'leaf-0000', set: { n: -1 } }] }).then(() => order.push('commit'));
+    const [response] = await Promise.all([big, small, write]);
+    expect(order).toEqual(['small', 'big', 'commit']);
+    expect(pauses).toBeGreaterThan(2);
+    // One graph version throughout: the commit applied once the paused read had ended.
+    expect(response.body).toBe(unpaused);
+    expect(JSON.parse(response.body).extensions.version).toBe(version);
+    expect(hub.view('hub').node('leaf-0000')!.props).toEqual({ n: -1 });
+  });
+
+  it('reads the clock while it shapes a large level, not only once it is done', async () => {
+    // The clock advances 1 ms per reading: at the level's charge, then every 1024 shaped objects.
+    let readings = 0;
+    const clock = () => readings++;
+    const { log, meter } = recording({ timeoutMs: 2 }, clock);
+    expectRefused((await runOn(hub, 'hub', meter, '{ Hub(first: 1) { LINK(first: 3000) { id } } }', UNPRICED)).body, 'timeoutMs', 2, 'TOOLGRAPH_QUERY_TIMEOUT_MS');
+    expect(log.refusedBy).toBe('tick');
   });
 });

@@ -11,7 +11,7 @@ import type { Logger } from '../log/index.ts';
 export const DEMO_GRAPH = 'demo';
 
 /** `acceptDataLoss` (TOOLGRAPH_ACCEPT_DATA_LOSS) is false when left out. */
-export type EngineSettings = Pick<ResolvedValues, 'persistence' | 'dataDir' | 'databaseUrl'> & Partial<Pick<ResolvedValues, 'acceptDataLoss'>>;
+export type EngineSettings = Pick<ResolvedValues, 'persistence' | 'dataDir' | 'databaseUrl'> & Partial<Pick<ResolvedValues, 'acceptDataLoss' | 'databaseSchema'>>;
 
 export interface OpenGraphEngineOptions {
   /** Seed the reference graph as `demo` into a fresh store. Only `serve` does; CLI commands never seed. */
@@ -43,6 +43,7 @@ export async function openGraphEngine(values: EngineSettings, logger: Logger, op
     kind: values.persistence,
     dataDir: join(values.dataDir, 'graphs'),
     ...(values.databaseUrl ? { databaseUrl: values.databaseUrl } : {}),
+    ...(values.databaseSchema ? { schema: values.databaseSchema } : {}),
     ...(values.acceptDataLoss ? { acceptDataLoss: true } : {}),
     logger,
   });

@@ -73,7 +73,7 @@ export async function loadInBackground<T>(load: () => Promise<T>, options: Backg
   }
 
   let attempt = 1;
-  let delay = initial;
+  let delay = Math.min(initial, cap);
   const schedule = (): void => {
     if (closed) return;
     options.logger?.warn({ attempt, retryInMs: delay, reason: lastReason }, `${options.what} failed; serving 503 TG_NOT_READY to requests that need it and retrying`);

@@ -52,7 +52,7 @@ export function localOrigin(origin: string): string {
  */
 export async function openToolService(options: ToolServiceOptions): Promise<{ service: HttpService; close(): Promise<void> }> {
   const { values, logger } = options;
-  // Delegation discovers the IdP's token endpoint now: an unreachable IdP stops start-up.
+  // Delegation tries discovery of the token endpoint now and, while the IdP is down, in the background.
   const credentials = options.credentials ?? (values.enableDelegation ? createDelegatedCredentials(await openDownstreamCredentials(values, { logger })) : undefined);
   const secrets = createSecretsBackend(values, {
     logger,

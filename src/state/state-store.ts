@@ -15,7 +15,7 @@ export interface StateStore {
   readonly kind: 'memory' | 'file' | 'postgres';
   /** The live value under (space, key); undefined when absent or expired. */
   get<T>(space: string, key: string): Promise<T | undefined>;
-  /** Stores `value` under (space, key), replacing any value, until `ttlMs` from now. */
+  /** Stores `value` (JSON without NUL characters, which PostgreSQL's jsonb refuses) under (space, key), replacing any value, until `ttlMs` from now. */
   set(space: string, key: string, value: unknown, ttlMs: number): Promise<void>;
   /** Stores `value` only when no live value is there; true when this call stored it. */
   add(space: string, key: string, value: unknown, ttlMs: number): Promise<boolean>;

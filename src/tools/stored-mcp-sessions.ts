@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { ToolgraphError } from '../errors/index.ts';
 import type { StateStore } from '../state/index.ts';
 import { McpSessionTable, type McpSessionEntry, type McpSessionLimits } from './mcp-sessions.ts';
@@ -11,7 +11,10 @@ const TOUCH_EVERY_MS = 60_000;
 /** Rounds of read-modify-swap before giving up under contention (each round only loses to another caller's success). */
 const MAX_ROUNDS = 64;
 
-/** [id, owner, lastUsed], each owner's least recently used first. */
+/** The stored form of a caller: a digest (callers' issuer and subject stay out of the table; PostgreSQL's jsonb refuses NUL, which owners hold). */
+const ownerKey = (owner: string) => createHash('sha256').update(owner).digest('base64url');
+
+/** [id, owner digest, lastUsed], each owner's least recently used first. */
 type StoredRow = [string, string, number];
 interface StoredTable {
   readonly rows: StoredRow[];
@@ -67,8 +70,9 @@ export class StoredMcpSessions {
   }
 
   /** Opens a session of `owner` under the caps (making room from its own least recently used sessions), or throws TG_RATE_LIMITED naming the cap. */
-  async open(owner: string): Promise<{ id: string; evicted: readonly string[] }> {
+  async open(caller: string): Promise<{ id: string; evicted: readonly string[] }> {
     const id = randomUUID();
+    const owner = ownerKey(caller);
     return this.#change((table, now) => {
       const reservation = table.admit(owner);
       table.register(reservation, { id, owner, lastUsed: now });
@@ -77,7 +81,8 @@ export class StoredMcpSessions {
   }
 
   /** Whether `id` is a live session of `owner`; marks it used. */
-  async use(id: string, owner: string): Promise<boolean> {
+  async use(id: string, caller: string): Promise<boolean> {
+    const owner = ownerKey(caller);
     return this.#change((table, now, stored) => {
       const own = stored?.rows.filter((row) => row[1] === owner) ?? [];
       const last = own.at(-1);
@@ -90,7 +95,8 @@ export class StoredMcpSessions {
   }
 
   /** Ends the session `id` of `owner`; false when there was none. */
-  async close(id: string, owner: string): Promise<boolean> {
+  async close(id: string, caller: string): Promise<boolean> {
+    const owner = ownerKey(caller);
     return this.#change((table) => {
       if (table.use(id, owner, 0) === undefined) return { result: false, write: false };
       table.remove(id);

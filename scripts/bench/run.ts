@@ -15,7 +15,7 @@ const SUITES: Record<string, { readonly script: string; readonly about: string }
   snapshot: { script: 'snapshot.ts', about: 'snapshot of a large graph (SNAPSHOT_BENCH_NODES): time, event-loop stall, heap/RSS growth, commit latency meanwhile; recovery' },
   import: { script: 'import.ts', about: 'JSON Lines import lines/s against JSON.parse of each line; commit latency with the catalogue watching' },
   cypher: { script: 'cypher.ts', about: 'Cypher path queries per row against the engine by hand (scan + expandEach)' },
-  dispatch: { script: 'dispatch.ts', about: 'POST /dispatch (Cypher) req/s against a hand-written node:http server answering the same bytes' },
+  dispatch: { script: 'dispatch.ts', about: 'POST /dispatch (Cypher) req/s against a hand-written node:http server answering the same bytes; --through-nginx: through nginx against direct' },
   graphql: { script: 'graphql.ts', about: 'GraphQL over HTTP, three shapes, against Mercurius + graphql-jit; APQ; GraphQL vs Cypher in process' },
   auth: { script: 'auth.ts', about: 'POST /dispatch with a verified JWT against AUTH_TYPE=none' },
   access: { script: 'access.ts', about: 'GraphQL read with a verified JWT and a row rule on every row against AUTH_TYPE=none; per-row RLS cost on a 100k-row scan' },

@@ -206,7 +206,8 @@ function createHandler(state: HostState, logger: Logger): (req: IncomingMessage,
     }
     const service = routeOf(state.services, path);
     if (!service) {
-      if (state.pending.size > 0) {
+      // Waiting only for something held (the IdP), every service mounted: an unknown path is simply not found.
+      if ([...state.pending].some((name) => !state.waiting.has(name))) {
         const starting = [...state.pending];
         sendError(res, new ToolgraphError('TG_NOT_READY', `toolgraph is still starting (${starting.join(', ')} not ready yet: recovering stored graphs); retry in a moment.`, {
           details: { status: 'starting', starting },

@@ -17,7 +17,8 @@ function newestMtime(dir: string): number {
 
 function stale(): boolean {
   if (!existsSync(TOOLGRAPH_JS)) return true;
-  const built = statSync(TOOLGRAPH_JS).mtimeMs;
+  // The newest output, not the CLI's own: a build may leave an unchanged file's time alone.
+  const built = newestMtime(join(ROOT, 'dist/src'));
   return newestMtime(join(ROOT, 'src')) > built || newestMtime(join(ROOT, 'generated')) > built;
 }
 

@@ -77,13 +77,14 @@ export class Replica {
     child.stdout?.on('data', collect);
     child.stderr?.on('data', collect);
     this.#exited = new Promise((resolve) => child.once('exit', () => resolve()));
-    const deadline = Date.now() + 30_000;
+    // Generous: two cores shared with the rest of the suite, and a replica loads every module at start.
+    const deadline = Date.now() + 60_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`replica ${this.name} exited (${child.exitCode}) at start:\n${this.lines.slice(-20).join('\n')}`);
       const health = await fetch(`${this.origin}/healthz`).catch(() => undefined);
       if (health !== undefined && ready(health)) return;
       await health?.body?.cancel();
-      if (Date.now() > deadline) throw new Error(`replica ${this.name} not ready after 30 s:\n${this.lines.slice(-20).join('\n')}`);
+      if (Date.now() > deadline) throw new Error(`replica ${this.name} not ready after 60 s:\n${this.lines.slice(-20).join('\n')}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

@@ -20,7 +20,7 @@ export const ERROR_CODES = {
   TG_PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The request body is larger than the route accepts.' },
   TG_RATE_LIMITED: { status: 429, meaning: 'Too many requests or connections; retry later.' },
   TG_INTERNAL: { status: 500, meaning: 'An unexpected server fault; the log has the details.' },
-  TG_NOT_READY: { status: 503, meaning: 'The process is still starting (recovering its graphs) or is shutting down; retry after the Retry-After seconds.' },
+  TG_NOT_READY: { status: 503, meaning: 'The process is still starting (recovering its graphs, or waiting for the identity provider before it can verify tokens) or is shutting down; retry after the Retry-After seconds.' },
   TG_OVERLOADED: { status: 503, meaning: 'The process is near its heap limit or its event loop is running late: new work is refused and running queries are stopped until it recovers; retry after the Retry-After seconds (details name the reading, its threshold and setting).' },
   TG_CONFIG_INVALID: { status: 500, meaning: 'A setting has an invalid value; start-up stops and names the setting, its source, what was expected and what came.' },
   TG_FILE_UNREADABLE: { status: 400, meaning: 'A file named on the command line (e.g. a JSON Lines import) is missing, unreadable, not a regular file, or changed while being read; the message names it.' },

@@ -76,7 +76,7 @@ export async function loadInBackground<T>(load: () => Promise<T>, options: Backg
   let delay = Math.min(initial, cap);
   const schedule = (): void => {
     if (closed) return;
-    options.logger?.warn({ attempt, retryInMs: delay, reason: lastReason }, `${options.what} failed; serving 503 TG_NOT_READY to requests that need it and retrying`);
+    options.logger?.warn({ attempt, retryInMs: delay, reason: lastReason }, `${options.what} failed; retrying in the background`);
     timer = setTimeout(() => void retry(), delay);
     timer.unref();
     delay = Math.min(delay * 2, cap);

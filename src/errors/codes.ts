@@ -42,7 +42,7 @@ export const ERROR_CODES = {
   TG_INSUFFICIENT_SCOPE: { status: 403, meaning: 'The token is valid but lacks a scope the operation needs.' },
   TG_FORBIDDEN: { status: 403, meaning: 'The caller is authenticated but not allowed to do this.' },
   TG_NO_USER_TOKEN: { status: 401, meaning: 'No user token available for delegation (start with --auth-type oidc-proxy, send Authorization: Bearer <token>, pass --enable-delegation).' },
-  TG_NO_TOKEN_ENDPOINT: { status: 500, meaning: 'No token_endpoint configured: OIDC discovery was not resolved at start-up (set OIDC_CONFIG_URL).' },
+  TG_NO_TOKEN_ENDPOINT: { status: 500, meaning: 'No token_endpoint configured: OIDC discovery was not resolved (set OIDC_CONFIG_URL; an unreachable IdP is retried in the background).' },
   TG_TOKEN_EXCHANGE_FAILED: { status: 502, meaning: 'Token exchange failed (HTTP 400/401): check client id and secret, the token-exchange grant, audience and scopes.' },
   TG_NO_DOWNSTREAM_CREDENTIAL: { status: 401, meaning: 'No credential could be obtained for a downstream API: every step of the agent\'s pattern was unavailable or refused; the message lists each with its fix.' },
   TG_AUTHORIZATION_FAILED: { status: 401, meaning: 'A three-legged or device-flow sign-in, or the refresh of its token set, did not complete (denied, state mismatch, code or refresh token refused); sign in again.' },

@@ -9,6 +9,10 @@
  * default log level `info`, lines written to /dev/null). Goal (issue 7, item 19): at least 0.5× the floor.
  * Besides requests per second, each side's server CPU time per request is read from the server process
  * (process.cpuUsage around each run): on a busy machine it moves much less than wall-clock throughput.
+ *
+ * `--through-nginx`: instead, the same toolgraph reached through Debian's nginx as the load balancer
+ * of README "Scaling out" (an upstream with kept-alive connections) against reaching it directly,
+ * in alternating rounds; the ratio is through-nginx / direct (the proxy's cost on the request path).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -27,6 +31,7 @@ const CONNECTIONS = Number(arg('--connections') ?? 20);
 const LOG_LEVEL = arg('--log-level') ?? 'info';
 const OUT = arg('--out');
 const CPU_PROF = arg('--cpu-prof');
+const THROUGH_NGINX = process.argv.includes('--through-nginx');
 
 const QUERIES: { name: string; body: string }[] = [
   {
@@ -128,6 +133,10 @@ async function main(): Promise<void> {
     child.once('exit', (code) => reject(new Error(`the server process exited with ${code}`)));
   });
   try {
+    if (THROUGH_NGINX) {
+      await throughNginx(child, ready);
+      return;
+    }
     const results = [];
     for (const [i, q] of QUERIES.entries()) {
       const floorUrl = ready.floors[i]!;
@@ -172,6 +181,60 @@ async function main(): Promise<void> {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGINT');
     await exited;
+  }
+}
+
+/** `--through-nginx`: the toolgraph side through nginx against it directly, alternating rounds. */
+async function throughNginx(child: ChildProcess, ready: Ready): Promise<void> {
+  const { startNginx } = await import('../../test/replicas/support/nginx.ts');
+  const { freePort } = await import('../../test/replicas/support/replicas.ts');
+  const port = await freePort();
+  const upstream = new URL(ready.dispatch);
+  const nginx = await startNginx(() => `
+  access_log off;
+  upstream toolgraph {
+    server ${upstream.host};
+    keepalive 64;
+  }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://toolgraph;
+      proxy_http_version 1.1;
+      # The child binds without TOOLGRAPH_PUBLIC_URL, so it answers only its own Host (DNS rebinding check).
+      proxy_set_header Host ${upstream.host};
+      proxy_set_header Connection "";
+    }
+  }`, [port]);
+  try {
+    const proxied = `http://127.0.0.1:${port}/dispatch`;
+    const results = [];
+    for (const q of QUERIES) {
+      await load(child, ready.dispatch, q.body); // warm-up, both sides
+      await load(child, proxied, q.body);
+      const direct: Run[] = [];
+      const through: Run[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        direct.push(await load(child, ready.dispatch, q.body));
+        through.push(await load(child, proxied, q.body));
+      }
+      const ratios = through.map((t, r) => t.rate / direct[r]!.rate);
+      results.push({
+        case: q.name,
+        directMedian: round(median(direct.map((t) => t.rate)), 0), throughNginxMedian: round(median(through.map((t) => t.rate)), 0),
+        ratioMin: round(Math.min(...ratios)), ratioMedian: round(median(ratios)),
+      });
+    }
+    console.log(`POST /dispatch through nginx (upstream keepalive) against direct: autocannon -c ${CONNECTIONS}, ${SECONDS} s per side, ${ROUNDS} alternating rounds`);
+    console.table(results.map((r) => ({
+      case: r.case, 'direct req/s (med)': r.directMedian, 'through nginx req/s (med)': r.throughNginxMedian, 'ratio min/med': `${r.ratioMin} / ${r.ratioMedian}`,
+    })));
+    if (OUT) {
+      await writeFile(OUT, `${JSON.stringify({ bench: 'dispatch', mode: 'through-nginx', node: process.version, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, results }, null, 2)}\n`);
+      console.log(`wrote ${OUT}`);
+    }
+  } finally {
+    await nginx.stop();
   }
 }
 

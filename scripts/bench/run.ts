@@ -17,7 +17,7 @@ const SUITES: Record<string, { readonly script: string; readonly about: string }
   import: { script: 'import.ts', about: 'JSON Lines import lines/s against JSON.parse of each line; commit latency with the catalogue watching' },
   cypher: { script: 'cypher.ts', about: 'Cypher path queries per row against the engine by hand (scan + expandEach)' },
   'cypher-hostile': { script: 'cypher-hostile.ts', about: 'hostile Cypher (issue 15: C2 collect, C3 writes over a cross product) against a real serve process: answer time, peak RSS, slowest /healthz; --root DIR runs another checkout' },
-  dispatch: { script: 'dispatch.ts', about: 'POST /dispatch (Cypher) req/s against a hand-written node:http server answering the same bytes' },
+  dispatch: { script: 'dispatch.ts', about: 'POST /dispatch (Cypher) req/s against a hand-written node:http server answering the same bytes; --through-nginx: through nginx against direct' },
   graphql: { script: 'graphql.ts', about: 'GraphQL over HTTP, three shapes, against Mercurius + graphql-jit; APQ; GraphQL vs Cypher in process' },
   auth: { script: 'auth.ts', about: 'POST /dispatch with a verified JWT against AUTH_TYPE=none' },
   access: { script: 'access.ts', about: 'GraphQL read with a verified JWT and a row rule on every row against AUTH_TYPE=none; per-row RLS cost on a 100k-row scan' },

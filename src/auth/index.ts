@@ -6,6 +6,8 @@ export { isLoopbackHost, issuerUrlProblem } from './issuer-url.ts';
 export { openIssuerKeySet, DEFAULT_JWKS_COOLDOWN_MS, DEFAULT_JWKS_REFRESH_MS } from './issuer-key-set.ts';
 export type { IssuerKeySet, IssuerKeySetOptions } from './issuer-key-set.ts';
 export { openTrustedIssuer } from './trusted-issuer.ts';
+export { loadInBackground, DEFAULT_RETRY_INITIAL_MS, DEFAULT_RETRY_MAX_MS } from './background-retry.ts';
+export type { BackgroundRetryOptions, Pending } from './background-retry.ts';
 export type { TrustedIssuer, TrustedIssuerOptions } from './trusted-issuer.ts';
 export { createAccessTokenVerifier, ACCEPTED_ALGORITHMS, CLOCK_TOLERANCE_SECONDS } from './verify-access-token.ts';
 export type { AccessTokenVerifier, AccessTokenVerifierOptions, VerifiedAccessToken } from './verify-access-token.ts';

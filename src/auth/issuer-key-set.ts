@@ -27,7 +27,7 @@ export const DEFAULT_JWKS_COOLDOWN_MS = 30_000;
 export const DEFAULT_JWKS_REFRESH_MS = 10 * 60_000;
 
 /**
- * Loads the key set at start-up (an unreachable or empty JWKS fails start-up) and keeps it current
+ * Loads the key set now (an unreachable or empty JWKS throws; serve retries in the background) and keeps it current
  * off the request path. jose's remote key set refetches on an unknown `kid` at most once per
  * cooldown, sharing one fetch among concurrent callers. Its own staleness reload is turned off
  * (cacheMaxAge Infinity): that reload runs inside a request and, while the IdP is down, fails every

@@ -6,13 +6,14 @@ import { AuditLog } from './audit-log.ts';
 import type { DownstreamAgent, OAuthProvider } from './downstream-agent.ts';
 import { DownstreamCredentials } from './downstream-credentials.ts';
 import { authorizationServerOf, explicitAuthorizationServer, oauthConfiguration, type AuthorizationServer, type OAuthClientOptions } from './oauth-client.ts';
+import { loadInBackground } from './background-retry.ts';
 import { discoverIssuer } from './oidc-discovery.ts';
 import { createTokenExchanger } from './token-exchange.ts';
 import { TokenSetStore } from './token-set-store.ts';
 
 /** The settings delegation is built from (a subset of the resolved configuration). */
 export type DelegationSettings = Pick<ResolvedValues,
-  'enableDelegation' | 'audience' | 'delegatedScopes' | 'oidcConfigUrl' | 'oidcClientId' | 'oidcClientSecret' | 'stateDir' | 'auditLog'>;
+  'enableDelegation' | 'audience' | 'delegatedScopes' | 'oidcConfigUrl' | 'oidcClientId' | 'oidcClientSecret' | 'stateDir' | 'auditLog'> & Partial<Pick<ResolvedValues, 'idpRetryMaxMs'>>;
 
 export interface OpenDownstreamCredentialsOptions extends OAuthClientOptions {
   readonly logger?: Logger;
@@ -43,9 +44,11 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
 
 /**
  * Builds the downstream-credentials resolver from the settings, at start-up. With ENABLE_DELEGATION
- * the token endpoint is found now, by OIDC discovery at OIDC_CONFIG_URL (an IdP that cannot be
- * reached stops start-up, naming OIDC_CONFIG_URL); without OIDC_CONFIG_URL every exchange answers
- * `No token_endpoint configured`, and start-up says so in a warning.
+ * the token endpoint is found by OIDC discovery at OIDC_CONFIG_URL, tried now and, while the IdP
+ * cannot be reached, retried in the background (TOOLGRAPH_IDP_RETRY_MAX_MS): start-up goes on, and
+ * until discovery resolves every exchange answers `No token_endpoint configured` (so an agent with
+ * credentials falls back to them, with the spec's warning). Without OIDC_CONFIG_URL every exchange
+ * answers so, and start-up says so in a warning.
  */
 export async function openDownstreamCredentials(settings: DelegationSettings, options: OpenDownstreamCredentialsOptions = {}): Promise<DownstreamCredentials> {
   const logger = (options.logger ?? silentLogger()).child({ component: 'delegation' });
@@ -54,20 +57,35 @@ export async function openDownstreamCredentials(settings: DelegationSettings, op
     if (settings.oidcConfigUrl === undefined) return undefined;
     return providerServer({ configUrl: settings.oidcConfigUrl }, options);
   });
-  let server: AuthorizationServer | undefined;
+  let server: (() => AuthorizationServer | undefined) | undefined;
+  let unresolved: (() => string | undefined) | undefined;
   if (settings.enableDelegation) {
     if (idpClient === undefined) {
       throw new ToolgraphError('TG_CONFIG_INVALID', 'ENABLE_DELEGATION is true, but OIDC_CLIENT_ID is not set: the token exchange is made by this client, which the IdP must allow the token-exchange grant (set OIDC_CLIENT_ID and OIDC_CLIENT_SECRET)', { details: { setting: 'OIDC_CLIENT_ID' } });
     }
-    server = await idpServer();
-    if (server?.tokenEndpoint === undefined) {
+    // Without OIDC_CONFIG_URL there is nothing to discover (and nothing to retry).
+    const configUrl = settings.oidcConfigUrl;
+    const pending = configUrl === undefined ? undefined : await loadInBackground(async () => (await idpServer()) as AuthorizationServer, {
+      what: `OIDC discovery at OIDC_CONFIG_URL ${settings.oidcConfigUrl ?? ''} (the token_endpoint of delegation)`,
+      logger,
+      ...(settings.idpRetryMaxMs === undefined ? {} : { maxDelayMs: settings.idpRetryMaxMs }),
+    });
+    server = () => pending?.current();
+    unresolved = () => {
+      const waiting = pending?.waiting();
+      return waiting === undefined ? undefined : `OIDC discovery was not resolved yet (${waiting}); it is retried in the background`;
+    };
+    const found = pending?.current();
+    if (found === undefined && configUrl !== undefined) {
+      logger.warn({ oidcConfigUrl: settings.oidcConfigUrl }, 'delegation is enabled but OIDC discovery did not resolve: until it does every exchange fails with "No token_endpoint configured" (retrying in the background)');
+    } else if (found?.tokenEndpoint === undefined) {
       logger.warn({ oidcConfigUrl: settings.oidcConfigUrl ?? null }, 'delegation is enabled but no token_endpoint was found: every exchange will fail with "No token_endpoint configured" (set OIDC_CONFIG_URL)');
     } else {
-      logger.info({ tokenEndpoint: server.tokenEndpoint, audience: settings.audience ?? null, scopes: settings.delegatedScopes }, 'token delegation on');
+      logger.info({ tokenEndpoint: found.tokenEndpoint, audience: settings.audience ?? null, scopes: settings.delegatedScopes }, 'token delegation on');
     }
   }
   // Without delegation there is no server, so the client is never used.
-  const exchanger = createTokenExchanger({ server, client: idpClient ?? { clientId: '' }, timeoutMs: options.timeoutMs, fetch: options.fetch, now: options.now });
+  const exchanger = createTokenExchanger({ server, ...(unresolved ? { unresolved } : {}), client: idpClient ?? { clientId: '' }, timeoutMs: options.timeoutMs, fetch: options.fetch, now: options.now });
   const providers = new Map<string, () => Promise<oidc.Configuration>>();
   const refreshClient = (agent: DownstreamAgent): Promise<oidc.Configuration> => {
     const key = JSON.stringify([agent.name, agent.provider ?? null]);

@@ -36,7 +36,7 @@ export interface DelegatedToken {
 }
 
 export interface TokenExchanger {
-  /** Undefined when discovery found none (every exchange then fails with TG_NO_TOKEN_ENDPOINT). */
+  /** Undefined while discovery has found none (every exchange then fails with TG_NO_TOKEN_ENDPOINT). */
   readonly tokenEndpoint: string | undefined;
   exchange(request: ExchangeRequest): Promise<DelegatedToken>;
 }
@@ -44,8 +44,13 @@ export interface TokenExchanger {
 export interface TokenExchangerOptions {
   readonly timeoutMs?: number | undefined;
   readonly fetch?: typeof fetch | undefined;
-  /** The IdP found by discovery at start-up; undefined when OIDC_CONFIG_URL was not set. */
-  readonly server: AuthorizationServer | undefined;
+  /**
+   * The IdP found by discovery; undefined when OIDC_CONFIG_URL was not set. A function when
+   * discovery may still be under way (retried in the background): it answers undefined until then.
+   */
+  readonly server: AuthorizationServer | undefined | (() => AuthorizationServer | undefined);
+  /** While `server` answers undefined: why (discovery not resolved yet), for the error's details. */
+  readonly unresolved?: () => string | undefined;
   readonly client: OAuthClientIdentity;
   readonly now?: (() => number) | undefined;
 }
@@ -64,16 +69,31 @@ export function noTokenEndpoint(reason: string): ToolgraphError {
  */
 export function createTokenExchanger(options: TokenExchangerOptions): TokenExchanger {
   const now = options.now ?? Date.now;
-  const tokenEndpoint = options.server?.tokenEndpoint;
   const clientOptions: OAuthClientOptions = { ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), ...(options.fetch === undefined ? {} : { fetch: options.fetch }) };
-  const config = options.server && tokenEndpoint ? oauthConfiguration(options.server, options.client, clientOptions) : undefined;
-  const missing = options.server === undefined
-    ? 'OIDC_CONFIG_URL is not set, so there is no discovery document to read a token_endpoint from'
-    : `the discovery document of ${options.server.issuer} names no token_endpoint`;
+  const serverOf = typeof options.server === 'function' ? options.server : () => options.server as AuthorizationServer | undefined;
+  let config: oidc.Configuration | undefined;
+  let tokenEndpoint: string | undefined;
+  /** The client configuration, built once discovery has found a token endpoint. */
+  const configured = (): oidc.Configuration | undefined => {
+    if (config !== undefined) return config;
+    const server = serverOf();
+    if (server?.tokenEndpoint === undefined) return undefined;
+    tokenEndpoint = server.tokenEndpoint;
+    return (config = oauthConfiguration(server, options.client, clientOptions));
+  };
+  const missing = (): string => {
+    const server = serverOf();
+    if (server !== undefined) return `the discovery document of ${server.issuer} names no token_endpoint`;
+    return options.unresolved?.() ?? 'OIDC_CONFIG_URL is not set, so there is no discovery document to read a token_endpoint from';
+  };
   return {
-    tokenEndpoint,
+    get tokenEndpoint() {
+      configured();
+      return tokenEndpoint;
+    },
     async exchange(request) {
-      if (!config) throw noTokenEndpoint(missing);
+      const config = configured();
+      if (!config) throw noTokenEndpoint(missing());
       const sentAt = now();
       let answer: Awaited<ReturnType<typeof oidc.genericGrantRequest>>;
       try {

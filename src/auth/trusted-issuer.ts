@@ -18,9 +18,9 @@ export interface TrustedIssuer {
 }
 
 /**
- * Discovery at OIDC_CONFIG_URL, then the key set at its jwks_uri, both at start-up: an unreachable
- * IdP or an invalid document fails start-up with TG_OIDC_DISCOVERY_FAILED naming OIDC_CONFIG_URL.
- * Nothing here runs per request.
+ * Discovery at OIDC_CONFIG_URL, then the key set at its jwks_uri: an unreachable IdP or an invalid
+ * document throws TG_OIDC_DISCOVERY_FAILED naming OIDC_CONFIG_URL (serve then retries in the
+ * background, `loadInBackground`). Nothing here runs per request.
  */
 export async function openTrustedIssuer(oidcConfigUrl: string, options: TrustedIssuerOptions = {}): Promise<TrustedIssuer> {
   const metadata = await discoverIssuer(oidcConfigUrl, options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs });

@@ -11,7 +11,7 @@ import type { SettingName } from '../config/index.ts';
  * Opening the store as `serve` would: the adapter, where it keeps its data, whether to start over
  * lost records, the write and schema caps every batch is held to, and the level of its warnings.
  */
-export const STORE_SETTINGS: readonly SettingName[] = ['persistence', 'dataDir', 'databaseUrl', 'acceptDataLoss', 'writeMaxChanges', 'writeMaxBatchBytes',
+export const STORE_SETTINGS: readonly SettingName[] = ['persistence', 'dataDir', 'databaseUrl', 'databaseSchema', 'acceptDataLoss', 'writeMaxChanges', 'writeMaxBatchBytes',
   'graphMaxLabels', 'graphMaxEdgeTypes', 'graphMaxPropertiesPerLabel', 'graphMaxSchemaFields', 'graphMaxNameLength', 'logLevel'];
 
 /** `cypher`: the store, and the execution budget of the statement. */

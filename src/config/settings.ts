@@ -2,7 +2,7 @@ import { describeAgents, resolveAgents, type AgentsSettings } from './agent-sett
 import { join } from 'node:path';
 import { xdgPaths } from './xdg-paths.ts';
 import {
-  absolutePath, booleanValue, httpUrl, integerIn, jwksLocation, listenHost, loopbackAddress, oneOf, postgresUrl, stringValue,
+  absolutePath, booleanValue, httpUrl, integerIn, jwksLocation, listenHost, loopbackAddress, oneOf, postgresUrl, sqlName, stringValue,
   type ListenAddress, type ValueParser,
 } from './value-parsers.ts';
 
@@ -70,6 +70,7 @@ export const SETTINGS = {
   persistence: withDefault({ area: 'C', description: 'Graph persistence adapter', env: 'TOOLGRAPH_PERSISTENCE', flag: '--persistence', configKey: 'persistence', default: 'file', parser: oneOf(PERSISTENCE_KINDS) }),
   acceptDataLoss: withDefault({ area: 'C', description: 'Start even when the file graph log has lost acknowledged records (start-up otherwise refuses with TG_STORAGE_DATA_LOST): keep its intact part, move the rest into lost-<time>/ beside it and log what was lost (docs/persistence.md#lost-acknowledged-records). Meant for one start; no config key', env: 'TOOLGRAPH_ACCEPT_DATA_LOSS', flag: '--accept-data-loss', default: false, parser: booleanValue() }),
   databaseUrl: optional({ area: 'C', description: 'PostgreSQL URL, for persistence=postgres', env: 'DATABASE_URL', flag: '--database-url', configKey: 'database_url', parser: postgresUrl(), secret: 'url-password' }),
+  databaseSchema: withDefault({ area: 'C', description: 'PostgreSQL schema of the graph tables and the shared state table (replicas of one deployment share it; deployments sharing a database each take their own)', env: 'TOOLGRAPH_DATABASE_SCHEMA', flag: '--database-schema', configKey: 'database_schema', default: 'public', parser: sqlName() }),
   publicUrl: optional({ area: 'A', description: 'Public base URL in manifest_uri and fragment_uri_template (default: the bound origin)', env: 'TOOLGRAPH_PUBLIC_URL', flag: '--public-url', configKey: 'public_url', parser: httpUrl() }),
 
   // Area C: the execution budget of every query (our design: the spec says only that limits exist and are configurable)
@@ -93,6 +94,7 @@ export const SETTINGS = {
   transport: withDefault({ area: 'B', description: 'MCP transport', env: 'MCP_TRANSPORT', flag: '--transport', configKey: 'transport', default: 'streamable-http', parser: oneOf(MCP_TRANSPORTS) }),
   mcpMaxSessions: withDefault({ area: 'B', description: 'Most MCP sessions (Streamable HTTP) the tool server keeps; a caller is refused past it unless it has sessions of its own to close', env: 'TOOLGRAPH_MCP_MAX_SESSIONS', flag: '--mcp-max-sessions', configKey: 'mcp_max_sessions', default: 1000, parser: integerIn(1, 100000) }),
   mcpMaxSessionsPerSubject: withDefault({ area: 'B', description: 'Most MCP sessions one caller (token issuer and subject) keeps; past it its own least recently used session closes', env: 'TOOLGRAPH_MCP_MAX_SESSIONS_PER_SUBJECT', flag: '--mcp-max-sessions-per-subject', configKey: 'mcp_max_sessions_per_subject', default: 16, parser: integerIn(1, 100000) }),
+  idpRetryMaxMs: withDefault({ area: 'B', description: 'While the IdP cannot be reached (discovery at OIDC_CONFIG_URL, its key set), the process serves anyway (requests that need a token get 503 TG_NOT_READY) and retries with a delay doubling from half a second up to this many milliseconds', env: 'TOOLGRAPH_IDP_RETRY_MAX_MS', flag: '--idp-retry-max-ms', configKey: 'idp_retry_max_ms', default: 10_000, parser: integerIn(100, 600_000) }),
   oidcConfigUrl: optional({ area: 'B', description: 'OIDC discovery URL (the well-known configuration document)', env: 'OIDC_CONFIG_URL', flag: '--oidc-config-url', configKey: 'oidc_config_url', parser: httpUrl() }),
   tokenAudience: optional({ area: 'B', description: 'Audience (aud) a bearer token must carry, RFC 8707 (default: TOOLGRAPH_PUBLIC_URL, else the bound origin)', env: 'TOKEN_AUDIENCE', flag: '--token-audience', configKey: 'token_audience', parser: stringValue('a non-empty string, compared exactly with aud') }),
   oauthAuthorizationEndpoint: optional({ area: 'B', description: 'Authorization endpoint of the IdP behind the oidc-proxy or oauth-proxy (default: from OIDC_CONFIG_URL discovery)', env: 'OAUTH_AUTHORIZATION_ENDPOINT', flag: '--oauth-authorization-endpoint', configKey: 'oauth_authorization_endpoint', parser: httpUrl() }),

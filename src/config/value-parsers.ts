@@ -62,6 +62,11 @@ export function httpUrl(): ValueParser<string> {
   };
 }
 
+/** A lower-case SQL identifier, safe to quote into statements (a PostgreSQL schema name). */
+export function sqlName(): ValueParser<string> {
+  return { expected: 'a lower-case SQL name matching ^[a-z_][a-z0-9_]{0,39}$', parse: (raw) => (typeof raw === 'string' && /^[a-z_][a-z0-9_]{0,39}$/.test(raw) ? raw : Invalid) };
+}
+
 export function postgresUrl(): ValueParser<string> {
   return {
     expected: 'a postgres:// or postgresql:// URL',

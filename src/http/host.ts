@@ -50,6 +50,11 @@ export interface RunningHost {
   /** Adds services once they can serve (their names leave the pending list). */
   mount(services: readonly HttpService[]): void;
   /**
+   * Keeps /healthz at 503 `starting` while something the services need is not there yet (the IdP):
+   * `name` joins the starting list and `waiting` says what for. The answer gives the place back.
+   */
+  hold(name: string, waiting: () => string | undefined): () => void;
+  /**
    * From now on, serve only requests whose Host (and Origin, when sent) is one of these `host[:port]`
    * values (DNS rebinding protection); /healthz and /livez stay open to probes that use an IP.
    */
@@ -91,6 +96,8 @@ function ownsPath(prefix: string, path: string): boolean {
 interface HostState {
   readonly services: HttpService[];
   readonly pending: Set<string>;
+  /** Held by something other than a service (hold()): what each waits for. */
+  readonly waiting: Map<string, () => string | undefined>;
   allowedHosts: AllowedHosts | undefined;
   stopping: boolean;
   inFlight: number;
@@ -103,7 +110,7 @@ interface HostState {
 
 function newState(options: HostOptions, cap?: ConnectionCap): HostState {
   return {
-    services: [...options.services], pending: new Set(options.pending ?? []), allowedHosts: undefined, stopping: false, inFlight: 0, open: new Set(),
+    services: [...options.services], pending: new Set(options.pending ?? []), waiting: new Map(), allowedHosts: undefined, stopping: false, inFlight: 0, open: new Set(),
     cap, overload: options.overload ?? processOverload,
   };
 }
@@ -128,9 +135,17 @@ function answerProbe(state: HostState, req: IncomingMessage, res: ServerResponse
   const services = state.services.map((s) => s.name);
   const cause = state.overload.cause;
   if (state.stopping) sendJson(res, 503, { status: 'stopping', services }, { 'retry-after': RETRY_AFTER_SECONDS, ...extra });
-  else if (state.pending.size > 0) sendJson(res, 503, { status: 'starting', services, starting: [...state.pending] }, { 'retry-after': RETRY_AFTER_SECONDS, ...extra });
+  else if (state.pending.size > 0) sendJson(res, 503, { status: 'starting', services, starting: [...state.pending], ...waitingOf(state) }, { 'retry-after': RETRY_AFTER_SECONDS, ...extra });
   else if (state.overload.overloaded) sendJson(res, 503, { status: 'overloaded', services, ...(cause === undefined ? {} : { overload: cause }) }, { 'retry-after': OVERLOAD_RETRY_AFTER, ...extra });
   else sendJson(res, 200, { status: 'ok', services }, extra);
+}
+
+/** `{waiting: {name: what for}}` for the held entries of the starting list; nothing when none. */
+function waitingOf(state: HostState): { waiting?: Record<string, string> } {
+  if (state.waiting.size === 0) return {};
+  const waiting: Record<string, string> = {};
+  for (const [name, describe] of state.waiting) waiting[name] = describe() ?? 'starting';
+  return { waiting };
 }
 
 const CLOSE = Object.freeze({ connection: 'close' });
@@ -191,7 +206,8 @@ function createHandler(state: HostState, logger: Logger): (req: IncomingMessage,
     }
     const service = routeOf(state.services, path);
     if (!service) {
-      if (state.pending.size > 0) {
+      // Waiting only for something held (the IdP), every service mounted: an unknown path is simply not found.
+      if ([...state.pending].some((name) => !state.waiting.has(name))) {
         const starting = [...state.pending];
         sendError(res, new ToolgraphError('TG_NOT_READY', `toolgraph is still starting (${starting.join(', ')} not ready yet: recovering stored graphs); retry in a moment.`, {
           details: { status: 'starting', starting },
@@ -266,7 +282,16 @@ export async function startHost(options: StartHostOptions): Promise<RunningHost>
     origin: `http://${hostPart}:${address.port}`,
     mount(added) {
       state.services.push(...added);
-      for (const service of added) state.pending.delete(service.name);
+      for (const service of added) if (!state.waiting.has(service.name)) state.pending.delete(service.name);
+    },
+    hold(name, waiting) {
+      state.pending.add(name);
+      state.waiting.set(name, waiting);
+      return () => {
+        if (state.waiting.get(name) !== waiting) return;
+        state.waiting.delete(name);
+        state.pending.delete(name);
+      };
     },
     restrictHosts(hosts) {
       state.allowedHosts = new AllowedHosts(hosts);

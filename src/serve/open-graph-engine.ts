@@ -12,9 +12,9 @@ export { DEMO_GRAPH };
 
 /**
  * Where the graphs are kept, the write caps and the schema caps (their defaults when left out);
- * `acceptDataLoss` (TOOLGRAPH_ACCEPT_DATA_LOSS) is false when left out.
+ * `acceptDataLoss` (TOOLGRAPH_ACCEPT_DATA_LOSS) is false and `databaseSchema` is `public` when left out.
  */
-export type EngineSettings = Pick<ResolvedValues, 'persistence' | 'dataDir' | 'databaseUrl'> & Partial<Pick<ResolvedValues, 'acceptDataLoss' | 'writeMaxChanges' | 'writeMaxBatchBytes'>> & Partial<SchemaCapSettings>;
+export type EngineSettings = Pick<ResolvedValues, 'persistence' | 'dataDir' | 'databaseUrl'> & Partial<Pick<ResolvedValues, 'acceptDataLoss' | 'databaseSchema' | 'writeMaxChanges' | 'writeMaxBatchBytes'>> & Partial<SchemaCapSettings>;
 
 export interface OpenGraphEngineOptions {
   /** Seed the reference graph as `demo` into a fresh store. Only `serve` does; CLI commands never seed. */
@@ -46,6 +46,7 @@ export async function openGraphEngine(values: EngineSettings, logger: Logger, op
     kind: values.persistence,
     dataDir: join(values.dataDir, 'graphs'),
     ...(values.databaseUrl ? { databaseUrl: values.databaseUrl } : {}),
+    ...(values.databaseSchema ? { schema: values.databaseSchema } : {}),
     ...(values.acceptDataLoss ? { acceptDataLoss: true } : {}),
     logger,
   });

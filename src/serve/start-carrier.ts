@@ -1,6 +1,7 @@
 import type { ResolvedValues } from '../config/index.ts';
 import { ToolgraphError } from '../errors/index.ts';
-import { loadSignerKeys, startCarrier, type RunningCarrier } from '../graph/carrier/index.ts';
+import { loadSignerKeys, NONCE_SPACE, REQUEST_ID_SPACE, startCarrier, StoreReplayLedger, type RunningCarrier } from '../graph/carrier/index.ts';
+import type { StateStore } from '../state/index.ts';
 import type { GraphEngine } from '../graph/engine/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { CarrierPorts } from './carrier-ports.ts';
@@ -29,9 +30,9 @@ export function requireCarrierSettings(values: CarrierSettings, runsGraph: boole
  * Starts the subscription carrier when SERVICE_GRAPHQL_ADDR is set (it is off otherwise). Start-up
  * fails, naming what is missing, when the process does not run the graph service the carrier
  * streams from (and so has no ports), or when no trusted signer keys are configured: there is no
- * unsigned mode.
+ * unsigned mode. Consumed nonces and request ids go to `state` (the configured state store).
  */
-export async function startSubscriptionCarrier(values: CarrierSettings, engine: GraphEngine | undefined, ports: CarrierPorts | undefined, logger: Logger): Promise<RunningCarrier | undefined> {
+export async function startSubscriptionCarrier(values: CarrierSettings, engine: GraphEngine | undefined, ports: CarrierPorts | undefined, logger: Logger, state?: StateStore): Promise<RunningCarrier | undefined> {
   const address = values.graphqlAddr;
   if (address === undefined) return undefined;
   requireCarrierSettings(values, engine !== undefined);
@@ -49,5 +50,7 @@ export async function startSubscriptionCarrier(values: CarrierSettings, engine: 
     maxConnections: values.graphqlMaxConnections,
     maxSessionSecs: values.graphqlMaxSessionSecs,
     requestHeadTimeoutMs: values.requestHeadTimeoutMs,
+    // Nonces and request ids live in the shared state store: a replay is refused by every replica, and after a restart.
+    ...(state ? { ledgers: { nonces: new StoreReplayLedger(state, NONCE_SPACE), requestIds: new StoreReplayLedger(state, REQUEST_ID_SPACE) } } : {}),
   });
 }

@@ -22,6 +22,7 @@ import { DEMO_GRAPH, openGraphEngine } from './open-graph-engine.ts';
 import { SERVICE_NAMES, type ServiceName } from './service-names.ts';
 import { graphExplainerFor } from './graph-explainer.ts';
 import { openToolService } from './tool-service.ts';
+import { openServeState } from './open-serve-state.ts';
 import type { SecretValue } from '../secrets/index.ts';
 
 export interface StartOptions {
@@ -86,9 +87,15 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
     host.restrictHosts(allowedHostsOf(host.origin, publicBase));
     await options.onListening?.(host.origin);
     const services: HttpService[] = [];
-    // AUTH_TYPE jwt/remote: discovery and the IdP's keys load before anything is served or opened.
-    const auth = await openServeBearerAuth(config.values, logger);
-    if (auth) cleanups.push(() => auth.close());
+    // Sign-in state, MCP sessions and carrier nonces: beside the graphs, shared by every replica of a PostgreSQL deployment.
+    const state = openServeState(config.values);
+    cleanups.push(() => state.close());
+    // Discovery and the IdP's keys are tried once; while they do not load, /healthz says what it waits for and token requests get 503.
+    const auth = await openServeBearerAuth(config.values, logger, { state });
+    if (auth) {
+      cleanups.push(() => auth.close());
+      if (auth.waiting() !== undefined) void auth.ready.then(host.hold('idp', () => auth.waiting()));
+    }
     if (wanted.has('graph')) {
       engine = await openGraphEngine(config.values, logger, { seed: true });
       const opened = engine;
@@ -114,7 +121,7 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
       services.push(createCatalogueService({ catalogue, logger, ...(visibleEntries ? { visibleEntries } : {}) }));
     }
     if (catalogue && wanted.has('tools')) {
-      const tools = await openToolService({ values: config.values, logger, catalogue, origin: host.origin, publicBase, localGraph: wanted.has('graph'), ...(engine ? { explain: graphExplainerFor(engine, config.values.graphqlIntrospection) } : {}), ...(options.secretsSeed ? { secretsSeed: options.secretsSeed } : {}) });
+      const tools = await openToolService({ values: config.values, logger, catalogue, origin: host.origin, publicBase, localGraph: wanted.has('graph'), state, ...(engine ? { explain: graphExplainerFor(engine, config.values.graphqlIntrospection) } : {}), ...(options.secretsSeed ? { secretsSeed: options.secretsSeed } : {}) });
       cleanups.push(() => tools.close());
       services.push(tools.service);
     }
@@ -123,7 +130,7 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
     const listed = mounted.map((s) => ({ name: s.name, url: `${host.origin}${s.entryPath}` }));
     if (config.values.graphqlAddr !== undefined) {
       const ports = options.carrierPorts ?? (engine ? productCarrierPorts(engine) : undefined);
-      const carrier = await startSubscriptionCarrier(config.values, engine, ports, logger);
+      const carrier = await startSubscriptionCarrier(config.values, engine, ports, logger, state);
       if (carrier) {
         cleanups.push(() => carrier.close());
         listed.push({ name: 'carrier', url: `${carrier.origin}/graphql/subscribe` });

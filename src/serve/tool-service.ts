@@ -3,6 +3,7 @@ import type { ResolvedValues } from '../config/index.ts';
 import type { HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import { buildCatalogueEntriesStrict, type Catalogue } from '../manifest/index.ts';
+import type { StateStore } from '../state/index.ts';
 import { createSecretsBackend, type SecretValue } from '../secrets/index.ts';
 import { createDelegatedCredentials, createToolServer, TOOLS_CATALOGUE_SOURCE, type DownstreamCredentials, type GraphExplainer } from '../tools/index.ts';
 import { tokenAudienceOf } from './bearer-auth.ts';
@@ -27,6 +28,8 @@ export interface ToolServiceOptions {
    * the API (`createStaticCredentials`).
    */
   readonly credentials?: DownstreamCredentials;
+  /** Where MCP sessions live: the state store of `serve`. */
+  readonly state?: StateStore;
   /** `graph.explain` for the local graph service (given when this process runs it). */
   readonly explain?: GraphExplainer;
 }
@@ -49,7 +52,7 @@ export function localOrigin(origin: string): string {
  */
 export async function openToolService(options: ToolServiceOptions): Promise<{ service: HttpService; close(): Promise<void> }> {
   const { values, logger } = options;
-  // Delegation discovers the IdP's token endpoint now: an unreachable IdP stops start-up.
+  // Delegation tries discovery of the token endpoint now and, while the IdP is down, in the background.
   const credentials = options.credentials ?? (values.enableDelegation ? createDelegatedCredentials(await openDownstreamCredentials(values, { logger })) : undefined);
   const secrets = createSecretsBackend(values, {
     logger,
@@ -65,6 +68,7 @@ export async function openToolService(options: ToolServiceOptions): Promise<{ se
     logger,
     maxSessions: values.mcpMaxSessions,
     maxSessionsPerSubject: values.mcpMaxSessionsPerSubject,
+    ...(options.state ? { state: options.state } : {}),
     ...(credentials ? { credentials } : {}),
     ...(options.explain ? { explain: options.explain } : {}),
   });

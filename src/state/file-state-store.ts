@@ -133,6 +133,23 @@ export class FileStateStore implements StateStore {
     });
   }
 
+  /**
+   * Within one process the key's work queue makes read-compare-write atomic; another process on the
+   * same directory could interleave (replicas on several machines use the PostgreSQL store).
+   */
+  async swap(space: string, key: string, expected: unknown, value: unknown, ttlMs: number): Promise<boolean> {
+    checkEntry(space, key, ttlMs);
+    const { folder, file, base } = this.#paths(space, key);
+    return this.#serial(space, key, async () => {
+      const entry = await this.#read(file);
+      if (entry === undefined || entry.key !== key || entry.expiresAt <= this.#now() || JSON.stringify(entry.value) !== JSON.stringify(expected)) return false;
+      const temp = await this.#writeTemp(folder, base, { key, expiresAt: this.#now() + ttlMs, value });
+      await rename(temp, file);
+      await this.#syncFolder(folder);
+      return true;
+    });
+  }
+
   async take<T>(space: string, key: string): Promise<T | undefined> {
     checkEntry(space, key);
     const { folder, file, base } = this.#paths(space, key);

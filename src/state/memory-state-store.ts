@@ -50,6 +50,15 @@ export class MemoryStateStore implements StateStore {
     return true;
   }
 
+  async swap(space: string, key: string, expected: unknown, value: unknown, ttlMs: number): Promise<boolean> {
+    checkEntry(space, key, ttlMs);
+    const id = `${space}\0${key}`;
+    const entry = this.#live(id);
+    if (entry === undefined || entry.json !== JSON.stringify(expected)) return false;
+    this.#entries.set(id, { json: JSON.stringify(value), expiresAt: this.#now() + ttlMs });
+    return true;
+  }
+
   async take<T>(space: string, key: string): Promise<T | undefined> {
     checkEntry(space, key);
     const id = `${space}\0${key}`;

@@ -96,6 +96,16 @@ export class PostgresStateStore implements StateStore {
     return rowCount === 1;
   }
 
+  /** One UPDATE: jsonb equality compares values, not their spelling, so the check is exact. */
+  async swap(space: string, key: string, expected: unknown, value: unknown, ttlMs: number): Promise<boolean> {
+    checkEntry(space, key, ttlMs);
+    const { rowCount } = await this.#query(
+      `UPDATE ${this.#table} SET value = $3, expires_at = now() + $4 * interval '1 millisecond'
+       WHERE space = $1 AND key = $2 AND expires_at > now() AND value = $5::jsonb`,
+      [space, key, JSON.stringify(value), ttlMs, JSON.stringify(expected)]);
+    return rowCount === 1;
+  }
+
   async take<T>(space: string, key: string): Promise<T | undefined> {
     checkEntry(space, key);
     const { rows } = await this.#query<{ value: T; live: boolean }>(

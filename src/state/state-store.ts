@@ -8,17 +8,23 @@
  * expires: `ttlMs` is required, so nothing grows without bound; expired entries read as absent and
  * are swept by the store. `add` and `take` are atomic across every process sharing the store: of
  * racing callers, exactly one adds a key (a nonce is consumed once) and exactly one takes it (a code
- * is redeemed once).
+ * is redeemed once), and `swap` replaces a value only when no one changed it since it was read.
  */
 export interface StateStore {
   /** Which store this is, for logs and `/healthz`. */
   readonly kind: 'memory' | 'file' | 'postgres';
   /** The live value under (space, key); undefined when absent or expired. */
   get<T>(space: string, key: string): Promise<T | undefined>;
-  /** Stores `value` under (space, key), replacing any value, until `ttlMs` from now. */
+  /** Stores `value` (JSON without NUL characters, which PostgreSQL's jsonb refuses) under (space, key), replacing any value, until `ttlMs` from now. */
   set(space: string, key: string, value: unknown, ttlMs: number): Promise<void>;
   /** Stores `value` only when no live value is there; true when this call stored it. */
   add(space: string, key: string, value: unknown, ttlMs: number): Promise<boolean>;
+  /**
+   * Replaces the live value with `value` (until `ttlMs` from now) only when it still equals
+   * `expected` as JSON; true when this call replaced it. With `add` this is a compare-and-set: of
+   * racing read-modify-write callers exactly one wins each round, the others read again.
+   */
+  swap(space: string, key: string, expected: unknown, value: unknown, ttlMs: number): Promise<boolean>;
   /** Removes the live value and returns it; undefined when absent or expired (or another caller took it). */
   take<T>(space: string, key: string): Promise<T | undefined>;
   /** Removes the value, live or not. */

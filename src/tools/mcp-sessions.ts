@@ -3,13 +3,17 @@ import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/se
 import { SETTINGS } from '../config/index.ts';
 import { ToolgraphError } from '../errors/index.ts';
 
-export interface McpSession {
+/** What the caps count of a session: its id, its caller and when it was last used. */
+export interface McpSessionEntry {
   readonly id: string;
-  readonly transport: StreamableHTTPServerTransport;
-  readonly server: Server;
   /** Who opened it: a session is bound to its caller, so another caller cannot use its id. */
   readonly owner: string;
   lastUsed: number;
+}
+
+export interface McpSession extends McpSessionEntry {
+  readonly transport: StreamableHTTPServerTransport;
+  readonly server: Server;
 }
 
 export interface McpSessionLimits {
@@ -20,10 +24,10 @@ export interface McpSessionLimits {
 }
 
 /** A place held for a session being initialized, so concurrent initializes count before they finish. */
-export interface McpSessionReservation {
+export interface McpSessionReservation<S extends McpSessionEntry = McpSession> {
   readonly owner: string;
   /** The caller's own sessions that made room; already out of the table, still to be closed. */
-  readonly evicted: readonly McpSession[];
+  readonly evicted: readonly S[];
   settled: boolean;
 }
 
@@ -37,11 +41,11 @@ function full(setting: 'mcpMaxSessions' | 'mcpMaxSessionsPerSubject', max: numbe
  * first): one caller opening thousands closes its own, never another caller's. When the process is
  * full and the caller has no session of its own to give up, the new session is refused.
  */
-export class McpSessionTable {
+export class McpSessionTable<S extends McpSessionEntry = McpSession> {
   readonly #limits: McpSessionLimits;
-  readonly #byId = new Map<string, McpSession>();
+  readonly #byId = new Map<string, S>();
   /** Each owner's sessions, least recently used first. */
-  readonly #byOwner = new Map<string, Set<McpSession>>();
+  readonly #byOwner = new Map<string, Set<S>>();
   /** Reservations per owner, and in all. */
   readonly #opening = new Map<string, number>();
   #openingTotal = 0;
@@ -55,7 +59,7 @@ export class McpSessionTable {
   }
 
   /** The session `id` of `owner`, marked used; undefined when it ended or belongs to someone else. */
-  use(id: string, owner: string, now: number): McpSession | undefined {
+  use(id: string, owner: string, now: number): S | undefined {
     const session = this.#byId.get(id);
     if (session === undefined || session.owner !== owner) return undefined;
     session.lastUsed = now;
@@ -71,9 +75,9 @@ export class McpSessionTable {
    * the table as the caps need (the caller closes them), or throws TG_RATE_LIMITED naming the cap.
    * Synchronous: concurrent initializes of one caller are counted one by one.
    */
-  admit(owner: string): McpSessionReservation {
+  admit(owner: string): McpSessionReservation<S> {
     const { maxSessions, maxSessionsPerSubject } = this.#limits;
-    const own = this.#byOwner.get(owner) ?? new Set<McpSession>();
+    const own = this.#byOwner.get(owner) ?? new Set<S>();
     const opening = this.#opening.get(owner) ?? 0;
     // How many of the caller's open sessions must close for each cap to hold with one more.
     const forSubject = own.size + opening + 1 - maxSessionsPerSubject;
@@ -85,7 +89,7 @@ export class McpSessionTable {
       throw full('mcpMaxSessions', maxSessions, `The tool server holds its limit of ${maxSessions} MCP sessions (${SETTINGS.mcpMaxSessions.env}) and this caller has none to give up; other callers' sessions are never closed to make room. Retry when sessions end (idle ones close after 30 minutes), or raise ${SETTINGS.mcpMaxSessions.env}.`);
     }
     const give = Math.max(0, forSubject, forProcess);
-    const evicted: McpSession[] = [];
+    const evicted: S[] = [];
     for (const session of own) {
       if (evicted.length >= give) break;
       evicted.push(session);
@@ -97,8 +101,13 @@ export class McpSessionTable {
   }
 
   /** The reserved place becomes `session`. */
-  register(reservation: McpSessionReservation, session: McpSession): void {
+  register(reservation: McpSessionReservation<S>, session: S): void {
     this.release(reservation);
+    this.restore(session);
+  }
+
+  /** Puts a session back as it was stored (no caps: it was admitted when it opened), as the most recently used of its owner's so far. */
+  restore(session: S): void {
     this.#byId.set(session.id, session);
     let own = this.#byOwner.get(session.owner);
     if (own === undefined) {
@@ -109,7 +118,7 @@ export class McpSessionTable {
   }
 
   /** Gives the reserved place back (the initialize failed, or the session was registered). Idempotent. */
-  release(reservation: McpSessionReservation): void {
+  release(reservation: McpSessionReservation<S>): void {
     if (reservation.settled) return;
     reservation.settled = true;
     const opening = (this.#opening.get(reservation.owner) ?? 1) - 1;
@@ -119,7 +128,7 @@ export class McpSessionTable {
   }
 
   /** Takes the session out of the table; the caller closes it. */
-  remove(id: string): McpSession | undefined {
+  remove(id: string): S | undefined {
     const session = this.#byId.get(id);
     if (session === undefined) return undefined;
     this.#byId.delete(id);
@@ -138,5 +147,10 @@ export class McpSessionTable {
 
   ids(): string[] {
     return [...this.#byId.keys()];
+  }
+
+  /** Every session, each owner's least recently used first (the order `restore` rebuilds). */
+  entries(): S[] {
+    return [...this.#byOwner.values()].flatMap((own) => [...own]);
   }
 }

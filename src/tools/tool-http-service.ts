@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -8,8 +7,9 @@ import { ToolgraphError } from '../errors/index.ts';
 import { pathOf, readBody, sendError, sendJson, type HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import { describeManifestErrors } from '../manifest/index.ts';
+import { MemoryStateStore, type StateStore } from '../state/index.ts';
 import { authInfoOf, createMcpServer } from './mcp-server.ts';
-import { McpSessionTable, type McpSession } from './mcp-sessions.ts';
+import { StoredMcpSessions } from './stored-mcp-sessions.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
 export const MCP_PATH = '/mcp';
@@ -28,6 +28,8 @@ export interface ToolHttpServiceOptions {
   readonly maxSessionsPerSubject?: number;
   /** A session unused this long is closed. Default 30 minutes. */
   readonly sessionIdleMs?: number;
+  /** Where sessions live (shared by replicas, kept across restarts); an in-process store when omitted. */
+  readonly state?: StateStore;
 }
 
 /** The caller a session belongs to: issuer and subject of the token, or the local operator. */
@@ -49,8 +51,10 @@ function isJson(contentType: string | undefined): boolean {
 /**
  * The tool server on the shared host, under `/mcp`:
  * - `/mcp`: MCP Streamable HTTP through the SDK's transport. POST `initialize` opens a session
- *   (`Mcp-Session-Id`), POST carries requests (answered as SSE streams), GET opens the server's
- *   SSE stream, DELETE ends the session. One SDK server per session.
+ *   (`Mcp-Session-Id`), POST carries requests (answered as SSE streams), DELETE ends the session;
+ *   GET is 405 (this server sends nothing unasked, so it has no stream of its own to offer).
+ *   Sessions live in the state store (StoredMcpSessions), so any replica, or this one after a
+ *   restart, serves a session; each request runs on a fresh SDK server and stateless transport.
  * - `POST /mcp/tools/call`: the REST call `{name, arguments: {action, …}}`, answered with MCP's
  *   CallToolResult (200; `isError: true` when the tool failed). An unknown tool or action is 404
  *   TG_TOOL_NOT_FOUND and invalid arguments 400 TG_TOOL_ARGUMENTS_INVALID, with ErrorBody.
@@ -59,25 +63,23 @@ function isJson(contentType: string | undefined): boolean {
 export function createToolHttpService(options: ToolHttpServiceOptions): HttpService {
   const { registry, logger } = options;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
-  const sessions = new McpSessionTable({
+  const ownState = options.state === undefined ? new MemoryStateStore() : undefined;
+  const sessions = new StoredMcpSessions(options.state ?? (ownState as StateStore), {
     maxSessions: options.maxSessions ?? 1000,
     maxSessionsPerSubject: options.maxSessionsPerSubject ?? 16,
-  });
+  }, { idleMs });
 
-  const sweep = setInterval(() => {
-    for (const id of sessions.idleSince(Date.now() - idleMs)) void closeSession(id, 'idle');
-  }, Math.min(idleMs, 60_000));
-  sweep.unref();
-
-  async function closeSession(id: string, why: string): Promise<void> {
-    const session = sessions.remove(id);
-    if (session !== undefined) await closeRemoved(session, why);
-  }
-
-  async function closeRemoved(session: McpSession, why: string): Promise<void> {
-    logger.debug({ why, sessions: sessions.size }, 'MCP session closed');
-    await session.transport.close().catch(() => undefined);
-    await session.server.close().catch(() => undefined);
+  /** One request on a fresh SDK server and stateless transport, both closed with the response. */
+  async function serveStateless(request: IncomingMessage, res: ServerResponse, parsed: unknown): Promise<void> {
+    const server = createMcpServer(registry, logger);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    transport.onerror = (error) => logger.warn({ err: error }, 'MCP transport error');
+    res.once('close', () => {
+      void transport.close().catch(() => undefined);
+      void server.close().catch(() => undefined);
+    });
+    await server.connect(transport);
+    await transport.handleRequest(request, res, parsed);
   }
 
   async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
@@ -145,12 +147,22 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
     const owner = ownerOf(context);
     if (typeof sessionId === 'string') {
       // Someone else's session answers like an expired one: the id alone grants nothing.
-      const session = sessions.use(sessionId, owner, Date.now());
-      if (session === undefined) {
+      if (sessionId.length > 200 || !(await sessions.use(sessionId, owner))) {
         rpcError(res, 404, -32001, 'Session not found: it ended or expired; start a new one with initialize.');
         return;
       }
-      await session.transport.handleRequest(request, res, parsed);
+      if (req.method === 'DELETE') {
+        await sessions.close(sessionId, owner);
+        logger.debug({ why: 'deleted' }, 'MCP session closed');
+        res.writeHead(200).end();
+        return;
+      }
+      if (req.method === 'GET') {
+        // The SDK client reads 405 as "no server stream", which is what this server has.
+        sendJson(res, 405, { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server sends nothing unasked, so there is no stream to open.' }, id: null }, { allow: 'POST, DELETE' });
+        return;
+      }
+      await serveStateless(request, res, parsed);
       return;
     }
     if (req.method !== 'POST' || !isInitializeRequest(parsed)) {
@@ -158,25 +170,15 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
       return;
     }
     // Room comes only from this caller's own sessions (or the initialize is refused, naming the cap).
-    const reservation = sessions.admit(owner);
-    for (const evicted of reservation.evicted) void closeRemoved(evicted, 'evicted');
+    const opened = await sessions.open(owner);
+    if (opened.evicted.length > 0) logger.debug({ why: 'evicted', sessions: opened.evicted.length }, 'MCP session closed');
+    logger.debug('MCP session opened');
+    res.setHeader('mcp-session-id', opened.id);
     try {
-      const server = createMcpServer(registry, logger);
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          sessions.register(reservation, { id, transport, server, owner, lastUsed: Date.now() });
-          logger.debug({ sessions: sessions.size }, 'MCP session opened');
-        },
-        onsessionclosed: (id) => {
-          void closeSession(id, 'deleted');
-        },
-      });
-      transport.onerror = (error) => logger.warn({ err: error }, 'MCP transport error');
-      await server.connect(transport);
-      await transport.handleRequest(request, res, parsed);
+      await serveStateless(request, res, parsed);
     } finally {
-      sessions.release(reservation);
+      // An initialize the transport refused (a bad Accept header, a batch) opened nothing.
+      if (res.statusCode !== 200) await sessions.close(opened.id, owner).catch(() => undefined);
     }
   }
 
@@ -194,8 +196,8 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
       else await mcp(req, res);
     },
     async close() {
-      clearInterval(sweep);
-      await Promise.all(sessions.ids().map((id) => closeSession(id, 'shutdown')));
+      // Sessions stay in the store for the next process (or live on in the other replicas).
+      await ownState?.close();
     },
   };
 }

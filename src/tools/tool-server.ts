@@ -3,6 +3,7 @@ import type { HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { Catalogue } from '../manifest/index.ts';
 import type { SecretsBackend } from '../secrets/index.ts';
+import type { StateStore } from '../state/index.ts';
 import { createStaticCredentials, type DownstreamCredentials } from './downstream-credentials.ts';
 import { createDownstreamHttp, type DownstreamHttp } from './downstream-http.ts';
 import { createGraphAgent, type GraphExplainer } from './graph/graph-agent.ts';
@@ -38,6 +39,8 @@ export interface ToolServerOptions {
   /** TOOLGRAPH_MCP_MAX_SESSIONS and TOOLGRAPH_MCP_MAX_SESSIONS_PER_SUBJECT (defaults 1000 and 16). */
   readonly maxSessions?: number;
   readonly maxSessionsPerSubject?: number;
+  /** Where MCP sessions live (the state store of `serve`); in-process when omitted. */
+  readonly state?: StateStore;
 }
 
 export interface ToolServer {
@@ -99,6 +102,7 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
     logger: options.logger,
     ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
     ...(options.maxSessionsPerSubject === undefined ? {} : { maxSessionsPerSubject: options.maxSessionsPerSubject }),
+    ...(options.state === undefined ? {} : { state: options.state }),
   });
   return {
     registry,

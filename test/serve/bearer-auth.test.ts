@@ -212,10 +212,16 @@ describe('AUTH_TYPE=jwt with TOKEN_AUDIENCE and TOOLGRAPH_PUBLIC_URL', () => {
 });
 
 describe('start-up', () => {
-  it('fails with TG_OIDC_DISCOVERY_FAILED naming OIDC_CONFIG_URL when the IdP is unreachable', async () => {
+  it('starts without the IdP: /healthz says it waits for OIDC_CONFIG_URL, giving the discovery failure (test/replicas/idp-readiness.test.ts: until it comes up)', async () => {
     const url = `http://127.0.0.1:${await closedPort()}/.well-known/openid-configuration`;
-    const attempt = startToolgraph({ config: config({ AUTH_TYPE: 'jwt', OIDC_CONFIG_URL: url }), logger: silentLogger() });
-    await expect(attempt).rejects.toMatchObject({ code: 'TG_OIDC_DISCOVERY_FAILED', message: `OIDC discovery at OIDC_CONFIG_URL ${url} failed: the IdP cannot be reached (ECONNREFUSED).` });
+    const running = await startToolgraph({ config: config({ AUTH_TYPE: 'jwt', OIDC_CONFIG_URL: url }), logger: silentLogger() });
+    try {
+      const health = await fetch(`${running.origin}/healthz`);
+      expect(health.status).toBe(503);
+      expect(((await health.json()) as { waiting: Record<string, string> }).waiting['idp']).toContain(`OIDC discovery at OIDC_CONFIG_URL ${url} failed: the IdP cannot be reached (ECONNREFUSED).`);
+    } finally {
+      await running.close();
+    }
   });
 
   it('`toolgraph serve --auth-type jwt` without OIDC_CONFIG_URL fails naming the setting', async () => {

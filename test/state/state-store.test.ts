@@ -97,6 +97,31 @@ describe.each(flavours)('the $name state store', (flavour) => {
     expect(await store.take('codes', 'c-exp')).toBeUndefined();
   });
 
+  it('swaps a value only while it is the one read: of 20 racing increments, each lands once', async () => {
+    expect(await store.swap('counters', 'absent', 0, 1, 60_000)).toBe(false);
+    await store.set('counters', 'c', { n: 0, list: [] }, 60_000);
+    expect(await store.swap('counters', 'c', { n: 5, list: [] }, { n: 6, list: [] }, 60_000)).toBe(false);
+    const other = twin();
+    try {
+      await Promise.all(Array.from({ length: 20 }, async (_, i) => {
+        // The file store's swap is atomic within one process only (its doc): its twin stays out of the race.
+        const handle = i % 2 === 0 || flavour.name === 'file' ? store : other;
+        for (;;) {
+          const seen = await handle.get<{ n: number; list: number[] }>('counters', 'c');
+          if (await handle.swap('counters', 'c', seen, { n: seen!.n + 1, list: [...seen!.list, i] }, 60_000)) return;
+        }
+      }));
+    } finally {
+      if (other !== store) await other.close();
+    }
+    const final = await store.get<{ n: number; list: number[] }>('counters', 'c');
+    expect(final!.n).toBe(20);
+    expect([...final!.list].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    await store.set('counters', 'short', 1, 30);
+    await expect.poll(() => store.get('counters', 'short'), { interval: 20, timeout: 5_000 }).toBeUndefined();
+    expect(await store.swap('counters', 'short', 1, 2, 60_000)).toBe(false);
+  });
+
   it('deletes, and sweeps expired entries away', async () => {
     await store.set('sessions', 'd1', 1, 60_000);
     await store.delete('sessions', 'd1');

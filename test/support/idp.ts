@@ -102,6 +102,8 @@ export interface TestIdp {
    * `options.crit` lets the signer write crit extensions a verifier may not understand.
    */
   signToken(claims: JWTPayload, header?: Record<string, unknown>, options?: SignOptions): Promise<string>;
+  /** An outage (true): every connection is cut before it is answered, as a crashed IdP's would be; false ends it. */
+  setDown(down: boolean): void;
   close(): Promise<void>;
 }
 
@@ -131,7 +133,12 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
 
   let handler: Parameters<typeof createServer>[1] = (_req, res) => res.writeHead(503).end();
   const requests: IdpRequest[] = [];
+  let down = false;
   const server: Server = createServer((req, res) => {
+    if (down) {
+      req.socket.destroy();
+      return;
+    }
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     requests.push({ method: req.method ?? '', path });
     if (path.startsWith('/interaction/')) {
@@ -322,6 +329,9 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
       const body = (await response.json()) as { access_token?: string; error?: string; error_description?: string };
       if (!response.ok || !body.access_token) throw new Error(`test IdP refused to mint a token: HTTP ${response.status} ${body.error ?? ''} ${body.error_description ?? ''}`);
       return body.access_token;
+    },
+    setDown(value) {
+      down = value;
     },
     close: () => new Promise<void>((resolve, reject) => {
       server.closeAllConnections();

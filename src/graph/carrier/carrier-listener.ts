@@ -6,7 +6,7 @@ import type { Logger } from '../../log/index.ts';
 import { OVERLOAD_RETRY_AFTER_SECS, processOverload, type OverloadSignal } from '../../overload/index.ts';
 import type { CarrierAccess } from './carrier-access.ts';
 import { CarrierResponse } from './carrier-response.ts';
-import { DEFAULT_LEDGER_CAPACITY, MemoryReplayLedger } from './replay-ledger.ts';
+import { DEFAULT_LEDGER_CAPACITY, MemoryReplayLedger, type ReplayLedger } from './replay-ledger.ts';
 import type { SignerKeys } from './signer-keys.ts';
 import { SUBSCRIBE_PATH } from './subscribe-request.ts';
 import { SUBSCRIPTION_SCOPES, subscribeHandshake } from './subscribe-handshake.ts';
@@ -41,6 +41,11 @@ export interface CarrierOptions {
   readonly bufferCap?: number;
   /** Most live nonces, and most live request ids, remembered (each its own ledger). */
   readonly nonceCapacity?: number;
+  /**
+   * Where consumed nonces and request ids are kept: the shared state store's ledgers (`serve` passes
+   * them, so replicas and restarts refuse a replay); in-process ledgers when omitted.
+   */
+  readonly ledgers?: { readonly nonces: ReplayLedger; readonly requestIds: ReplayLedger };
   /** Wall-clock milliseconds (envelope expiry); Date.now by default. */
   readonly now?: () => number;
 }
@@ -93,8 +98,8 @@ export async function startCarrier(options: CarrierOptions): Promise<RunningCarr
   // Counted from accept: an idle socket holds a slot like a stream does (one request per connection).
   const cap = new ConnectionCap(options.maxConnections);
   const overload = options.overload ?? processOverload;
-  const nonces = new MemoryReplayLedger(options.nonceCapacity ?? DEFAULT_LEDGER_CAPACITY);
-  const requestIds = new MemoryReplayLedger(options.nonceCapacity ?? DEFAULT_LEDGER_CAPACITY);
+  const nonces = options.ledgers?.nonces ?? new MemoryReplayLedger(options.nonceCapacity ?? DEFAULT_LEDGER_CAPACITY);
+  const requestIds = options.ledgers?.requestIds ?? new MemoryReplayLedger(options.nonceCapacity ?? DEFAULT_LEDGER_CAPACITY);
   const hub = new SubscriptionHub({
     graphs: options.graphs,
     executor: options.executor,

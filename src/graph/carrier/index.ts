@@ -24,3 +24,4 @@ export { MAX_FRAME_BYTES } from './sse-frames.ts';
 export type { EndReason } from './sse-frames.ts';
 export { MemoryReplayLedger, DEFAULT_LEDGER_CAPACITY } from './replay-ledger.ts';
 export type { ReplayLedger, ReplayOutcome } from './replay-ledger.ts';
+export { NONCE_SPACE, REQUEST_ID_SPACE, StoreReplayLedger } from './store-replay-ledger.ts';

@@ -7,8 +7,8 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Principal } from '../../auth/index.ts';
 import type { Logger } from '../../log/index.ts';
+import { MemoryStateStore, type StateStore } from '../../state/index.ts';
 import { consentPage } from './consent-page.ts';
-import { ExpiringMap } from './expiring-map.ts';
 import type { UpstreamAuthorizationServer } from './upstream-authorization-server.ts';
 
 /** Paths the proxy serves besides the SDK router's (/authorize, /token, /register, metadata). */
@@ -16,8 +16,30 @@ export const CONSENT_PATH = '/oauth/consent';
 export const CALLBACK_PATH = '/oauth/callback';
 const CONSENT_COOKIE = 'tg_oauth_consent';
 
+/** The store's spaces of the proxy's state, and how long each entry lives. */
+export const OAUTH_PROXY_SPACES = {
+  clients: 'oauth-clients',
+  awaitingConsent: 'oauth-consent',
+  awaitingIdp: 'oauth-signin',
+  codes: 'oauth-codes',
+  refreshOwners: 'oauth-refresh',
+} as const;
+/** Dynamically registered clients, and which client each refresh token belongs to, are kept 30 days. */
+export const OAUTH_CLIENT_TTL_MS = 30 * 24 * 3600_000;
+const CODE_TTL_MS = 60_000;
+
 export interface OAuthProxyOptions {
-  readonly upstream: UpstreamAuthorizationServer;
+  /**
+   * The identity provider, once discovery has found it; throws TG_NOT_READY while it has not (the
+   * proxy then answers 503 with Retry-After rather than send a browser nowhere).
+   */
+  readonly upstream: () => UpstreamAuthorizationServer;
+  /**
+   * Where registrations, sign-ins in progress, codes and refresh-token ownership live: the
+   * configured state store, so they survive a restart and every replica shares them. An in-process
+   * store when omitted.
+   */
+  readonly state?: StateStore;
   /** The proxy's public base URL (its issuer); the callback registered at the IdP is `<it>/oauth/callback`. */
   readonly publicBase: string;
   /** TOKEN_AUDIENCE: the resource every token is requested for, whatever a client asks. */
@@ -88,7 +110,7 @@ function page(res: Response, status: number, title: string, text: string): void 
  * `mcpAuthRouter`; the SDK's `ProxyOAuthServerProvider` does not fit, since it forwards each MCP
  * client's own id and redirect URI to the IdP, which has never heard of them.
  *
- * 1. A client registers here (dynamic client registration, kept in memory).
+ * 1. A client registers here (dynamic client registration, kept 30 days in the state store).
  * 2. /authorize (checked by the SDK: client, redirect URI, S256 PKCE) shows this proxy's consent
  *    page; the user approves (POST /oauth/consent, bound to the browser by a cookie).
  * 3. The browser goes to the IdP with the proxy's client id, its own PKCE, the callback
@@ -97,24 +119,23 @@ function page(res: Response, status: number, title: string, text: string): void 
  *    one-time code of its own; at /token the SDK checks the client's PKCE verifier against the
  *    challenge it sent in step 2, and the client receives the IdP's tokens, whose audience is this
  *    server. Refresh tokens are exchanged at the IdP with the proxy's credentials.
+ * Every step's state is in the state store, never only in this process: behind a round-robin load
+ * balancer each step may reach another replica, and a restart between two steps loses nothing.
+ * One-time values (consents, sign-ins at the IdP, codes) are taken atomically, so of two replicas
+ * racing on one, exactly one proceeds.
  */
 export class OAuthProxyProvider implements OAuthServerProvider {
   readonly skipLocalPkceValidation = false;
   readonly #options: OAuthProxyOptions;
-  readonly #clients = new ExpiringMap<OAuthClientInformationFull>({ ttlMs: 30 * 24 * 3600_000, maxEntries: 10_000 });
-  readonly #awaitingConsent: ExpiringMap<SignIn>;
-  readonly #awaitingIdp: ExpiringMap<SignIn>;
-  readonly #codes = new ExpiringMap<IssuedCode>({ ttlMs: 60_000, maxEntries: 10_000 });
-  /** Which client each refresh token was handed to (by the token's SHA-256), so no other client can use it. */
-  readonly #refreshOwners = new ExpiringMap<string>({ ttlMs: 30 * 24 * 3600_000, maxEntries: 50_000 });
+  readonly #state: StateStore;
+  readonly #signInTtlMs: number;
   readonly #fetch: typeof fetch;
   readonly #secureCookies: boolean;
 
   constructor(options: OAuthProxyOptions) {
     this.#options = options;
-    const ttlMs = options.signInTtlMs ?? 10 * 60_000;
-    this.#awaitingConsent = new ExpiringMap({ ttlMs, maxEntries: 10_000 });
-    this.#awaitingIdp = new ExpiringMap({ ttlMs, maxEntries: 10_000 });
+    this.#state = options.state ?? new MemoryStateStore();
+    this.#signInTtlMs = options.signInTtlMs ?? 10 * 60_000;
     this.#fetch = options.fetch ?? fetch;
     this.#secureCookies = new URL(options.publicBase).protocol === 'https:';
   }
@@ -125,10 +146,10 @@ export class OAuthProxyProvider implements OAuthServerProvider {
 
   get clientsStore(): OAuthRegisteredClientsStore {
     return {
-      getClient: async (clientId) => this.#clients.get(clientId),
+      getClient: async (clientId) => (clientId.length > 0 && clientId.length <= 256 ? this.#state.get<OAuthClientInformationFull>(OAUTH_PROXY_SPACES.clients, clientId) : undefined),
       registerClient: async (client) => {
         const full = client as OAuthClientInformationFull;
-        this.#clients.set(full.client_id, full);
+        await this.#state.set(OAUTH_PROXY_SPACES.clients, full.client_id, full, OAUTH_CLIENT_TTL_MS);
         this.#options.logger.info({ clientId: full.client_id, clientName: full.client_name }, 'OAuth proxy: client registered');
         return full;
       },
@@ -142,7 +163,7 @@ export class OAuthProxyProvider implements OAuthServerProvider {
     }
     const transaction = random();
     const csrf = random();
-    this.#awaitingConsent.set(transaction, {
+    const signIn: SignIn = {
       clientId: client.client_id,
       clientName: client.client_name ?? client.client_id,
       redirectUri: params.redirectUri,
@@ -150,8 +171,9 @@ export class OAuthProxyProvider implements OAuthServerProvider {
       codeChallenge: params.codeChallenge,
       scopes: (params.scopes ?? []).filter((s) => s !== ''),
       csrf,
-    });
-    res.cookie(CONSENT_COOKIE, csrf, { httpOnly: true, sameSite: 'lax', secure: this.#secureCookies, path: '/oauth', maxAge: this.#options.signInTtlMs ?? 10 * 60_000 });
+    };
+    await this.#state.set(OAUTH_PROXY_SPACES.awaitingConsent, transaction, signIn, this.#signInTtlMs);
+    res.cookie(CONSENT_COOKIE, csrf, { httpOnly: true, sameSite: 'lax', secure: this.#secureCookies, path: '/oauth', maxAge: this.#signInTtlMs });
     res.status(200).set({
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-store',
@@ -172,8 +194,8 @@ export class OAuthProxyProvider implements OAuthServerProvider {
   /** POST /oauth/consent: the user's decision; approval sends the browser to the IdP. */
   async consent(req: Request, res: Response): Promise<void> {
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const transaction = typeof body['transaction'] === 'string' ? body['transaction'] : '';
-    const signIn = this.#awaitingConsent.get(transaction);
+    const transaction = typeof body['transaction'] === 'string' && body['transaction'].length <= 256 ? body['transaction'] : '';
+    const signIn = transaction === '' ? undefined : await this.#state.get<SignIn>(OAUTH_PROXY_SPACES.awaitingConsent, transaction);
     if (signIn === undefined) {
       page(res, 400, 'This sign-in has expired', 'Start the sign-in again from your application.');
       return;
@@ -185,17 +207,21 @@ export class OAuthProxyProvider implements OAuthServerProvider {
       page(res, 403, 'This sign-in was not started in this browser', 'Start the sign-in again from your application, in this browser.');
       return;
     }
-    this.#awaitingConsent.take(transaction);
+    // One decision per sign-in: of two racing posts (two replicas), one takes it.
+    if (await this.#state.take(OAUTH_PROXY_SPACES.awaitingConsent, transaction) === undefined) {
+      page(res, 400, 'This sign-in has expired', 'Start the sign-in again from your application.');
+      return;
+    }
     res.clearCookie(CONSENT_COOKIE, { path: '/oauth' });
     if (body['decision'] !== 'approve') {
       this.#options.logger.info({ clientId: signIn.clientId }, 'OAuth proxy: sign-in denied by the user');
       res.redirect(302, answerUrl(signIn.redirectUri, { error: 'access_denied', error_description: 'The user denied the request.', state: signIn.state }));
       return;
     }
-    const upstream = this.#options.upstream;
+    const upstream = this.#options.upstream();
     const verifier = random();
     const upstreamState = random();
-    this.#awaitingIdp.set(upstreamState, { ...signIn, upstreamVerifier: verifier });
+    await this.#state.set(OAUTH_PROXY_SPACES.awaitingIdp, upstreamState, { ...signIn, upstreamVerifier: verifier }, this.#signInTtlMs);
     const url = new URL(upstream.authorizationEndpoint);
     url.searchParams.set('response_type', 'code');
     url.searchParams.set('client_id', upstream.clientId);
@@ -211,7 +237,7 @@ export class OAuthProxyProvider implements OAuthServerProvider {
 
   /** The scopes asked of the IdP: the client's, less those the IdP does not announce; `openid` for an OpenID provider. */
   #upstreamScopes(requested: readonly string[]): string[] {
-    const { scopesSupported, openid } = this.#options.upstream;
+    const { scopesSupported, openid } = this.#options.upstream();
     const kept = scopesSupported === undefined ? [...requested] : requested.filter((s) => scopesSupported.includes(s));
     return [...new Set(openid ? ['openid', ...kept] : kept)];
   }
@@ -219,8 +245,8 @@ export class OAuthProxyProvider implements OAuthServerProvider {
   /** GET /oauth/callback: the IdP's answer. Its code is exchanged here; the client gets a code of ours. */
   async callback(req: Request, res: Response): Promise<void> {
     const query = req.query as Record<string, unknown>;
-    const state = typeof query['state'] === 'string' ? query['state'] : '';
-    const signIn = this.#awaitingIdp.take(state);
+    const state = typeof query['state'] === 'string' && query['state'].length <= 256 ? query['state'] : '';
+    const signIn = state === '' ? undefined : await this.#state.take<SignIn>(OAUTH_PROXY_SPACES.awaitingIdp, state);
     if (signIn === undefined) {
       page(res, 400, 'Unknown or expired sign-in', 'The identity provider answered a sign-in this server does not know (or one that took too long). Start again from your application.');
       return;
@@ -246,42 +272,49 @@ export class OAuthProxyProvider implements OAuthServerProvider {
       return;
     }
     const ours = random();
-    this.#codes.set(ours, { clientId: signIn.clientId, redirectUri: signIn.redirectUri, codeChallenge: signIn.codeChallenge, tokens });
+    const issued: IssuedCode = { clientId: signIn.clientId, redirectUri: signIn.redirectUri, codeChallenge: signIn.codeChallenge, tokens };
+    await this.#state.set(OAUTH_PROXY_SPACES.codes, ours, issued, CODE_TTL_MS);
     this.#options.logger.info({ clientId: signIn.clientId }, 'OAuth proxy: sign-in completed');
     res.redirect(302, answerUrl(signIn.redirectUri, { code: ours, state: signIn.state }));
   }
 
   async challengeForAuthorizationCode(client: OAuthClientInformationFull, code: string): Promise<string> {
-    const issued = this.#codes.get(code);
+    const issued = await this.#code(code, 'get');
     if (issued === undefined || issued.clientId !== client.client_id) throw new InvalidGrantError('The authorization code is unknown, used or expired, or was issued to another client.');
     return issued.codeChallenge;
   }
 
   async exchangeAuthorizationCode(client: OAuthClientInformationFull, code: string, _verifier?: string, redirectUri?: string): Promise<OAuthTokens> {
-    const issued = this.#codes.take(code);
+    const issued = await this.#code(code, 'take');
     if (issued === undefined || issued.clientId !== client.client_id) throw new InvalidGrantError('The authorization code is unknown, used or expired, or was issued to another client.');
     if (redirectUri !== undefined && redirectUri !== issued.redirectUri) throw new InvalidGrantError('redirect_uri differs from the one the code was issued for.');
-    this.#rememberRefresh(issued.tokens, client.client_id);
+    await this.#rememberRefresh(issued.tokens, client.client_id);
     return issued.tokens;
+  }
+
+  /** A code of ours, read or redeemed (taken atomically: of racing redemptions one gets the tokens). */
+  async #code(code: string, how: 'get' | 'take'): Promise<IssuedCode | undefined> {
+    if (code.length === 0 || code.length > 256) return undefined;
+    return how === 'get' ? this.#state.get<IssuedCode>(OAUTH_PROXY_SPACES.codes, code) : this.#state.take<IssuedCode>(OAUTH_PROXY_SPACES.codes, code);
   }
 
   /**
    * Refresh tokens are the IdP's, bound there to the proxy's client; here each is bound to the MCP
-   * client it was handed to. One this process did not hand out (or handed to another client, or
-   * before a restart) is refused: the client signs in again.
+   * client it was handed to (in the state store, so every replica and a restarted one know it). One
+   * this server did not hand out, or handed to another client, is refused: the client signs in again.
    */
   async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string, scopes?: string[]): Promise<OAuthTokens> {
     const key = s256(refreshToken);
-    if (this.#refreshOwners.get(key) !== client.client_id) throw new InvalidGrantError('The refresh token was not issued to this client by this server; sign in again.');
+    if (await this.#state.get<string>(OAUTH_PROXY_SPACES.refreshOwners, key) !== client.client_id) throw new InvalidGrantError('The refresh token was not issued to this client by this server; sign in again.');
     const scope = scopes === undefined ? undefined : this.#upstreamScopes(scopes).join(' ');
     const tokens = await this.#tokenRequest({ grant_type: 'refresh_token', refresh_token: refreshToken, ...(scope ? { scope } : {}) });
-    if (tokens.refresh_token !== undefined && tokens.refresh_token !== refreshToken) this.#refreshOwners.take(key);
-    this.#rememberRefresh(tokens, client.client_id);
+    if (tokens.refresh_token !== undefined && tokens.refresh_token !== refreshToken) await this.#state.delete(OAUTH_PROXY_SPACES.refreshOwners, key);
+    await this.#rememberRefresh(tokens, client.client_id);
     return tokens;
   }
 
-  #rememberRefresh(tokens: OAuthTokens, clientId: string): void {
-    if (tokens.refresh_token !== undefined) this.#refreshOwners.set(s256(tokens.refresh_token), clientId);
+  async #rememberRefresh(tokens: OAuthTokens, clientId: string): Promise<void> {
+    if (tokens.refresh_token !== undefined) await this.#state.set(OAUTH_PROXY_SPACES.refreshOwners, s256(tokens.refresh_token), clientId, OAUTH_CLIENT_TTL_MS);
   }
 
   async verifyAccessToken(token: string): Promise<AuthInfo> {
@@ -293,7 +326,7 @@ export class OAuthProxyProvider implements OAuthServerProvider {
 
   /** A token request at the IdP with the proxy's client credentials; its refusal is an OAuth error without the IdP's body. */
   async #tokenRequest(params: Record<string, string>): Promise<OAuthTokens> {
-    const upstream = this.#options.upstream;
+    const upstream = this.#options.upstream();
     const form = new URLSearchParams({ ...params, resource: this.#options.resource });
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
     if (upstream.clientSecret === undefined) form.set('client_id', upstream.clientId);

@@ -3,8 +3,8 @@ import { ToolgraphError, isToolgraphError } from '../errors/index.ts';
 import { silentLogger, type Logger } from '../log/index.ts';
 import { auditUserOf, type AuditLog } from './audit-log.ts';
 import { DelegatedTokenCache, type DelegationKey } from './delegated-token-cache.ts';
-import { checkAgent, type AgentDefaults, type CheckedAgent, type DownstreamAgent } from './downstream-agent.ts';
-import { currentRequestContext, type RequestContext } from './request-context.ts';
+import { checkAgent, normaliseScopes, type AgentDefaults, type CheckedAgent, type DownstreamAgent } from './downstream-agent.ts';
+import type { RequestContext } from './request-context.ts';
 import { StoredTokenSource } from './stored-token-source.ts';
 import { DELEGATION_FIXES, type DelegatedToken, type TokenExchanger } from './token-exchange.ts';
 import type { TokenSetStore } from './token-set-store.ts';
@@ -15,7 +15,7 @@ export type CredentialSource =
   | 'delegation'
   /** The hybrid agent's vendor device flow's cached token. */
   | 'device-flow'
-  /** The caller's own token, passed on because its audience includes the API (hybrid only). */
+  /** The caller's own token, passed on because its audience includes the API (full delegation without delegation, hybrid). */
   | 'caller-token'
   /** The token set a user consented to (three-legged). */
   | 'three-legged'
@@ -35,12 +35,17 @@ export interface DownstreamCredential {
 
 export interface ResolveOptions {
   /**
-   * The caller. Default: the request context of the request being served
-   * (`currentRequestContext()`); `null` says there is none.
+   * The caller, as the auth layer verified it (the tool run's request context); absent or `null`:
+   * there is none (AUTH_TYPE=none, stdio: the local operator).
    */
-  readonly context?: RequestContext | null;
+  readonly context?: RequestContext | null | undefined;
   /** What the tool does downstream (e.g. `traces.list`), for the passthrough audit record. */
-  readonly operation?: string;
+  readonly operation?: string | undefined;
+  /**
+   * Scopes of the delegated token for this call, instead of the agent's: a tool whose actions need
+   * different scopes (the graph tool: a read scope to query, a write scope to mutate) asks for each.
+   */
+  readonly scopes?: string | undefined;
 }
 
 /** One registered agent: resolve its credential for the current caller. */
@@ -51,7 +56,7 @@ export interface AgentCredentials {
    * Drops the caller's cached delegated token for this agent, e.g. after the API answered 401 to it
    * (revoked before it expired); the next `resolve` exchanges again.
    */
-  forget(options?: Pick<ResolveOptions, 'context'>): void;
+  forget(options?: Pick<ResolveOptions, 'context' | 'scopes'>): void;
 }
 
 /** How to build the OAuth client that refreshes an agent's signed-in token set. */
@@ -94,6 +99,13 @@ function headersOf(token: DelegatedToken): Readonly<Record<string, string>> {
     delegatedHeaders.set(token, headers);
   }
   return headers;
+}
+
+/** How a credential is named in logs: the scheme it is sent with and where it came from, never its value (`bearer:delegation`, `basic:credentials`). */
+export function describeCredential(credential: DownstreamCredential): string {
+  const authorization = credential.headers['authorization'];
+  const kind = authorization !== undefined ? authorization.slice(0, authorization.indexOf(' ')).toLowerCase() : Object.keys(credential.headers).length > 0 ? 'headers' : 'none';
+  return `${kind}:${credential.source}`;
 }
 
 /** Whether a verified `aud` claim (a string or a list) names `audience` exactly. */
@@ -139,7 +151,7 @@ export class DownstreamCredentials {
    */
   agent(description: DownstreamAgent): AgentCredentials {
     const checked = checkAgent(description, this.#options.defaults);
-    if (checked.agent.pattern === 'passthrough' && this.delegationEnabled && this.#options.auditLog === undefined) {
+    if (checked.agent.pattern === 'identity-passthrough' && this.delegationEnabled && this.#options.auditLog === undefined) {
       throw new ToolgraphError('TG_CONFIG_INVALID', `agent ${description.name}: identity passthrough with delegation enabled writes an audit log, and none is configured`, { details: { agent: description.name } });
     }
     const tokens = checked.agent.pattern === 'hybrid' || checked.agent.pattern === 'three-legged'
@@ -154,14 +166,11 @@ export class DownstreamCredentials {
       : undefined;
     const handle: AgentCredentials = {
       name: description.name,
-      resolve: (options = {}) => {
-        const context = options.context === undefined ? currentRequestContext() : (options.context ?? undefined);
-        return this.#resolve(checked, tokens, context, options.operation);
-      },
+      resolve: (options = {}) => this.#resolve(checked, tokens, options.context ?? undefined, options),
       forget: (options = {}) => {
-        const context = options.context === undefined ? currentRequestContext() : (options.context ?? undefined);
+        const context = options.context ?? undefined;
         if (context === undefined || checked.audience === undefined) return;
-        this.#cache.delete(this.#delegationKey(checked, context));
+        this.#cache.delete(this.#delegationKey(checked, context, options.scopes));
       },
     };
     this.#agents.set(description.name, handle);
@@ -183,24 +192,22 @@ export class DownstreamCredentials {
     return this.agent(agent).resolve(options);
   }
 
-  async #resolve(checked: CheckedAgent, tokens: StoredTokenSource | undefined, context: RequestContext | undefined, operation: string | undefined): Promise<DownstreamCredential> {
+  async #resolve(checked: CheckedAgent, tokens: StoredTokenSource | undefined, context: RequestContext | undefined, options: ResolveOptions): Promise<DownstreamCredential> {
     switch (checked.agent.pattern) {
-      case 'static':
+      case 'identity-passthrough':
+        if (this.delegationEnabled) await this.#options.auditLog!.record({ agent: checked.agent.name, ...(options.operation === undefined ? {} : { operation: options.operation }), user: auditUserOf(context?.principal) });
         return this.#credentials(checked, false);
-      case 'passthrough':
-        if (this.delegationEnabled) await this.#options.auditLog!.record({ agent: checked.agent.name, ...(operation === undefined ? {} : { operation }), user: auditUserOf(context?.principal) });
-        return this.#credentials(checked, false);
-      case 'delegation':
-        if (!this.delegationEnabled) return this.#credentials(checked, false);
+      case 'full-delegation':
+        if (!this.delegationEnabled) return this.#callerToken(checked, context) ?? this.#credentials(checked, false);
         try {
-          return await this.#delegate(checked, context);
+          return await this.#delegate(checked, context, options.scopes);
         } catch (error) {
           if (!checked.hasFallback || !isDelegationFailure(error)) throw error;
           this.#warnFallback(checked, error);
           return this.#credentials(checked, true);
         }
       case 'hybrid':
-        return this.#hybrid(checked, tokens!, context);
+        return this.#hybrid(checked, tokens!, context, options.scopes);
       case 'three-legged': {
         const set = await tokens!.current();
         if (set !== undefined) return { headers: bearer(set.tokenType, set.accessToken), source: 'three-legged', fallback: false, cached: false };
@@ -208,6 +215,16 @@ export class DownstreamCredentials {
         throw new ToolgraphError('TG_NO_DOWNSTREAM_CREDENTIAL', `No credential for agent ${checked.agent.name}: it uses three-legged OAuth and no user has signed it in. Run \`toolgraph auth login ${checked.agent.name}\` on the server (see docs/delegation.md).`, { details: { agent: checked.agent.name, fix: `toolgraph auth login ${checked.agent.name}` } });
       }
     }
+  }
+
+  /**
+   * The caller's own token when its verified audience names the agent's API: it was issued for that
+   * API. Any other token stays here (MCP authorization: no token passthrough).
+   */
+  #callerToken(checked: CheckedAgent, context: RequestContext | undefined): DownstreamCredential | undefined {
+    if (!context?.token || checked.audience === undefined) return undefined;
+    if (!audienceIncludes(context.principal.claims?.['aud'], checked.audience)) return undefined;
+    return { headers: bearer('Bearer', context.token), source: 'caller-token', fallback: false, cached: false };
   }
 
   #credentials(checked: CheckedAgent, fallback: boolean): DownstreamCredential {
@@ -218,34 +235,32 @@ export class DownstreamCredentials {
     this.#logger.warn({ agent: checked.agent.name, pattern: checked.agent.pattern, code: error.code, reason: error.message }, DELEGATION_FALLBACK_WARNING);
   }
 
-  async #delegate(checked: CheckedAgent, context: RequestContext | undefined): Promise<DownstreamCredential> {
+  async #delegate(checked: CheckedAgent, context: RequestContext | undefined, scopes: string | undefined): Promise<DownstreamCredential> {
     const subjectToken = context?.token;
     if (!subjectToken) {
       throw new ToolgraphError('TG_NO_USER_TOKEN', 'No user token available for delegation', { details: { agent: checked.agent.name, fix: DELEGATION_FIXES.TG_NO_USER_TOKEN } });
     }
     const audience = checked.audience as string;
+    const key = this.#delegationKey(checked, context!, scopes);
     const exchanger = this.#options.exchanger;
-    const { token, from } = await this.#cache.get(
-      this.#delegationKey(checked, context!),
-      () => exchanger.exchange({ subjectToken, audience, scopes: checked.scopes }),
-    );
-    if (from === 'exchange') this.#logger.debug({ agent: checked.agent.name, audience }, 'exchanged the caller\'s token for a delegated token');
+    const { token, from } = await this.#cache.get(key, () => exchanger.exchange({ subjectToken, audience, scopes: key.scopes }));
+    if (from === 'exchange') this.#logger.debug({ agent: checked.agent.name, audience, scopes: key.scopes }, 'exchanged the caller\'s token for a delegated token');
     return { headers: headersOf(token), source: 'delegation', fallback: false, cached: from !== 'exchange' };
   }
 
-  #delegationKey(checked: CheckedAgent, context: RequestContext): DelegationKey {
+  #delegationKey(checked: CheckedAgent, context: RequestContext, scopes: string | undefined): DelegationKey {
     const issuer = context.principal.claims?.['iss'];
-    return { issuer: typeof issuer === 'string' ? issuer : undefined, subject: context.principal.subject, audience: checked.audience as string, scopes: checked.scopes };
+    return { issuer: typeof issuer === 'string' ? issuer : undefined, subject: context.principal.subject, audience: checked.audience as string, scopes: scopes === undefined ? checked.scopes : normaliseScopes(scopes) };
   }
 
   /** The spec's hybrid priority order: delegation, the vendor device flow's cached token, the caller's token. */
-  async #hybrid(checked: CheckedAgent, tokens: StoredTokenSource, context: RequestContext | undefined): Promise<DownstreamCredential> {
+  async #hybrid(checked: CheckedAgent, tokens: StoredTokenSource, context: RequestContext | undefined, scopes: string | undefined): Promise<DownstreamCredential> {
     const name = checked.agent.name;
     const audience = checked.audience as string;
     const steps: string[] = [];
     if (this.delegationEnabled) {
       try {
-        return await this.#delegate(checked, context);
+        return await this.#delegate(checked, context, scopes);
       } catch (error) {
         if (!isDelegationFailure(error)) throw error;
         this.#warnFallback(checked, error);

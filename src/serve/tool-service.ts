@@ -1,10 +1,10 @@
-import { openDownstreamCredentials } from '../auth/index.ts';
+import { openDownstreamCredentials, type DownstreamCredentials } from '../auth/index.ts';
 import type { ResolvedValues } from '../config/index.ts';
 import type { HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import { buildCatalogueEntriesStrict, type Catalogue } from '../manifest/index.ts';
 import { createSecretsBackend, type SecretValue } from '../secrets/index.ts';
-import { createDelegatedCredentials, createToolServer, TOOLS_CATALOGUE_SOURCE, type DownstreamCredentials, type GraphExplainer } from '../tools/index.ts';
+import { createToolServer, TOOLS_CATALOGUE_SOURCE, type GraphExplainer } from '../tools/index.ts';
 import { tokenAudienceOf } from './bearer-auth.ts';
 import { isUnspecifiedAddress } from './exposure.ts';
 
@@ -22,9 +22,8 @@ export interface ToolServiceOptions {
   /** Initial contents of the in-memory secrets backend (TOOLGRAPH_SECRETS_FILE). */
   readonly secretsSeed?: Readonly<Record<string, SecretValue>>;
   /**
-   * The credentials port. Default: with ENABLE_DELEGATION the delegation library (RFC 8693 exchange,
-   * cache, fallback, audit log); without it the configured credentials and caller tokens issued for
-   * the API (`createStaticCredentials`).
+   * The downstream-credentials model (tests). Default: `openDownstreamCredentials` on the settings
+   * (RFC 8693 exchange with ENABLE_DELEGATION, cache, fallback, audit log, signed-in token sets).
    */
   readonly credentials?: DownstreamCredentials;
   /** `graph.explain` for the local graph service (given when this process runs it). */
@@ -49,8 +48,8 @@ export function localOrigin(origin: string): string {
  */
 export async function openToolService(options: ToolServiceOptions): Promise<{ service: HttpService; close(): Promise<void> }> {
   const { values, logger } = options;
-  // Delegation discovers the IdP's token endpoint now: an unreachable IdP stops start-up.
-  const credentials = options.credentials ?? (values.enableDelegation ? createDelegatedCredentials(await openDownstreamCredentials(values, { logger })) : undefined);
+  // With delegation, the IdP's token endpoint is discovered now: an unreachable IdP stops start-up.
+  const credentials = options.credentials ?? await openDownstreamCredentials(values, { logger });
   const secrets = createSecretsBackend(values, {
     logger,
     ...(options.secretsSeed ? { seed: options.secretsSeed } : {}),
@@ -65,7 +64,7 @@ export async function openToolService(options: ToolServiceOptions): Promise<{ se
     logger,
     maxSessions: values.mcpMaxSessions,
     maxSessionsPerSubject: values.mcpMaxSessionsPerSubject,
-    ...(credentials ? { credentials } : {}),
+    credentials,
     ...(options.explain ? { explain: options.explain } : {}),
   });
   options.catalogue.putSource(TOOLS_CATALOGUE_SOURCE, buildCatalogueEntriesStrict(server.registry.catalogueSource()));

@@ -1,9 +1,9 @@
 import { TOOL_DEFINITIONS } from '../../generated/tools/definitions.ts';
 import { TOOL_INPUT_VALIDATORS } from '../../generated/validators/tools.ts';
 import type { HttpGetOutput } from '../../generated/types/tools.ts';
+import { describeCredential, type AgentCredentials } from '../auth/index.ts';
 import type { AgentSettings } from '../config/index.ts';
 import { ToolgraphError, describeValue } from '../errors/index.ts';
-import { authorizationHeaders, describeAuth, type DownstreamAgent, type DownstreamCredentials } from './downstream-credentials.ts';
 import type { DownstreamHttp } from './downstream-http.ts';
 import { defineAction, defineAgent, type ActionContext, type ToolAgent } from './tool-agent.ts';
 
@@ -17,7 +17,8 @@ type QueryValues = Readonly<Record<string, string | number | boolean>>;
 
 export interface HttpAgentOptions {
   readonly settings: AgentSettings;
-  readonly credentials: DownstreamCredentials;
+  /** The agent's credentials (src/auth's one model), resolved for the caller on every call. */
+  readonly credentials: AgentCredentials;
   readonly http: DownstreamHttp;
 }
 
@@ -58,14 +59,13 @@ function excerpt(text: string): string {
 export function createHttpAgent(options: HttpAgentOptions): ToolAgent {
   const { settings, credentials, http } = options;
   const base = settings.url as string;
-  const agent: DownstreamAgent = { name: settings.name, pattern: 'identity-passthrough', audience: settings.audience, settings };
   const api = `The ${settings.name} API`;
 
   async function send(action: string, method: string, path: string, query: QueryValues | undefined, body: unknown, context: ActionContext): Promise<HttpGetOutput> {
     const url = urlUnder(base, path, query);
-    const auth = await credentials.for(agent, context.request, `${settings.name}.${action}`);
-    context.logger.debug({ agent: settings.name, credential: describeAuth(auth) }, 'downstream call');
-    const headers: Record<string, string> = { accept: 'application/json, text/*;q=0.9, */*;q=0.1', ...authorizationHeaders(auth) };
+    const credential = await credentials.resolve({ context: context.request, operation: `${settings.name}.${action}` });
+    context.logger.debug({ agent: settings.name, credential: describeCredential(credential) }, 'downstream call');
+    const headers: Record<string, string> = { accept: 'application/json, text/*;q=0.9, */*;q=0.1', ...credential.headers };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await http.send({ method, url, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal: context.signal });
     const contentType = response.headers['content-type'];

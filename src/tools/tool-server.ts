@@ -1,9 +1,10 @@
+import type { DownstreamCredentials } from '../auth/index.ts';
 import { unconfiguredAgent, type AgentSettings, type AgentsSettings } from '../config/index.ts';
 import type { HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { Catalogue } from '../manifest/index.ts';
 import type { SecretsBackend } from '../secrets/index.ts';
-import { createStaticCredentials, type DownstreamCredentials } from './downstream-credentials.ts';
+import { downstreamAgentOf } from './agent-description.ts';
 import { createDownstreamHttp, type DownstreamHttp } from './downstream-http.ts';
 import { createGraphAgent, type GraphExplainer } from './graph/graph-agent.ts';
 import { createGraphServiceClient } from './graph/graph-service-client.ts';
@@ -26,8 +27,12 @@ export interface ToolServerOptions {
   readonly tokenAudience: string | undefined;
   readonly catalogue: Catalogue;
   readonly secrets: SecretsBackend;
-  /** The credentials port; default `createStaticCredentials()` (the delegation library plugs in here). */
-  readonly credentials?: DownstreamCredentials;
+  /**
+   * The one downstream-credentials model (src/auth, `openDownstreamCredentials`): every agent is
+   * registered with it when the server is built (a bad description stops start-up), and each call
+   * resolves its credential for the caller. The tool server closes it.
+   */
+  readonly credentials: DownstreamCredentials;
   /**
    * The query planner of the local graph service (the process's own engine); graph.explain is listed
    * only with one, and only on the graph agent that calls the local service (an agent with a url
@@ -52,7 +57,7 @@ export interface ToolServer {
  * configured agent (graph agents for other graph services, http agents for REST APIs with API keys).
  */
 export function createToolAgents(options: ToolServerOptions): { agents: ToolAgent[]; clients: DownstreamHttp[] } {
-  const credentials = options.credentials ?? createStaticCredentials();
+  const { credentials } = options;
   const clients: DownstreamHttp[] = [];
   const httpFor = (settings: AgentSettings) => {
     const client = createDownstreamHttp({ name: settings.name, sslVerify: settings.sslVerify, timeoutMs: settings.timeoutSecs * 1000 });
@@ -69,21 +74,17 @@ export function createToolAgents(options: ToolServerOptions): { agents: ToolAgen
         continue;
       }
       const audience = settings.audience ?? (local ? options.tokenAudience : undefined);
-      const agent = { name: settings.name, pattern: 'full-delegation', audience, settings } as const;
-      credentials.prepare?.(agent);
       agents.push(createGraphAgent({
         name: settings.name,
         client: createGraphServiceClient({
           baseUrl: settings.url ?? (options.localGraphUrl as string),
-          agent,
-          credentials,
+          credentials: credentials.agent(downstreamAgentOf(settings, audience)),
           http: httpFor(settings),
         }),
         ...(options.explain && local ? { explain: options.explain } : {}),
       }));
     } else {
-      credentials.prepare?.({ name: settings.name, pattern: 'identity-passthrough', audience: settings.audience, settings });
-      agents.push(createHttpAgent({ settings, credentials, http: httpFor(settings) }));
+      agents.push(createHttpAgent({ settings, credentials: credentials.agent(downstreamAgentOf(settings, settings.audience)), http: httpFor(settings) }));
     }
   }
   agents.push(createSchemasAgent(options.catalogue), createSecretsAgent(options.secrets));
@@ -107,7 +108,7 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
       async close() {
         await service.close?.();
         for (const client of clients) client.close();
-        await options.credentials?.close?.();
+        await options.credentials.close();
       },
     },
     async close() {

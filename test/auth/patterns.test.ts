@@ -34,7 +34,7 @@ async function deviceSignIn(agent: string, config = configs.idp): Promise<TokenS
 }
 
 describe('identity passthrough', () => {
-  const agent: DownstreamAgent = { name: 'traces', pattern: 'passthrough', credentials: { kind: 'api-key', publicKey: '', secretKey: '' } };
+  const agent: DownstreamAgent = { name: 'traces', pattern: 'identity-passthrough', credentials: { kind: 'api-key', publicKey: '', secretKey: '' } };
 
   it('always calls with the API keys; with delegation enabled each call writes the SSO identity to the JSON-lines audit log (mode 0600)', async () => {
     const auditLog = join(f.dir, 'passthrough-audit.jsonl');
@@ -78,7 +78,7 @@ describe('identity passthrough', () => {
 
   it('an agent without API keys is refused when registered', async () => {
     const downstream = await f.open();
-    expect(() => downstream.agent({ name: 'traces', pattern: 'passthrough' })).toThrow('agent traces: identity passthrough calls the API with its API keys');
+    expect(() => downstream.agent({ name: 'traces', pattern: 'identity-passthrough' })).toThrow('agent traces: identity passthrough calls the API with its API keys');
   });
 });
 

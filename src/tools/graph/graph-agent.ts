@@ -85,7 +85,7 @@ export function createGraphAgent(options: GraphAgentOptions): ToolAgent {
       scopes: readScopes('graphql'),
       async run(input, context) {
         requireOnly('query', input.query, name);
-        return asResult(await client.dispatch(input.graph, { GraphQl: { query: input.query, ...(input.variables ? { variables: input.variables } : {}) } }, context, `${name}.query`));
+        return asResult(await client.dispatch(input.graph, { GraphQl: { query: input.query, ...(input.variables ? { variables: input.variables } : {}) } }, context, { operation: `${name}.query` }));
       },
     }),
     defineAction('mutate', definition.actions.mutate, validators.mutate, {
@@ -93,7 +93,7 @@ export function createGraphAgent(options: GraphAgentOptions): ToolAgent {
       scopes: WRITE_SCOPES,
       async run(input, context) {
         requireOnly('mutation', input.query, name);
-        return asResult(await client.dispatch(input.graph, { GraphQl: { query: input.query, ...(input.variables ? { variables: input.variables } : {}) } }, context, `${name}.mutate`));
+        return asResult(await client.dispatch(input.graph, { GraphQl: { query: input.query, ...(input.variables ? { variables: input.variables } : {}) } }, context, { operation: `${name}.mutate` }));
       },
     }),
     defineAction('cypher', definition.actions.cypher, validators.cypher, {
@@ -102,7 +102,7 @@ export function createGraphAgent(options: GraphAgentOptions): ToolAgent {
       readOnly: false,
       scopes: [...new Set([...readScopes('cypher'), ...WRITE_SCOPES])],
       async run(input, context) {
-        const result = await client.dispatch(input.graph, { Cypher: { query: input.query, ...(input.params ? { params: input.params } : {}) } }, context, `${name}.cypher`);
+        const result = await client.dispatch(input.graph, { Cypher: { query: input.query, ...(input.params ? { params: input.params } : {}) } }, context, { operation: `${name}.cypher` });
         return result as GraphCypherOutput;
       },
     }),
@@ -110,7 +110,7 @@ export function createGraphAgent(options: GraphAgentOptions): ToolAgent {
       readOnly: true,
       scopes: readScopes('graphql'),
       async run(input, context): Promise<GraphSchemaOutput> {
-        const result = asResult(await client.dispatch(input.graph, { GraphQl: { query: SERVICE_SDL_QUERY } }, context, `${name}.schema`));
+        const result = asResult(await client.dispatch(input.graph, { GraphQl: { query: SERVICE_SDL_QUERY } }, context, { operation: `${name}.schema` }));
         const sdl = (result.data as { _service?: { sdl?: unknown } } | null | undefined)?._service?.sdl;
         if (typeof sdl !== 'string') {
           const first = (result.errors?.[0] as { message?: unknown } | undefined)?.message;

@@ -65,6 +65,12 @@ export interface StartIdpOptions {
   registeredAudiences?: readonly string[];
   /** Refresh-token lifetime in seconds. Default 86400. */
   refreshTokenTtl?: number;
+  /**
+   * `offline_access` (default): oidc-provider's own policy, a refresh token only for grants with
+   * offline_access, kept at the authorization endpoint only with prompt=consent. `always`: every
+   * client allowed the refresh_token grant gets one.
+   */
+  refreshTokens?: 'offline_access' | 'always';
 }
 
 export interface IdpRequest {
@@ -191,8 +197,10 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
       },
     },
     ttl: { AccessToken: ttl, ClientCredentials: ttl, IdToken: 3600, RefreshToken: options.refreshTokenTtl ?? 86400, DeviceCode: 600, Interaction: 600, Session: 3600, Grant: 86400 },
-    // Every client allowed the refresh_token grant gets one (oidc-provider's default also wants offline_access).
-    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token'),
+    // oidc-provider's default refresh-token policy, as a standard IdP has it: a refresh token only for
+    // a grant with offline_access, which an authorization request keeps only with prompt=consent
+    // (OpenID Connect Core §11). `refreshTokens: 'always'` restores the lenient policy.
+    ...(options.refreshTokens === 'always' ? { issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token') } : {}),
     // The interactive user's claims, for ID tokens of the interactive flows.
     findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub, ...(emails.has(sub) ? { email: emails.get(sub) } : {}) }) }),
     claims: { openid: ['sub'], email: ['email'] },

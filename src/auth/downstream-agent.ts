@@ -1,3 +1,4 @@
+import { AGENT_PATTERNS, CONSENT_OWNERS as CONSENT_OWNER_NAMES, type AgentPattern, type ConsentOwner as ConsentOwnerName } from '../config/index.ts';
 import { ToolgraphError, describeValue } from '../errors/index.ts';
 import { rememberSecret } from '../log/index.ts';
 import { checkAgentName } from './token-set-store.ts';
@@ -16,8 +17,9 @@ import { checkAgentName } from './token-set-store.ts';
  *   expires: each caller's own (`consent: 'caller'`), or the operator's (`'operator'`, signed in by
  *   `toolgraph auth login`).
  */
-export type DownstreamPattern = 'full-delegation' | 'hybrid' | 'identity-passthrough' | 'three-legged';
-export const DOWNSTREAM_PATTERNS: readonly DownstreamPattern[] = ['full-delegation', 'hybrid', 'identity-passthrough', 'three-legged'];
+export type DownstreamPattern = AgentPattern;
+/** One list of pattern names: the agent settings' (src/config) accept exactly these. */
+export const DOWNSTREAM_PATTERNS: readonly DownstreamPattern[] = AGENT_PATTERNS;
 
 /**
  * Whose consent a three-legged agent calls with: each caller's own (kept per caller's issuer and
@@ -25,8 +27,8 @@ export const DOWNSTREAM_PATTERNS: readonly DownstreamPattern[] = ['full-delegati
  * (`toolgraph auth login <agent>`, e.g. the loopback-seeded search agent). A request without a caller
  * (AUTH_TYPE=none, stdio) is the local operator either way.
  */
-export type ConsentOwner = 'caller' | 'operator';
-export const CONSENT_OWNERS: readonly ConsentOwner[] = ['caller', 'operator'];
+export type ConsentOwner = ConsentOwnerName;
+export const CONSENT_OWNERS: readonly ConsentOwner[] = CONSENT_OWNER_NAMES;
 
 /**
  * An agent's own credentials (the spec's per-agent env vars): what `identity-passthrough` sends, the

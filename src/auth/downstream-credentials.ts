@@ -76,8 +76,11 @@ export interface DownstreamCredentialsOptions {
   readonly cacheMaxEntries?: number;
 }
 
-/** The spec's warning, verbatim: a delegation failed and a fallback is used. */
+/** The spec's warning, verbatim: a delegation failed and the agent's (env-var) credentials are used. */
 export const DELEGATION_FALLBACK_WARNING = 'OIDC delegation failed, falling back to credentials';
+
+/** The info line of a hybrid agent calling with its vendor flow's cached token (step 2). */
+export const HYBRID_VENDOR_TOKEN_INFO = 'hybrid agent calls with the vendor flow\'s cached token';
 
 const DELEGATION_FAILURES: ReadonlySet<string> = new Set(['TG_NO_USER_TOKEN', 'TG_NO_TOKEN_ENDPOINT', 'TG_TOKEN_EXCHANGE_FAILED']);
 
@@ -253,17 +256,23 @@ export class DownstreamCredentials {
     return { issuer: typeof issuer === 'string' ? issuer : undefined, subject: context.principal.subject, audience: checked.audience as string, scopes: scopes === undefined ? checked.scopes : normaliseScopes(scopes) };
   }
 
-  /** The spec's hybrid priority order: delegation, the vendor device flow's cached token, the caller's token. */
+  /**
+   * The spec's hybrid priority order: (1) delegation, (2) the vendor device flow's cached token, (3)
+   * the caller's token, only when issued for the API; the agent's credentials last. The spec's
+   * warning belongs to falling back to those credentials; steps 2 and 3 are the pattern working as
+   * designed, so using the vendor token is an info line (agent and why, never a token or a subject).
+   */
   async #hybrid(checked: CheckedAgent, tokens: StoredTokenSource, context: RequestContext | undefined, scopes: string | undefined): Promise<DownstreamCredential> {
     const name = checked.agent.name;
     const audience = checked.audience as string;
     const steps: string[] = [];
+    let delegationFailure: ToolgraphError | undefined;
     if (this.delegationEnabled) {
       try {
         return await this.#delegate(checked, context, scopes);
       } catch (error) {
         if (!isDelegationFailure(error)) throw error;
-        this.#warnFallback(checked, error);
+        delegationFailure = error;
         steps.push(`1. OIDC delegation failed: ${error.code}: ${error.message.replace(/\.$/, '')}`);
       }
     } else {
@@ -271,7 +280,10 @@ export class DownstreamCredentials {
     }
     try {
       const set = await tokens.current();
-      if (set !== undefined) return { headers: bearer(set.tokenType, set.accessToken), source: 'device-flow', fallback: false, cached: false };
+      if (set !== undefined) {
+        this.#logger.info({ agent: name, pattern: 'hybrid', step: 2, delegation: delegationFailure?.code ?? 'disabled' }, HYBRID_VENDOR_TOKEN_INFO);
+        return { headers: bearer(set.tokenType, set.accessToken), source: 'device-flow', fallback: false, cached: false };
+      }
       steps.push(`2. the device flow has no cached token (run \`toolgraph auth login ${name} --device\`)`);
     } catch (error) {
       if (!isToolgraphError(error)) throw error;
@@ -285,7 +297,10 @@ export class DownstreamCredentials {
     } else {
       steps.push('3. there is no caller token to pass on');
     }
-    if (checked.hasFallback) return this.#credentials(checked, true);
+    if (checked.hasFallback) {
+      if (delegationFailure !== undefined) this.#warnFallback(checked, delegationFailure);
+      return this.#credentials(checked, true);
+    }
     throw new ToolgraphError('TG_NO_DOWNSTREAM_CREDENTIAL', `No credential for agent ${name} (hybrid: OIDC delegation, then the device flow's cached token, then the caller's token): ${steps.join('; ')}.`, { details: { agent: name, steps } });
   }
 }

@@ -44,7 +44,7 @@ export { AuditLog, auditUserOf } from './audit-log.ts';
 export type { AuditUser, PassthroughAuditRecord, AuditLogOptions } from './audit-log.ts';
 export { checkAgent, credentialHeaders, normaliseScopes, DOWNSTREAM_PATTERNS, CONSENT_OWNERS, DEFAULT_SIGN_IN_SCOPES } from './downstream-agent.ts';
 export type { DownstreamAgent, DownstreamPattern, ConsentOwner, StaticCredentials, OAuthProvider, AgentDefaults, CheckedAgent } from './downstream-agent.ts';
-export { DownstreamCredentials, DELEGATION_FALLBACK_WARNING, audienceIncludes, describeCredential } from './downstream-credentials.ts';
+export { DownstreamCredentials, DELEGATION_FALLBACK_WARNING, HYBRID_VENDOR_TOKEN_INFO, audienceIncludes, describeCredential } from './downstream-credentials.ts';
 export type { DownstreamCredential, CredentialSource, ResolveOptions, AgentCredentials, DownstreamCredentialsOptions, RefreshClientFactory } from './downstream-credentials.ts';
 export { openDownstreamCredentials, providerServer } from './open-downstream-credentials.ts';
 export type { DelegationSettings, OpenDownstreamCredentialsOptions } from './open-downstream-credentials.ts';

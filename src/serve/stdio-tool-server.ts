@@ -6,7 +6,7 @@ import { ToolgraphError } from '../errors/index.ts';
 import type { Logger } from '../log/index.ts';
 import { buildCatalogueEntriesStrict, createStaticCatalogue } from '../manifest/index.ts';
 import { createSecretsBackend, type SecretValue } from '../secrets/index.ts';
-import { createMcpServer, createToolAgents, ToolRegistry, TOOLS_CATALOGUE_SOURCE } from '../tools/index.ts';
+import { createMcpServer, createToolAgents, readClientSecrets, ToolRegistry, TOOLS_CATALOGUE_SOURCE } from '../tools/index.ts';
 import { refuseSettingsOfMissingFeatures, UNSERVED_OPERATIONS } from './features-not-in-build.ts';
 
 export interface StdioToolServerOptions {
@@ -47,9 +47,11 @@ export async function startStdioToolServer(options: StdioToolServerOptions): Pro
     ...(options.secretsSeed ? { seed: options.secretsSeed } : {}),
     seedHint: 'it starts empty in every process; seed it with TOOLGRAPH_SECRETS_FILE, or use SECRETS_BACKEND=store',
   });
+  const clientSecrets = await readClientSecrets(values.agents, secrets);
   // No bearer token reaches a stdio server, so there is no caller token to exchange: delegation is off.
   const credentials = await openDownstreamCredentials({ ...values, enableDelegation: false }, { logger });
   const { agents, clients } = createToolAgents({
+    clientSecrets,
     agents: values.agents,
     localGraphUrl: values.port === 0 ? undefined : origin,
     tokenAudience: undefined,

@@ -4,7 +4,7 @@ import type { HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import { buildCatalogueEntriesStrict, type Catalogue } from '../manifest/index.ts';
 import { createSecretsBackend, type SecretValue } from '../secrets/index.ts';
-import { createToolServer, TOOLS_CATALOGUE_SOURCE, type GraphExplainer } from '../tools/index.ts';
+import { createToolServer, readClientSecrets, TOOLS_CATALOGUE_SOURCE, type GraphExplainer } from '../tools/index.ts';
 import { tokenAudienceOf } from './bearer-auth.ts';
 import { isUnspecifiedAddress } from './exposure.ts';
 
@@ -55,18 +55,26 @@ export async function openToolService(options: ToolServiceOptions): Promise<{ se
     ...(options.secretsSeed ? { seed: options.secretsSeed } : {}),
     seedHint: 'it starts empty in every process; seed it with TOOLGRAPH_SECRETS_FILE, or use SECRETS_BACKEND=store',
   });
-  const server = createToolServer({
-    agents: values.agents,
-    localGraphUrl: options.localGraph ? localOrigin(options.origin) : undefined,
-    tokenAudience: values.authType === 'none' ? undefined : tokenAudienceOf(values, options.publicBase),
-    catalogue: options.catalogue,
-    secrets,
-    logger,
-    maxSessions: values.mcpMaxSessions,
-    maxSessionsPerSubject: values.mcpMaxSessionsPerSubject,
-    credentials,
-    ...(options.explain ? { explain: options.explain } : {}),
-  });
+  let server: ReturnType<typeof createToolServer>;
+  try {
+    const clientSecrets = await readClientSecrets(values.agents, secrets);
+    server = createToolServer({
+      agents: values.agents,
+      clientSecrets,
+      localGraphUrl: options.localGraph ? localOrigin(options.origin) : undefined,
+      tokenAudience: values.authType === 'none' ? undefined : tokenAudienceOf(values, options.publicBase),
+      catalogue: options.catalogue,
+      secrets,
+      logger,
+      maxSessions: values.mcpMaxSessions,
+      maxSessionsPerSubject: values.mcpMaxSessionsPerSubject,
+      credentials,
+      ...(options.explain ? { explain: options.explain } : {}),
+    });
+  } catch (error) {
+    await credentials.close();
+    throw error;
+  }
   options.catalogue.putSource(TOOLS_CATALOGUE_SOURCE, buildCatalogueEntriesStrict(server.registry.catalogueSource()));
   return { service: server.service, close: () => server.close() };
 }

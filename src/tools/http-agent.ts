@@ -2,7 +2,7 @@ import { TOOL_DEFINITIONS } from '../../generated/tools/definitions.ts';
 import { TOOL_INPUT_VALIDATORS } from '../../generated/validators/tools.ts';
 import type { HttpGetOutput } from '../../generated/types/tools.ts';
 import { describeCredential, type AgentCredentials } from '../auth/index.ts';
-import type { AgentSettings } from '../config/index.ts';
+import type { AgentPattern, AgentSettings } from '../config/index.ts';
 import { ToolgraphError, describeValue } from '../errors/index.ts';
 import type { DownstreamHttp } from './downstream-http.ts';
 import { defineAction, defineAgent, type ActionContext, type ToolAgent } from './tool-agent.ts';
@@ -51,10 +51,18 @@ function excerpt(text: string): string {
   return flat.length <= EXCERPT ? flat : `${flat.slice(0, EXCERPT)}…`;
 }
 
+/** What the tool says about how it reaches its API, by pattern (identity passthrough: the definition's own words). */
+const PATTERN_DESCRIPTIONS: Readonly<Record<Exclude<AgentPattern, 'identity-passthrough'>, string>> = {
+  'full-delegation': 'A REST API called with a token delegated for the caller (RFC 8693 token exchange) for the API\'s audience: every call goes to the agent\'s configured base URL.',
+  hybrid: 'A REST API called with OIDC delegation, else the vendor flow\'s cached token, else the caller\'s token when it was issued for the API: every call goes to the agent\'s configured base URL.',
+  'three-legged': 'A REST API called with the token the user consented to at its OAuth provider (a call without consent answers with the URL to consent at): every call goes to the agent\'s configured base URL.',
+};
+
 /**
- * One agent of the configurable http family: a REST API that accepts only API keys (identity
- * passthrough). Calls carry the agent's own credentials from the credentials port; the caller's
- * token never leaves this server. A status other than 2xx is a tool error quoting the answer.
+ * One agent of the configurable http family: a REST API under a base URL, called with the credential
+ * the agent's pattern gives (src/auth's one model): its own API keys (identity passthrough, the
+ * default), a delegated token, the vendor flow's token, a user's consented token. A status other
+ * than 2xx is a tool error quoting the answer.
  */
 export function createHttpAgent(options: HttpAgentOptions): ToolAgent {
   const { settings, credentials, http } = options;
@@ -102,5 +110,10 @@ export function createHttpAgent(options: HttpAgentOptions): ToolAgent {
         return send('request', input.method, input.path, input.query as QueryValues | undefined, input.body, context);
       },
     }),
-  ], settings.description === undefined ? `${definition.description} Base URL ${base}.` : `${settings.description} (${definition.description})`);
+  ], describe(settings, base));
+}
+
+function describe(settings: AgentSettings, base: string): string {
+  const how = settings.pattern === 'identity-passthrough' ? definition.description : PATTERN_DESCRIPTIONS[settings.pattern];
+  return settings.description === undefined ? `${how} Base URL ${base}.` : `${settings.description} (${how})`;
 }

@@ -33,6 +33,8 @@ export interface ToolServerOptions {
    * resolves its credential for the caller. The tool server closes it.
    */
   readonly credentials: DownstreamCredentials;
+  /** Client secrets read from the secrets backend (`client_secret_ref`), by agent name. */
+  readonly clientSecrets?: Readonly<Record<string, string>>;
   /**
    * The query planner of the local graph service (the process's own engine); graph.explain is listed
    * only with one, and only on the graph agent that calls the local service (an agent with a url
@@ -73,18 +75,20 @@ export function createToolAgents(options: ToolServerOptions): { agents: ToolAgen
         options.logger.info({ agent: settings.name }, 'graph tool off: no graph service in this process and no url configured for the agent');
         continue;
       }
-      const audience = settings.audience ?? (local ? options.tokenAudience : undefined);
+      const audience = local ? options.tokenAudience : undefined;
       agents.push(createGraphAgent({
         name: settings.name,
         client: createGraphServiceClient({
           baseUrl: settings.url ?? (options.localGraphUrl as string),
-          credentials: credentials.agent(downstreamAgentOf(settings, audience)),
+          credentials: credentials.agent(downstreamAgentOf(settings, { audience, clientSecret: options.clientSecrets?.[settings.name] })),
           http: httpFor(settings),
         }),
+        // Without configured scopes, each action's delegated token asks for what the action needs.
+        scopesPerAction: settings.scopes === undefined,
         ...(options.explain && local ? { explain: options.explain } : {}),
       }));
     } else {
-      agents.push(createHttpAgent({ settings, credentials: credentials.agent(downstreamAgentOf(settings, settings.audience)), http: httpFor(settings) }));
+      agents.push(createHttpAgent({ settings, credentials: credentials.agent(downstreamAgentOf(settings, { clientSecret: options.clientSecrets?.[settings.name] })), http: httpFor(settings) }));
     }
   }
   agents.push(createSchemasAgent(options.catalogue), createSecretsAgent(options.secrets));

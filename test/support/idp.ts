@@ -55,6 +55,8 @@ export interface StartIdpOptions {
   defaultAudience?: string;
   /** Access-token lifetime in seconds. Default 600. */
   accessTokenTtl?: number;
+  /** Access-token lifetime in seconds for tokens of one resource (audience), e.g. a short-lived vendor API's. */
+  accessTokenTtlFor?: Readonly<Record<string, number>>;
   /** Scopes the client may ask for, beyond `openid`. */
   scopes?: readonly string[];
   /** Hook to register more grants (e.g. token exchange) before the provider serves. */
@@ -98,6 +100,10 @@ export interface TestIdp {
   grants: { grantType: string; ok: boolean }[];
   /** Token exchanges the IdP answered (successful ones). */
   tokenExchanges(): number;
+  /** What each successful token exchange issued: the subject, the audience and the scopes. */
+  exchanges: { sub: string; audience: string; scope: string }[];
+  /** Registers or replaces a client (oidc-provider's dynamic clients are re-read on change): add one, or take grants away from one. */
+  upsertClient(metadata: Record<string, unknown>): Promise<void>;
   /** Who the automated login signs in from now on. Default `{sub: 'interactive-user', email: 'interactive-user@example.test'}`. */
   setInteractiveUser(user: InteractiveUser): void;
   /** The next interaction answers access_denied (the user clicked "deny"). */
@@ -132,6 +138,7 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
   let denyNext = false;
   const emails = new Map<string, string>();
   const grants: { grantType: string; ok: boolean }[] = [];
+  const exchanges: { sub: string; audience: string; scope: string }[] = [];
   /** Claims of the verified subject token of the exchange being answered, for extraTokenClaims. */
   const exchangeSubjects = new WeakMap<object, JWTPayload>();
 
@@ -157,7 +164,7 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
   const signingKey = { ...(await exportJWK(privateKey)), kid: 'test-rs256', alg: 'RS256', use: 'sig' };
   const ownKeys = createLocalJWKSet({ keys: [{ ...(await exportJWK(publicKey)), kid: signingKey.kid, alg: 'RS256', use: 'sig' }] });
 
-  const resourceServerInfo = (resource: string) => ({ audience: resource, scope: scopes.join(' '), accessTokenFormat: 'jwt', accessTokenTTL: ttl });
+  const resourceServerInfo = (resource: string) => ({ audience: resource, scope: scopes.join(' '), accessTokenFormat: 'jwt', accessTokenTTL: options.accessTokenTtlFor?.[resource] ?? ttl });
 
   const provider = new Provider(issuer, {
     clients: [{
@@ -259,6 +266,7 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
     const at = new ctx.oidc.provider.AccessToken({ accountId: subject.sub, client: ctx.oidc.client, gty: TOKEN_EXCHANGE_GRANT, scope });
     at.resourceServer = new ctx.oidc.provider.ResourceServer(audience, resourceServerInfo(audience));
     const value = await at.save();
+    exchanges.push({ sub: subject.sub, audience, scope });
     ctx.body = { access_token: value, issued_token_type: ACCESS_TOKEN_TYPE, token_type: 'Bearer', expires_in: at.expiration, ...(scope ? { scope } : {}) };
   }, ['subject_token', 'subject_token_type', 'audience', 'resource', 'scope', 'requested_token_type', 'actor_token', 'actor_token_type']);
 
@@ -310,6 +318,8 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
     jwksFetches: () => requests.filter((r) => r.path === '/jwks').length,
     grants,
     tokenExchanges: () => grants.filter((g) => g.grantType === TOKEN_EXCHANGE_GRANT && g.ok).length,
+    exchanges,
+    upsertClient: (metadata) => (provider as unknown as { Client: { adapter: { upsert(id: string, payload: Record<string, unknown>): Promise<void> } } }).Client.adapter.upsert(String(metadata['client_id']), metadata),
     setInteractiveUser: (user) => void (interactiveUser = user),
     denyNextInteraction: () => void (denyNext = true),
     signToken: (claims, header = {}, options) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: signingKey.kid, ...header } as { alg: string }).sign(privateKey, options),

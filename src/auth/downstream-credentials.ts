@@ -3,11 +3,14 @@ import { ToolgraphError, isToolgraphError } from '../errors/index.ts';
 import { silentLogger, type Logger } from '../log/index.ts';
 import { auditUserOf, type AuditLog } from './audit-log.ts';
 import { DelegatedTokenCache, type DelegationKey } from './delegated-token-cache.ts';
-import { checkAgent, normaliseScopes, type AgentDefaults, type CheckedAgent, type DownstreamAgent } from './downstream-agent.ts';
+import { checkAgent, DEFAULT_SIGN_IN_SCOPES, normaliseScopes, type AgentDefaults, type CheckedAgent, type DownstreamAgent } from './downstream-agent.ts';
 import type { RequestContext } from './request-context.ts';
 import { StoredTokenSource } from './stored-token-source.ts';
 import { DELEGATION_FIXES, type DelegatedToken, type TokenExchanger } from './token-exchange.ts';
 import type { TokenSetStore } from './token-set-store.ts';
+import type { StateStore } from '../state/index.ts';
+import { CallerTokenSets, callerOf } from './caller-token-sets.ts';
+import { ConsentRequests, consentRequired } from './consent-requests.ts';
 
 /** Where the credential sent downstream came from. */
 export type CredentialSource =
@@ -69,8 +72,14 @@ export interface DownstreamCredentialsOptions {
   readonly tokenSets: TokenSetStore;
   /** Builds the refresh client of `hybrid` (device flow) and `three-legged` agents. */
   readonly refreshClient: RefreshClientFactory;
-  /** Required when delegation is enabled and a `passthrough` agent is registered. */
+  /** Required when delegation is enabled and an `identity-passthrough` agent is registered. */
   readonly auditLog?: AuditLog;
+  /**
+   * Per-caller three-legged consent: where token sets and open consent requests are kept (the
+   * configured state store), and this server's callback route. Without it, a three-legged agent with
+   * `consent: 'caller'` serves only requests without a caller (the operator's sign-in).
+   */
+  readonly consents?: { readonly state: StateStore; readonly callbackUrl: string };
   readonly logger?: Logger;
   readonly now?: () => number;
   readonly cacheMaxEntries?: number;
@@ -132,11 +141,23 @@ export class DownstreamCredentials {
   readonly #cache: DelegatedTokenCache;
   readonly #logger: Logger;
   readonly #agents = new Map<string, AgentCredentials>();
+  readonly #checked = new Map<string, CheckedAgent>();
+  readonly #callerSets: CallerTokenSets | undefined;
+  readonly #consentRequests: ConsentRequests | undefined;
 
   constructor(options: DownstreamCredentialsOptions) {
     this.#options = options;
     this.#cache = new DelegatedTokenCache({ now: options.now, maxEntries: options.cacheMaxEntries });
     this.#logger = (options.logger ?? silentLogger()).child({ component: 'delegation' });
+    if (options.consents) {
+      this.#callerSets = new CallerTokenSets({ state: options.consents.state, now: options.now, logger: options.logger });
+      this.#consentRequests = new ConsentRequests({ state: options.consents.state, callbackUrl: options.consents.callbackUrl, now: options.now });
+    }
+  }
+
+  /** Per-caller token sets (tests and diagnostics: `refreshes`); undefined without `consents`. */
+  get callerTokenSets(): CallerTokenSets | undefined {
+    return this.#callerSets;
   }
 
   get delegationEnabled(): boolean {
@@ -177,7 +198,25 @@ export class DownstreamCredentials {
       },
     };
     this.#agents.set(description.name, handle);
+    this.#checked.set(description.name, checked);
     return handle;
+  }
+
+  /**
+   * Completes a caller's consent: the provider's redirect to this server's callback route (code and
+   * state), on whichever replica it lands. The code is exchanged with the PKCE verifier of the request
+   * its state names, and the token set stored for the caller who asked. Answers the agent's name.
+   */
+  async completeConsent(callbackUrl: URL): Promise<{ agent: string }> {
+    if (this.#consentRequests === undefined || this.#callerSets === undefined) throw new ToolgraphError('TG_NOT_FOUND', 'This server asks for no per-caller consent.');
+    const { set, caller } = await this.#consentRequests.complete(callbackUrl, async (name) => {
+      const checked = this.#checked.get(name);
+      if (checked === undefined || checked.agent.pattern !== 'three-legged') throw new ToolgraphError('TG_AUTHORIZATION_FAILED', `This sign-in was for agent ${name}, which this server no longer has.`, { details: { agent: name } });
+      return this.#options.refreshClient(checked.agent);
+    });
+    await this.#callerSets.save(set, caller);
+    this.#logger.info({ agent: set.agent, refreshable: set.refreshToken !== undefined }, 'a caller consented: token set stored');
+    return { agent: set.agent };
   }
 
   /** Flushes and closes the audit log. */
@@ -212,12 +251,30 @@ export class DownstreamCredentials {
       case 'hybrid':
         return this.#hybrid(checked, tokens!, context, options.scopes);
       case 'three-legged': {
+        // A request without a caller is the local operator: the operator's sign-in serves it.
+        if (checked.consent === 'caller' && context !== undefined) return this.#callerConsent(checked, context);
         const set = await tokens!.current();
         if (set !== undefined) return { headers: bearer(set.tokenType, set.accessToken), source: 'three-legged', fallback: false, cached: false };
         if (checked.hasFallback) return this.#credentials(checked, true);
         throw new ToolgraphError('TG_NO_DOWNSTREAM_CREDENTIAL', `No credential for agent ${checked.agent.name}: it uses three-legged OAuth and no user has signed it in. Run \`toolgraph auth login ${checked.agent.name}\` on the server (see docs/delegation.md).`, { details: { agent: checked.agent.name, fix: `toolgraph auth login ${checked.agent.name}` } });
       }
     }
+  }
+
+  /** The caller's own consent: their token set, refreshed; else the URL to consent at, as the call's answer. */
+  async #callerConsent(checked: CheckedAgent, context: RequestContext): Promise<DownstreamCredential> {
+    const name = checked.agent.name;
+    if (this.#callerSets === undefined || this.#consentRequests === undefined) {
+      throw new ToolgraphError('TG_CONFIG_INVALID', `agent ${name}: per-caller consent needs the state store and callback route toolgraph serve provides; use consent operator for the token set of \`toolgraph auth login ${name}\``, { details: { agent: name } });
+    }
+    const caller = callerOf(context);
+    const client = () => this.#options.refreshClient(checked.agent);
+    const set = await this.#callerSets.current(name, caller, client);
+    if (set !== undefined) return { headers: bearer(set.tokenType, set.accessToken), source: 'three-legged', fallback: false, cached: false };
+    const provider = checked.agent.provider!;
+    const config = await client();
+    const prompt = await this.#consentRequests.prompt(name, caller, config, { scopes: provider.scopes ?? DEFAULT_SIGN_IN_SCOPES, resource: provider.resource ?? checked.agent.audience });
+    throw consentRequired(prompt, config.serverMetadata().issuer);
   }
 
   /**

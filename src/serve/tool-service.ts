@@ -4,7 +4,8 @@ import type { HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import { buildCatalogueEntriesStrict, type Catalogue } from '../manifest/index.ts';
 import { createSecretsBackend, type SecretValue } from '../secrets/index.ts';
-import { createToolServer, readClientSecrets, TOOLS_CATALOGUE_SOURCE, type GraphExplainer } from '../tools/index.ts';
+import { openStateStore, type StateStore } from '../state/index.ts';
+import { asksCallerConsent, CONSENT_CALLBACK_PATH, createConsentCallbackService, createToolServer, readClientSecrets, TOOLS_CATALOGUE_SOURCE, type GraphExplainer } from '../tools/index.ts';
 import { tokenAudienceOf } from './bearer-auth.ts';
 import { isUnspecifiedAddress } from './exposure.ts';
 
@@ -28,6 +29,19 @@ export interface ToolServiceOptions {
   readonly credentials?: DownstreamCredentials;
   /** `graph.explain` for the local graph service (given when this process runs it). */
   readonly explain?: GraphExplainer;
+  /**
+   * Where per-caller consents live (tests). Default: the configured store (`openStateStore`: file
+   * under the data dir, or PostgreSQL, as the graphs), opened only when an agent asks for consent.
+   */
+  readonly state?: StateStore;
+}
+
+/** The tool server's services: `/mcp` behind bearer authentication, and the open routes beside it. */
+export interface ToolService {
+  readonly service: HttpService;
+  /** Routes a browser reaches without a bearer token: the consent callback, when an agent asks for consent. */
+  readonly openServices: readonly HttpService[];
+  close(): Promise<void>;
 }
 
 /** This process's own origin as a client on this machine reaches it (0.0.0.0 and :: are not addresses to call). */
@@ -46,10 +60,23 @@ export function localOrigin(origin: string): string {
  * agent on the shared catalogue, the `secrets` agent on the configured backend. Its actions join
  * the catalogue as the source `tools`.
  */
-export async function openToolService(options: ToolServiceOptions): Promise<{ service: HttpService; close(): Promise<void> }> {
+export async function openToolService(options: ToolServiceOptions): Promise<ToolService> {
   const { values, logger } = options;
-  // With delegation, the IdP's token endpoint is discovered now: an unreachable IdP stops start-up.
-  const credentials = options.credentials ?? await openDownstreamCredentials(values, { logger });
+  // Per-caller consent: token sets and open consent requests in the state store every replica shares,
+  // completed by this server's own callback route under TOOLGRAPH_PUBLIC_URL.
+  const consentAgents = Object.values(values.agents).filter(asksCallerConsent).map((a) => a.name);
+  const ownState = consentAgents.length > 0 && options.state === undefined;
+  const state = consentAgents.length === 0 ? undefined : options.state ?? openStateStore({ kind: values.persistence, dataDir: values.dataDir, ...(values.databaseUrl === undefined ? {} : { databaseUrl: values.databaseUrl }) });
+  const callbackUrl = `${options.publicBase.replace(/\/+$/, '')}${CONSENT_CALLBACK_PATH}`;
+  if (state !== undefined) logger.info({ agents: consentAgents, callbackUrl, store: state.kind }, 'per-caller consent on: register the callback URL as a redirect URI at each agent\'s provider');
+  let credentials: DownstreamCredentials;
+  try {
+    // With delegation, the IdP's token endpoint is discovered now: an unreachable IdP stops start-up.
+    credentials = options.credentials ?? await openDownstreamCredentials(values, { logger, ...(state === undefined ? {} : { consents: { state, callbackUrl } }) });
+  } catch (error) {
+    if (ownState) await state?.close();
+    throw error;
+  }
   const secrets = createSecretsBackend(values, {
     logger,
     ...(options.secretsSeed ? { seed: options.secretsSeed } : {}),
@@ -73,8 +100,16 @@ export async function openToolService(options: ToolServiceOptions): Promise<{ se
     });
   } catch (error) {
     await credentials.close();
+    if (ownState) await state?.close();
     throw error;
   }
   options.catalogue.putSource(TOOLS_CATALOGUE_SOURCE, buildCatalogueEntriesStrict(server.registry.catalogueSource()));
-  return { service: server.service, close: () => server.close() };
+  return {
+    service: server.service,
+    openServices: state === undefined ? [] : [createConsentCallbackService(credentials, logger)],
+    async close() {
+      await server.close();
+      if (ownState) await state?.close();
+    },
+  };
 }

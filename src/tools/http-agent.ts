@@ -110,7 +110,12 @@ export function createHttpAgent(options: HttpAgentOptions): ToolAgent {
         return send('request', input.method, input.path, input.query as QueryValues | undefined, input.body, context);
       },
     }),
-  ], describe(settings, base));
+  ], describe(settings, base), { asksConsent: asksCallerConsent(settings) });
+}
+
+/** A three-legged agent with per-caller consent answers a caller without one with the URL to consent at. */
+export function asksCallerConsent(settings: AgentSettings): boolean {
+  return settings.pattern === 'three-legged' && (settings.consent ?? 'caller') === 'caller';
 }
 
 function describe(settings: AgentSettings, base: string): string {

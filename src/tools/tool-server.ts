@@ -8,7 +8,7 @@ import { downstreamAgentOf } from './agent-description.ts';
 import { createDownstreamHttp, type DownstreamHttp } from './downstream-http.ts';
 import { createGraphAgent, type GraphExplainer } from './graph/graph-agent.ts';
 import { createGraphServiceClient } from './graph/graph-service-client.ts';
-import { createHttpAgent } from './http-agent.ts';
+import { asksCallerConsent, createHttpAgent } from './http-agent.ts';
 import { createSchemasAgent } from './schemas-agent.ts';
 import { createSecretsAgent } from './secrets-agent.ts';
 import { createToolHttpService } from './tool-http-service.ts';
@@ -85,6 +85,7 @@ export function createToolAgents(options: ToolServerOptions): { agents: ToolAgen
         }),
         // Without configured scopes, each action's delegated token asks for what the action needs.
         scopesPerAction: settings.scopes === undefined,
+        asksConsent: asksCallerConsent(settings),
         ...(options.explain && local ? { explain: options.explain } : {}),
       }));
     } else {

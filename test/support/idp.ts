@@ -203,7 +203,8 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
         getResourceServerInfo: async (_ctx: unknown, resource: string) => resourceServerInfo(resource),
       },
     },
-    ttl: { AccessToken: ttl, ClientCredentials: ttl, IdToken: 3600, RefreshToken: options.refreshTokenTtl ?? 86400, DeviceCode: 600, Interaction: 600, Session: 3600, Grant: 86400 },
+    // An access token lives as long as its resource server says (accessTokenTtlFor), else `ttl`.
+    ttl: { AccessToken: (_ctx: unknown, token: { resourceServer?: { accessTokenTTL?: number } }) => token.resourceServer?.accessTokenTTL ?? ttl, ClientCredentials: ttl, IdToken: 3600, RefreshToken: options.refreshTokenTtl ?? 86400, DeviceCode: 600, Interaction: 600, Session: 3600, Grant: 86400 },
     // oidc-provider's default refresh-token policy, as a standard IdP has it: a refresh token only for
     // a grant with offline_access, which an authorization request keeps only with prompt=consent
     // (OpenID Connect Core §11). `refreshTokens: 'always'` restores the lenient policy.
@@ -217,7 +218,7 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
       if (token.gty === TOKEN_EXCHANGE_GRANT) {
         // RFC 8693 §4.1: the acting party is the client that asked; the subject stays the user.
         const subject = ctx ? exchangeSubjects.get(ctx) : undefined;
-        return { act: { sub: clientId }, ...(typeof subject?.['email'] === 'string' ? { email: subject['email'] } : {}) };
+        return { act: { sub: (ctx?.oidc.client as { clientId?: string } | undefined)?.clientId ?? clientId }, ...(typeof subject?.['email'] === 'string' ? { email: subject['email'] } : {}) };
       }
       if (token.gty !== MINT_GRANT) {
         const email = token.accountId === undefined ? undefined : emails.get(token.accountId);

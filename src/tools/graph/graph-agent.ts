@@ -24,6 +24,8 @@ export interface GraphAgentOptions {
    * False when the agent's configuration names its scopes.
    */
   readonly scopesPerAction?: boolean;
+  /** A call may answer with the caller's consent to ask for (three-legged, per-caller consent). */
+  readonly asksConsent?: boolean;
 }
 
 /**
@@ -154,5 +156,5 @@ export function createGraphAgent(options: GraphAgentOptions): ToolAgent {
       run: options.explain,
     })]),
   ];
-  return defineAgent(name, definition, actions);
+  return defineAgent(name, definition, actions, undefined, { asksConsent: options.asksConsent ?? false });
 }

@@ -29,8 +29,10 @@ The provider and client are the agent's own when its configuration names them (p
 its endpoints, client_id, client_secret or client_secret_ref, scopes, audience), as toolgraph serve reads
 them; else OIDC_CONFIG_URL (--oidc-config-url), or --authorization-endpoint and --token-endpoint, with
 OIDC_CLIENT_ID (--oidc-client-id) and OIDC_CLIENT_SECRET from env or config.json.
-The token set is stored in {state_dir}/tokens/<agent>.json (mode 0600), where the agent's tools read it.
-See docs/delegation.md.`;
+The token set is stored in {state_dir}/tokens/<agent>.json (mode 0600), where the served agent reads it,
+picking up a new sign-in on its next call: an agent with consent operator (e.g. the search agent), a
+hybrid agent's device flow, and requests without a caller. With per-caller consent (three-legged,
+consent caller) each caller consents at the URL their tool call answers instead. See docs/delegation.md.`;
 
 /**
  * `toolgraph auth login <agent>`: signs a downstream agent in, by the three-legged loopback flow or

@@ -1,9 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN_SETS_SPACE, callerOf, consentKey, type DownstreamAgent, type DownstreamCredentials } from '../../src/auth/index.ts';
 import { ToolgraphError } from '../../src/errors/index.ts';
-import { MemoryStateStore } from '../../src/state/index.ts';
+import { MemoryStateStore, PostgresStateStore, type StateStore } from '../../src/state/index.ts';
 import { Browser } from '../support/browser.ts';
 import { whoami } from '../support/downstream-api.ts';
 import { failure } from '../support/toolgraph-failure.ts';
@@ -11,17 +12,52 @@ import { API, fakeClock, startDelegationFixture, type DelegationFixture } from '
 
 /**
  * Per-caller three-legged consent in the delegation library: two resolvers sharing one state store
- * stand for two replicas behind a load balancer. The callback (a plain server here, the tool server's
- * consent route in `toolgraph serve`) lands on whichever replica the browser reaches.
+ * stand for two replicas behind a load balancer (with PostgreSQL, each has its own connection pool,
+ * as replicas in two processes would). The callback (a plain server here, the tool server's consent
+ * route in `toolgraph serve`) lands on whichever replica the browser reaches.
  */
 const CLIENT = { id: 'toolgraph-consent-app', secret: `consent-secret-${crypto.randomUUID()}` };
+const databaseUrl = process.env['TEST_DATABASE_URL'];
+if (!databaseUrl) console.warn('caller-consent.test.ts: the PostgreSQL replicas are skipped because TEST_DATABASE_URL is not set (CI sets it)');
+
+/** Each replica's handle on the one shared store. */
+interface Stores {
+  readonly name: string;
+  handle(): StateStore;
+  close(): Promise<void>;
+}
+
+function memoryStores(): Stores {
+  const store = new MemoryStateStore();
+  return { name: 'memory', handle: () => store, close: () => store.close() };
+}
+
+function postgresStores(url: string): Stores {
+  const schema = `tg_consent_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
+  const handles: StateStore[] = [];
+  return {
+    name: 'postgres',
+    handle() {
+      const store = new PostgresStateStore({ connectionString: url, schema });
+      handles.push(store);
+      return store;
+    },
+    async close() {
+      for (const store of handles) await store.close();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    },
+  };
+}
 
 let f: DelegationFixture;
 let callback: Server;
 let callbackUrl: string;
 /** Which replica answers the next redirect. */
 let landing: DownstreamCredentials | undefined;
-const state = new MemoryStateStore();
+const flavours: Stores[] = [memoryStores(), ...(databaseUrl ? [postgresStores(databaseUrl)] : [])];
 
 beforeAll(async () => {
   f = await startDelegationFixture();
@@ -40,7 +76,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await new Promise<void>((resolve) => callback?.close(() => resolve()));
-  await state.close();
+  for (const stores of flavours) await stores.close();
   await f?.close();
 });
 
@@ -53,9 +89,6 @@ function agent(): DownstreamAgent {
   return { ...jira, provider: { ...jira.provider!, configUrl: f.idp.discoveryUrl } };
 }
 
-async function replica(now?: () => number): Promise<DownstreamCredentials> {
-  return f.open({ enableDelegation: false }, { consents: { state, callbackUrl }, ...(now ? { now } : {}) });
-}
 
 /** The caller is asked to consent: the error carries the URL. */
 async function consentUrl(credentials: DownstreamCredentials, context: Awaited<ReturnType<DelegationFixture['contextFor']>>): Promise<string> {
@@ -74,7 +107,11 @@ async function consent(url: string, vendorUser: string, on: DownstreamCredential
 
 const refreshGrants = () => f.idp.grants.filter((g) => g.grantType === 'refresh_token').length;
 
-describe('per-caller consent across replicas', () => {
+describe.each(flavours)('per-caller consent across replicas sharing the $name state store', (stores) => {
+  /** What a test reads and writes directly: the store as one replica sees it. */
+  const state = stores.handle();
+  const replica = (now?: () => number): Promise<DownstreamCredentials> => f.open({ enableDelegation: false }, { consents: { state: stores.handle(), callbackUrl }, ...(now ? { now } : {}) });
+
   it('a consent asked for on one replica completes on another, for that caller only', async () => {
     const [a, b] = [await replica(), await replica()];
     const alice = await f.contextFor(await f.callerToken('alice'));

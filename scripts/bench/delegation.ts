@@ -4,7 +4,7 @@
 // call without delegation (no credential resolved, no Authorization header), on the same loopback
 // API; a third side sends the same delegated header fixed in advance, to tell the cost of resolving
 // from the cost of carrying a JWT. Sides alternate (A B C A B C …) for ROUNDS rounds, CONCURRENCY
-// calls in flight, each inside a request context as the tool server runs them. Also: in-process resolves per second from the
+// calls in flight, each handed the caller's request context as the tool server hands it. Also: in-process resolves per second from the
 // cache, and 1,000 concurrent calls by one caller on a fresh resolver: exchanges seen by the IdP.
 import http, { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRemoteJWKSet } from 'jose';
-import { createAccessTokenVerifier, openDownstreamCredentials, runWithRequestContext, type RequestContext } from '../../src/auth/index.ts';
+import { createAccessTokenVerifier, openDownstreamCredentials, type RequestContext } from '../../src/auth/index.ts';
 import { startIdp } from '../../test/support/idp.ts';
 import { median, printTable, throughput } from './bench-stats.ts';
 
@@ -39,7 +39,7 @@ const { principal } = await createAccessTokenVerifier({ issuer: idp.issuer, audi
 const context: RequestContext = { principal, token: caller, resourceMetadataUrl: `${TOOLGRAPH}/.well-known/oauth-protected-resource` };
 
 const downstream = await openDownstreamCredentials(settings);
-const graph = downstream.agent({ name: 'graph', pattern: 'delegation' });
+const graph = downstream.agent({ name: 'graph', pattern: 'full-delegation' });
 const call = (headers: Readonly<Record<string, string>>) => new Promise<void>((resolve, reject) => {
   const req = http.request(apiUrl, { agent, headers }, (res) => {
     if (res.statusCode !== 200) reject(new Error(`HTTP ${res.statusCode}`));
@@ -49,10 +49,10 @@ const call = (headers: Readonly<Record<string, string>>) => new Promise<void>((r
   req.on('error', reject);
   req.end();
 });
-const delegated = () => runWithRequestContext(context, async () => call((await graph.resolve()).headers));
-const none = () => runWithRequestContext(context, () => call({}));
-const fixedHeaders = await runWithRequestContext(context, async () => (await graph.resolve()).headers);
-const fixed = () => runWithRequestContext(context, () => call(fixedHeaders));
+const delegated = async () => call((await graph.resolve({ context })).headers);
+const none = () => call({});
+const fixedHeaders = (await graph.resolve({ context })).headers;
+const fixed = () => call(fixedHeaders);
 
 const sides = { delegated: [] as number[], none: [] as number[], fixed: [] as number[] };
 for (const side of [delegated, none, fixed]) await throughput(side, CONCURRENCY, 1000);
@@ -61,13 +61,13 @@ for (let round = 0; round < ROUNDS; round++) {
   sides.none.push(await throughput(none, CONCURRENCY, MS_PER_SIDE));
   sides.fixed.push(await throughput(fixed, CONCURRENCY, MS_PER_SIDE));
 }
-const resolvesPerSec = await throughput(() => runWithRequestContext(context, () => graph.resolve()), 1, 1000);
+const resolvesPerSec = await throughput(() => graph.resolve({ context }), 1, 1000);
 
 // 1,000 concurrent calls by one caller on a resolver with nothing cached: exchanges at the IdP.
 const fresh = await openDownstreamCredentials(settings);
-const freshGraph = fresh.agent({ name: 'graph', pattern: 'delegation' });
+const freshGraph = fresh.agent({ name: 'graph', pattern: 'full-delegation' });
 const exchangesBefore = idp.tokenExchanges();
-await Promise.all(Array.from({ length: 1000 }, () => runWithRequestContext(context, async () => call((await freshGraph.resolve()).headers))));
+await Promise.all(Array.from({ length: 1000 }, async () => call((await freshGraph.resolve({ context })).headers)));
 const exchanges = idp.tokenExchanges() - exchangesBefore;
 
 await Promise.all([downstream.close(), fresh.close(), idp.close()]);

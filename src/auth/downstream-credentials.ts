@@ -3,11 +3,14 @@ import { ToolgraphError, isToolgraphError } from '../errors/index.ts';
 import { silentLogger, type Logger } from '../log/index.ts';
 import { auditUserOf, type AuditLog } from './audit-log.ts';
 import { DelegatedTokenCache, type DelegationKey } from './delegated-token-cache.ts';
-import { checkAgent, type AgentDefaults, type CheckedAgent, type DownstreamAgent } from './downstream-agent.ts';
-import { currentRequestContext, type RequestContext } from './request-context.ts';
+import { checkAgent, DEFAULT_SIGN_IN_SCOPES, normaliseScopes, type AgentDefaults, type CheckedAgent, type DownstreamAgent } from './downstream-agent.ts';
+import type { RequestContext } from './request-context.ts';
 import { StoredTokenSource } from './stored-token-source.ts';
 import { DELEGATION_FIXES, type DelegatedToken, type TokenExchanger } from './token-exchange.ts';
 import type { TokenSetStore } from './token-set-store.ts';
+import type { StateStore } from '../state/index.ts';
+import { CallerTokenSets, callerOf } from './caller-token-sets.ts';
+import { ConsentRequests, consentRequired } from './consent-requests.ts';
 
 /** Where the credential sent downstream came from. */
 export type CredentialSource =
@@ -15,7 +18,7 @@ export type CredentialSource =
   | 'delegation'
   /** The hybrid agent's vendor device flow's cached token. */
   | 'device-flow'
-  /** The caller's own token, passed on because its audience includes the API (hybrid only). */
+  /** The caller's own token, passed on because its audience includes the API (full delegation without delegation, hybrid). */
   | 'caller-token'
   /** The token set a user consented to (three-legged). */
   | 'three-legged'
@@ -35,12 +38,17 @@ export interface DownstreamCredential {
 
 export interface ResolveOptions {
   /**
-   * The caller. Default: the request context of the request being served
-   * (`currentRequestContext()`); `null` says there is none.
+   * The caller, as the auth layer verified it (the tool run's request context); absent or `null`:
+   * there is none (AUTH_TYPE=none, stdio: the local operator).
    */
-  readonly context?: RequestContext | null;
+  readonly context?: RequestContext | null | undefined;
   /** What the tool does downstream (e.g. `traces.list`), for the passthrough audit record. */
-  readonly operation?: string;
+  readonly operation?: string | undefined;
+  /**
+   * Scopes of the delegated token for this call, instead of the agent's: a tool whose actions need
+   * different scopes (the graph tool: a read scope to query, a write scope to mutate) asks for each.
+   */
+  readonly scopes?: string | undefined;
 }
 
 /** One registered agent: resolve its credential for the current caller. */
@@ -51,7 +59,7 @@ export interface AgentCredentials {
    * Drops the caller's cached delegated token for this agent, e.g. after the API answered 401 to it
    * (revoked before it expired); the next `resolve` exchanges again.
    */
-  forget(options?: Pick<ResolveOptions, 'context'>): void;
+  forget(options?: Pick<ResolveOptions, 'context' | 'scopes'>): void;
 }
 
 /** How to build the OAuth client that refreshes an agent's signed-in token set. */
@@ -64,15 +72,24 @@ export interface DownstreamCredentialsOptions {
   readonly tokenSets: TokenSetStore;
   /** Builds the refresh client of `hybrid` (device flow) and `three-legged` agents. */
   readonly refreshClient: RefreshClientFactory;
-  /** Required when delegation is enabled and a `passthrough` agent is registered. */
+  /** Required when delegation is enabled and an `identity-passthrough` agent is registered. */
   readonly auditLog?: AuditLog;
+  /**
+   * Per-caller three-legged consent: where token sets and open consent requests are kept (the
+   * configured state store), and this server's callback route. Without it, a three-legged agent with
+   * `consent: 'caller'` serves only requests without a caller (the operator's sign-in).
+   */
+  readonly consents?: { readonly state: StateStore; readonly callbackUrl: string };
   readonly logger?: Logger;
   readonly now?: () => number;
   readonly cacheMaxEntries?: number;
 }
 
-/** The spec's warning, verbatim: a delegation failed and a fallback is used. */
+/** The spec's warning, verbatim: a delegation failed and the agent's (env-var) credentials are used. */
 export const DELEGATION_FALLBACK_WARNING = 'OIDC delegation failed, falling back to credentials';
+
+/** The info line of a hybrid agent calling with its vendor flow's cached token (step 2). */
+export const HYBRID_VENDOR_TOKEN_INFO = 'hybrid agent calls with the vendor flow\'s cached token';
 
 const DELEGATION_FAILURES: ReadonlySet<string> = new Set(['TG_NO_USER_TOKEN', 'TG_NO_TOKEN_ENDPOINT', 'TG_TOKEN_EXCHANGE_FAILED']);
 
@@ -96,6 +113,13 @@ function headersOf(token: DelegatedToken): Readonly<Record<string, string>> {
   return headers;
 }
 
+/** How a credential is named in logs: the scheme it is sent with and where it came from, never its value (`bearer:delegation`, `basic:credentials`). */
+export function describeCredential(credential: DownstreamCredential): string {
+  const authorization = credential.headers['authorization'];
+  const kind = authorization !== undefined ? authorization.slice(0, authorization.indexOf(' ')).toLowerCase() : Object.keys(credential.headers).length > 0 ? 'headers' : 'none';
+  return `${kind}:${credential.source}`;
+}
+
 /** Whether a verified `aud` claim (a string or a list) names `audience` exactly. */
 export function audienceIncludes(aud: unknown, audience: string): boolean {
   if (typeof aud === 'string') return aud === audience;
@@ -117,11 +141,23 @@ export class DownstreamCredentials {
   readonly #cache: DelegatedTokenCache;
   readonly #logger: Logger;
   readonly #agents = new Map<string, AgentCredentials>();
+  readonly #checked = new Map<string, CheckedAgent>();
+  readonly #callerSets: CallerTokenSets | undefined;
+  readonly #consentRequests: ConsentRequests | undefined;
 
   constructor(options: DownstreamCredentialsOptions) {
     this.#options = options;
     this.#cache = new DelegatedTokenCache({ now: options.now, maxEntries: options.cacheMaxEntries });
     this.#logger = (options.logger ?? silentLogger()).child({ component: 'delegation' });
+    if (options.consents) {
+      this.#callerSets = new CallerTokenSets({ state: options.consents.state, now: options.now, logger: options.logger });
+      this.#consentRequests = new ConsentRequests({ state: options.consents.state, callbackUrl: options.consents.callbackUrl, now: options.now });
+    }
+  }
+
+  /** Per-caller token sets (tests and diagnostics: `refreshes`); undefined without `consents`. */
+  get callerTokenSets(): CallerTokenSets | undefined {
+    return this.#callerSets;
   }
 
   get delegationEnabled(): boolean {
@@ -139,7 +175,7 @@ export class DownstreamCredentials {
    */
   agent(description: DownstreamAgent): AgentCredentials {
     const checked = checkAgent(description, this.#options.defaults);
-    if (checked.agent.pattern === 'passthrough' && this.delegationEnabled && this.#options.auditLog === undefined) {
+    if (checked.agent.pattern === 'identity-passthrough' && this.delegationEnabled && this.#options.auditLog === undefined) {
       throw new ToolgraphError('TG_CONFIG_INVALID', `agent ${description.name}: identity passthrough with delegation enabled writes an audit log, and none is configured`, { details: { agent: description.name } });
     }
     const tokens = checked.agent.pattern === 'hybrid' || checked.agent.pattern === 'three-legged'
@@ -154,18 +190,33 @@ export class DownstreamCredentials {
       : undefined;
     const handle: AgentCredentials = {
       name: description.name,
-      resolve: (options = {}) => {
-        const context = options.context === undefined ? currentRequestContext() : (options.context ?? undefined);
-        return this.#resolve(checked, tokens, context, options.operation);
-      },
+      resolve: (options = {}) => this.#resolve(checked, tokens, options.context ?? undefined, options),
       forget: (options = {}) => {
-        const context = options.context === undefined ? currentRequestContext() : (options.context ?? undefined);
+        const context = options.context ?? undefined;
         if (context === undefined || checked.audience === undefined) return;
-        this.#cache.delete(this.#delegationKey(checked, context));
+        this.#cache.delete(this.#delegationKey(checked, context, options.scopes));
       },
     };
     this.#agents.set(description.name, handle);
+    this.#checked.set(description.name, checked);
     return handle;
+  }
+
+  /**
+   * Completes a caller's consent: the provider's redirect to this server's callback route (code and
+   * state), on whichever replica it lands. The code is exchanged with the PKCE verifier of the request
+   * its state names, and the token set stored for the caller who asked. Answers the agent's name.
+   */
+  async completeConsent(callbackUrl: URL): Promise<{ agent: string }> {
+    if (this.#consentRequests === undefined || this.#callerSets === undefined) throw new ToolgraphError('TG_NOT_FOUND', 'This server asks for no per-caller consent.');
+    const { set, caller } = await this.#consentRequests.complete(callbackUrl, async (name) => {
+      const checked = this.#checked.get(name);
+      if (checked === undefined || checked.agent.pattern !== 'three-legged') throw new ToolgraphError('TG_AUTHORIZATION_FAILED', `This sign-in was for agent ${name}, which this server no longer has.`, { details: { agent: name } });
+      return this.#options.refreshClient(checked.agent);
+    });
+    await this.#callerSets.save(set, caller);
+    this.#logger.info({ agent: set.agent, refreshable: set.refreshToken !== undefined }, 'a caller consented: token set stored');
+    return { agent: set.agent };
   }
 
   /** Flushes and closes the audit log. */
@@ -183,31 +234,57 @@ export class DownstreamCredentials {
     return this.agent(agent).resolve(options);
   }
 
-  async #resolve(checked: CheckedAgent, tokens: StoredTokenSource | undefined, context: RequestContext | undefined, operation: string | undefined): Promise<DownstreamCredential> {
+  async #resolve(checked: CheckedAgent, tokens: StoredTokenSource | undefined, context: RequestContext | undefined, options: ResolveOptions): Promise<DownstreamCredential> {
     switch (checked.agent.pattern) {
-      case 'static':
+      case 'identity-passthrough':
+        if (this.delegationEnabled) await this.#options.auditLog!.record({ agent: checked.agent.name, ...(options.operation === undefined ? {} : { operation: options.operation }), user: auditUserOf(context?.principal) });
         return this.#credentials(checked, false);
-      case 'passthrough':
-        if (this.delegationEnabled) await this.#options.auditLog!.record({ agent: checked.agent.name, ...(operation === undefined ? {} : { operation }), user: auditUserOf(context?.principal) });
-        return this.#credentials(checked, false);
-      case 'delegation':
-        if (!this.delegationEnabled) return this.#credentials(checked, false);
+      case 'full-delegation':
+        if (!this.delegationEnabled) return this.#callerToken(checked, context) ?? this.#credentials(checked, false);
         try {
-          return await this.#delegate(checked, context);
+          return await this.#delegate(checked, context, options.scopes);
         } catch (error) {
           if (!checked.hasFallback || !isDelegationFailure(error)) throw error;
           this.#warnFallback(checked, error);
           return this.#credentials(checked, true);
         }
       case 'hybrid':
-        return this.#hybrid(checked, tokens!, context);
+        return this.#hybrid(checked, tokens!, context, options.scopes);
       case 'three-legged': {
+        // A request without a caller is the local operator: the operator's sign-in serves it.
+        if (checked.consent === 'caller' && context !== undefined) return this.#callerConsent(checked, context);
         const set = await tokens!.current();
         if (set !== undefined) return { headers: bearer(set.tokenType, set.accessToken), source: 'three-legged', fallback: false, cached: false };
         if (checked.hasFallback) return this.#credentials(checked, true);
         throw new ToolgraphError('TG_NO_DOWNSTREAM_CREDENTIAL', `No credential for agent ${checked.agent.name}: it uses three-legged OAuth and no user has signed it in. Run \`toolgraph auth login ${checked.agent.name}\` on the server (see docs/delegation.md).`, { details: { agent: checked.agent.name, fix: `toolgraph auth login ${checked.agent.name}` } });
       }
     }
+  }
+
+  /** The caller's own consent: their token set, refreshed; else the URL to consent at, as the call's answer. */
+  async #callerConsent(checked: CheckedAgent, context: RequestContext): Promise<DownstreamCredential> {
+    const name = checked.agent.name;
+    if (this.#callerSets === undefined || this.#consentRequests === undefined) {
+      throw new ToolgraphError('TG_CONFIG_INVALID', `agent ${name}: per-caller consent needs the state store and callback route toolgraph serve provides; use consent operator for the token set of \`toolgraph auth login ${name}\``, { details: { agent: name } });
+    }
+    const caller = callerOf(context);
+    const client = () => this.#options.refreshClient(checked.agent);
+    const set = await this.#callerSets.current(name, caller, client);
+    if (set !== undefined) return { headers: bearer(set.tokenType, set.accessToken), source: 'three-legged', fallback: false, cached: false };
+    const provider = checked.agent.provider!;
+    const config = await client();
+    const prompt = await this.#consentRequests.prompt(name, caller, config, { scopes: provider.scopes ?? DEFAULT_SIGN_IN_SCOPES, resource: provider.resource ?? checked.agent.audience });
+    throw consentRequired(prompt, config.serverMetadata().issuer);
+  }
+
+  /**
+   * The caller's own token when its verified audience names the agent's API: it was issued for that
+   * API. Any other token stays here (MCP authorization: no token passthrough).
+   */
+  #callerToken(checked: CheckedAgent, context: RequestContext | undefined): DownstreamCredential | undefined {
+    if (!context?.token || checked.audience === undefined) return undefined;
+    if (!audienceIncludes(context.principal.claims?.['aud'], checked.audience)) return undefined;
+    return { headers: bearer('Bearer', context.token), source: 'caller-token', fallback: false, cached: false };
   }
 
   #credentials(checked: CheckedAgent, fallback: boolean): DownstreamCredential {
@@ -218,37 +295,41 @@ export class DownstreamCredentials {
     this.#logger.warn({ agent: checked.agent.name, pattern: checked.agent.pattern, code: error.code, reason: error.message }, DELEGATION_FALLBACK_WARNING);
   }
 
-  async #delegate(checked: CheckedAgent, context: RequestContext | undefined): Promise<DownstreamCredential> {
+  async #delegate(checked: CheckedAgent, context: RequestContext | undefined, scopes: string | undefined): Promise<DownstreamCredential> {
     const subjectToken = context?.token;
     if (!subjectToken) {
       throw new ToolgraphError('TG_NO_USER_TOKEN', 'No user token available for delegation', { details: { agent: checked.agent.name, fix: DELEGATION_FIXES.TG_NO_USER_TOKEN } });
     }
     const audience = checked.audience as string;
+    const key = this.#delegationKey(checked, context!, scopes);
     const exchanger = this.#options.exchanger;
-    const { token, from } = await this.#cache.get(
-      this.#delegationKey(checked, context!),
-      () => exchanger.exchange({ subjectToken, audience, scopes: checked.scopes }),
-    );
-    if (from === 'exchange') this.#logger.debug({ agent: checked.agent.name, audience }, 'exchanged the caller\'s token for a delegated token');
+    const { token, from } = await this.#cache.get(key, () => exchanger.exchange({ subjectToken, audience, scopes: key.scopes }));
+    if (from === 'exchange') this.#logger.debug({ agent: checked.agent.name, audience, scopes: key.scopes }, 'exchanged the caller\'s token for a delegated token');
     return { headers: headersOf(token), source: 'delegation', fallback: false, cached: from !== 'exchange' };
   }
 
-  #delegationKey(checked: CheckedAgent, context: RequestContext): DelegationKey {
+  #delegationKey(checked: CheckedAgent, context: RequestContext, scopes: string | undefined): DelegationKey {
     const issuer = context.principal.claims?.['iss'];
-    return { issuer: typeof issuer === 'string' ? issuer : undefined, subject: context.principal.subject, audience: checked.audience as string, scopes: checked.scopes };
+    return { issuer: typeof issuer === 'string' ? issuer : undefined, subject: context.principal.subject, audience: checked.audience as string, scopes: scopes === undefined ? checked.scopes : normaliseScopes(scopes) };
   }
 
-  /** The spec's hybrid priority order: delegation, the vendor device flow's cached token, the caller's token. */
-  async #hybrid(checked: CheckedAgent, tokens: StoredTokenSource, context: RequestContext | undefined): Promise<DownstreamCredential> {
+  /**
+   * The spec's hybrid priority order: (1) delegation, (2) the vendor device flow's cached token, (3)
+   * the caller's token, only when issued for the API; the agent's credentials last. The spec's
+   * warning belongs to falling back to those credentials; steps 2 and 3 are the pattern working as
+   * designed, so using the vendor token is an info line (agent and why, never a token or a subject).
+   */
+  async #hybrid(checked: CheckedAgent, tokens: StoredTokenSource, context: RequestContext | undefined, scopes: string | undefined): Promise<DownstreamCredential> {
     const name = checked.agent.name;
     const audience = checked.audience as string;
     const steps: string[] = [];
+    let delegationFailure: ToolgraphError | undefined;
     if (this.delegationEnabled) {
       try {
-        return await this.#delegate(checked, context);
+        return await this.#delegate(checked, context, scopes);
       } catch (error) {
         if (!isDelegationFailure(error)) throw error;
-        this.#warnFallback(checked, error);
+        delegationFailure = error;
         steps.push(`1. OIDC delegation failed: ${error.code}: ${error.message.replace(/\.$/, '')}`);
       }
     } else {
@@ -256,7 +337,10 @@ export class DownstreamCredentials {
     }
     try {
       const set = await tokens.current();
-      if (set !== undefined) return { headers: bearer(set.tokenType, set.accessToken), source: 'device-flow', fallback: false, cached: false };
+      if (set !== undefined) {
+        this.#logger.info({ agent: name, pattern: 'hybrid', step: 2, delegation: delegationFailure?.code ?? 'disabled' }, HYBRID_VENDOR_TOKEN_INFO);
+        return { headers: bearer(set.tokenType, set.accessToken), source: 'device-flow', fallback: false, cached: false };
+      }
       steps.push(`2. the device flow has no cached token (run \`toolgraph auth login ${name} --device\`)`);
     } catch (error) {
       if (!isToolgraphError(error)) throw error;
@@ -270,7 +354,10 @@ export class DownstreamCredentials {
     } else {
       steps.push('3. there is no caller token to pass on');
     }
-    if (checked.hasFallback) return this.#credentials(checked, true);
+    if (checked.hasFallback) {
+      if (delegationFailure !== undefined) this.#warnFallback(checked, delegationFailure);
+      return this.#credentials(checked, true);
+    }
     throw new ToolgraphError('TG_NO_DOWNSTREAM_CREDENTIAL', `No credential for agent ${name} (hybrid: OIDC delegation, then the device flow's cached token, then the caller's token): ${steps.join('; ')}.`, { details: { agent: name, steps } });
   }
 }

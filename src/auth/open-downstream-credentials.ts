@@ -4,7 +4,7 @@ import { ToolgraphError } from '../errors/index.ts';
 import { silentLogger, type Logger } from '../log/index.ts';
 import { AuditLog } from './audit-log.ts';
 import type { DownstreamAgent, OAuthProvider } from './downstream-agent.ts';
-import { DownstreamCredentials } from './downstream-credentials.ts';
+import { DownstreamCredentials, type DownstreamCredentialsOptions } from './downstream-credentials.ts';
 import { authorizationServerOf, explicitAuthorizationServer, oauthConfiguration, type AuthorizationServer, type OAuthClientOptions } from './oauth-client.ts';
 import { loadInBackground } from './background-retry.ts';
 import { discoverIssuer } from './oidc-discovery.ts';
@@ -18,6 +18,8 @@ export type DelegationSettings = Pick<ResolvedValues,
 export interface OpenDownstreamCredentialsOptions extends OAuthClientOptions {
   readonly logger?: Logger;
   readonly now?: () => number;
+  /** Per-caller three-legged consent: the state store and this server's callback URL (toolgraph serve). */
+  readonly consents?: DownstreamCredentialsOptions['consents'];
 }
 
 /** Discovers an OAuth provider by its discovery URL, or takes its endpoints as given. */
@@ -114,5 +116,6 @@ export async function openDownstreamCredentials(settings: DelegationSettings, op
     auditLog: new AuditLog(settings.auditLog, options.now === undefined ? {} : { now: options.now }),
     logger: options.logger,
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.consents === undefined ? {} : { consents: options.consents }),
   });
 }

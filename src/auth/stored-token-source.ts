@@ -1,8 +1,8 @@
-import * as oidc from 'openid-client';
+import type * as oidc from 'openid-client';
 import { ToolgraphError } from '../errors/index.ts';
 import { silentLogger, type Logger } from '../log/index.ts';
-import { describeOAuthFailure } from './oauth-failure.ts';
-import { tokenSetFromResponse, tokenSetUsableUntil, type TokenSet } from './token-set.ts';
+import { refreshTokenSet } from './token-set-refresh.ts';
+import { tokenSetUsableUntil, type TokenSet } from './token-set.ts';
 import type { TokenSetStore } from './token-set-store.ts';
 
 export interface StoredTokenSourceOptions {
@@ -68,26 +68,9 @@ export class StoredTokenSource {
   }
 
   async #refresh(set: TokenSet): Promise<TokenSet> {
-    const { agent, signInHint } = this.#options;
-    const config = await this.#options.client();
-    const clientId = config.clientMetadata().client_id;
-    if (clientId !== set.clientId) {
-      throw new ToolgraphError('TG_AUTHORIZATION_FAILED', `the token set of agent ${agent} was issued to client ${JSON.stringify(set.clientId)}, but the agent is configured with client ${JSON.stringify(clientId)}: sign in again (${signInHint})`, { details: { agent, fix: signInHint } });
-    }
-    const sentAt = this.#now();
-    let answer: Awaited<ReturnType<typeof oidc.refreshTokenGrant>>;
-    try {
-      answer = await oidc.refreshTokenGrant(config, set.refreshToken as string, set.resource === undefined ? undefined : { resource: set.resource });
-    } catch (error) {
-      const failure = describeOAuthFailure(error);
-      if (failure.status === 400 || failure.status === 401) {
-        throw new ToolgraphError('TG_AUTHORIZATION_FAILED', `the refresh token of agent ${agent} was refused: ${failure.reason}. Sign in again (${signInHint}).`, { details: { agent, status: failure.status, error: failure.error ?? null, fix: signInHint }, cause: error });
-      }
-      throw new ToolgraphError('TG_DOWNSTREAM_FAILED', `the token of agent ${agent} could not be refreshed at ${set.issuer}: ${failure.reason}`, { details: { agent }, cause: error });
-    }
-    const fresh = tokenSetFromResponse(answer, { agent, flow: set.flow, issuer: set.issuer, clientId: set.clientId, resource: set.resource, sentAt }, set);
+    const fresh = await refreshTokenSet(await this.#options.client(), set, { signInHint: this.#options.signInHint, now: this.#now });
     await this.#options.store.save(fresh);
-    const version = await this.#options.store.version(agent);
+    const version = await this.#options.store.version(this.#options.agent);
     this.#loaded = version === undefined ? undefined : { version, set: fresh };
     this.refreshes += 1;
     this.#logger.info({ flow: set.flow, expiresInSeconds: fresh.expiresAt === undefined ? null : Math.round((fresh.expiresAt - this.#now()) / 1000) }, 'refreshed a signed-in token set');

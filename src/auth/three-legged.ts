@@ -25,7 +25,10 @@ export interface AuthorizationRequestOptions {
 /**
  * The three-legged authorization URL (the spec's outbound call): `authorization_endpoint` with
  * `client_id`, `redirect_uri` and `scope`, plus PKCE S256 (RFC 7636) and a random `state`, which
- * protect the code from interception and the callback from forgery.
+ * protect the code from interception and the callback from forgery. Asking for `offline_access` (a
+ * refresh token) also sends `prompt=consent`: OpenID Connect Core §11 has the provider ignore
+ * offline_access otherwise, and standard IdPs (oidc-provider's default policy) then issue no refresh
+ * token, so the token set would die with its first access token.
  */
 export async function buildAuthorizationRequest(config: oidc.Configuration, options: AuthorizationRequestOptions): Promise<AuthorizationRequest> {
   if (!config.serverMetadata().authorization_endpoint) {
@@ -40,6 +43,7 @@ export async function buildAuthorizationRequest(config: oidc.Configuration, opti
     code_challenge_method: 'S256',
     state,
   };
+  if (options.scopes.includes('offline_access')) parameters['prompt'] = 'consent';
   if (options.resource !== undefined) parameters['resource'] = options.resource;
   return Object.freeze({ url: oidc.buildAuthorizationUrl(config, parameters).href, state, codeVerifier, redirectUri: options.redirectUri, resource: options.resource });
 }

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolgraphError, describeValue } from '../errors/index.ts';
-import { rememberOpaqueToken } from './remember-token.ts';
-import type { SignInFlow, TokenSet } from './token-set.ts';
+import { tokenSetFromJson, tokenSetToJson } from './token-set-json.ts';
+import type { TokenSet } from './token-set.ts';
 
 /** Agent names become file names: letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
 export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -12,63 +12,6 @@ export function checkAgentName(name: string): void {
   if (!AGENT_NAME.test(name)) {
     throw new ToolgraphError('TG_CONFIG_INVALID', `agent name: expected 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit, got ${describeValue(name)}`, { details: { agent: name } });
   }
-}
-
-/** The file format: OAuth's own field names, times in epoch seconds like `exp`. */
-interface TokenSetFile {
-  version: 1;
-  agent: string;
-  flow: SignInFlow;
-  issuer: string;
-  client_id: string;
-  access_token: string;
-  token_type: string;
-  refresh_token?: string;
-  expires_at?: number;
-  scope?: string;
-  resource?: string;
-  obtained_at: number;
-}
-
-function toFile(set: TokenSet): TokenSetFile {
-  const file: TokenSetFile = {
-    version: 1, agent: set.agent, flow: set.flow, issuer: set.issuer, client_id: set.clientId,
-    access_token: set.accessToken, token_type: set.tokenType, obtained_at: set.obtainedAt / 1000,
-  };
-  if (set.refreshToken !== undefined) file.refresh_token = set.refreshToken;
-  if (set.expiresAt !== undefined) file.expires_at = set.expiresAt / 1000;
-  if (set.scope !== undefined) file.scope = set.scope;
-  if (set.resource !== undefined) file.resource = set.resource;
-  return file;
-}
-
-function fromFile(path: string, raw: unknown): TokenSet {
-  const bad = (what: string) => new ToolgraphError('TG_CONFIG_INVALID', `token set file ${path}: expected ${what}; sign in again with \`toolgraph auth login\``, { details: { file: path } });
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw bad('a JSON object');
-  const f = raw as Record<string, unknown>;
-  if (f['version'] !== 1) throw bad('version 1');
-  const text = (name: string, required: boolean): string | undefined => {
-    const value = f[name];
-    if (value === undefined && !required) return undefined;
-    if (typeof value !== 'string' || value === '') throw bad(`"${name}" to be a non-empty string`);
-    return value;
-  };
-  const seconds = (name: string, required: boolean): number | undefined => {
-    const value = f[name];
-    if (value === undefined && !required) return undefined;
-    if (typeof value !== 'number' || !Number.isFinite(value)) throw bad(`"${name}" to be a number of epoch seconds`);
-    return value * 1000;
-  };
-  const flow = text('flow', true);
-  if (flow !== 'authorization_code' && flow !== 'device_code') throw bad('"flow" to be authorization_code or device_code');
-  const set: TokenSet = Object.freeze({
-    agent: text('agent', true)!, flow, issuer: text('issuer', true)!, clientId: text('client_id', true)!,
-    accessToken: text('access_token', true)!, tokenType: text('token_type', true)!, refreshToken: text('refresh_token', false),
-    expiresAt: seconds('expires_at', false), scope: text('scope', false), resource: text('resource', false), obtainedAt: seconds('obtained_at', true)!,
-  });
-  rememberOpaqueToken(set.accessToken);
-  rememberOpaqueToken(set.refreshToken);
-  return set;
 }
 
 /**
@@ -119,7 +62,7 @@ export class TokenSetStore {
     } catch {
       raw = undefined;
     }
-    const set = fromFile(path, raw);
+    const set = tokenSetFromJson(raw, `token set file ${path}`, 'sign in again with `toolgraph auth login`', { file: path });
     if (set.agent !== agent) throw new ToolgraphError('TG_CONFIG_INVALID', `token set file ${path} belongs to agent ${JSON.stringify(set.agent)}, not ${JSON.stringify(agent)}`, { details: { file: path } });
     return set;
   }
@@ -131,7 +74,7 @@ export class TokenSetStore {
     const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     const handle = await open(temporary, 'wx', 0o600);
     try {
-      await handle.writeFile(`${JSON.stringify(toFile(set), null, 2)}\n`);
+      await handle.writeFile(`${JSON.stringify(tokenSetToJson(set), null, 2)}\n`);
       await handle.sync();
     } catch (error) {
       await handle.close();

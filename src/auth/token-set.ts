@@ -20,6 +20,11 @@ export interface TokenSet {
   readonly refreshToken: string | undefined;
   /** Epoch ms; undefined when the server gave no `expires_in` (then used until refused). */
   readonly expiresAt: number | undefined;
+  /**
+   * When the refresh token stops working (epoch ms), when the server says (`refresh_expires_in`,
+   * `refresh_token_expires_in`); undefined: not said. Per-caller token sets are kept that long.
+   */
+  readonly refreshExpiresAt?: number | undefined;
   readonly scope: string | undefined;
   /** The RFC 8707 resource the token was requested for; refreshes ask for the same. */
   readonly resource: string | undefined;
@@ -44,6 +49,9 @@ export interface TokenSetOrigin {
 export function tokenSetFromResponse(response: TokenEndpointResponse, origin: TokenSetOrigin, previous?: TokenSet): TokenSet {
   rememberOpaqueToken(response.access_token);
   rememberOpaqueToken(response.refresh_token);
+  // Not in RFC 6749: Keycloak says refresh_expires_in, Entra and GitHub refresh_token_expires_in.
+  const refreshLifetime = [response['refresh_expires_in'], response['refresh_token_expires_in']].find((v): v is number => typeof v === 'number' && v > 0);
+  const refreshExpiresAt = refreshLifetime !== undefined ? origin.sentAt + refreshLifetime * 1000 : response.refresh_token === undefined ? previous?.refreshExpiresAt : undefined;
   return Object.freeze({
     agent: origin.agent,
     flow: origin.flow,
@@ -53,6 +61,7 @@ export function tokenSetFromResponse(response: TokenEndpointResponse, origin: To
     tokenType: response.token_type === 'bearer' ? 'Bearer' : response.token_type,
     refreshToken: response.refresh_token ?? previous?.refreshToken,
     expiresAt: typeof response.expires_in === 'number' ? origin.sentAt + response.expires_in * 1000 : undefined,
+    refreshExpiresAt,
     scope: response.scope ?? previous?.scope,
     resource: origin.resource,
     obtainedAt: origin.sentAt,

@@ -26,5 +26,5 @@ export const CATALOGUE_SETTINGS: readonly SettingName[] = ['host', 'port'];
 /** `schema get`: the catalogue, and the cache of verified schemas. */
 export const SCHEMA_GET_SETTINGS: readonly SettingName[] = [...CATALOGUE_SETTINGS, 'cacheDir'];
 
-/** `auth login`: the provider, the OAuth client, and where token sets are kept. */
-export const SIGN_IN_SETTINGS: readonly SettingName[] = ['oidcConfigUrl', 'oidcClientId', 'oidcClientSecret', 'stateDir'];
+/** `auth login`: the provider, the OAuth client, where token sets are kept, and the agents (their own provider, client and scopes). */
+export const SIGN_IN_SETTINGS: readonly SettingName[] = ['oidcConfigUrl', 'oidcClientId', 'oidcClientSecret', 'stateDir', 'agents'];

@@ -16,6 +16,16 @@ export const AGENT_KINDS = ['graph', 'http'] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
 export const API_KEY_STYLES = ['basic', 'headers'] as const;
 export type ApiKeyStyle = (typeof API_KEY_STYLES)[number];
+/**
+ * How an agent authenticates downstream, as the spec names the patterns (plus three-legged OAuth);
+ * the delegation library (src/auth) implements each. Default: full-delegation for graph agents,
+ * identity-passthrough for http agents.
+ */
+export const AGENT_PATTERNS = ['full-delegation', 'hybrid', 'identity-passthrough', 'three-legged'] as const;
+export type AgentPattern = (typeof AGENT_PATTERNS)[number];
+/** Whose consent a three-legged agent calls with: each caller's (default), or the operator's sign-in. */
+export const CONSENT_OWNERS = ['caller', 'operator'] as const;
+export type ConsentOwner = (typeof CONSENT_OWNERS)[number];
 
 export interface AgentSettings {
   readonly name: string;
@@ -39,12 +49,28 @@ export interface AgentSettings {
   readonly timeoutSecs: number;
   /** What the tool says it is for (http agents). */
   readonly description: string | undefined;
+  readonly pattern: AgentPattern;
+  /** Space-separated scopes: of the delegated token (full delegation, hybrid), or asked for at consent (three-legged). */
+  readonly scopes: string | undefined;
+  /** Three-legged: whose consent; undefined means `caller`. */
+  readonly consent: ConsentOwner | undefined;
+  /** The OAuth provider of a three-legged agent (and of a hybrid agent's own device flow): its discovery document… */
+  readonly providerConfigUrl: string | undefined;
+  /** …or its endpoints. */
+  readonly authorizationEndpoint: string | undefined;
+  readonly tokenEndpoint: string | undefined;
+  /** The client registered at the provider. */
+  readonly clientId: string | undefined;
+  readonly clientSecret: string | undefined;
+  /** The client secret's key in the secrets backend (`key`, or `key#field` for one field of an object secret). */
+  readonly clientSecretRef: string | undefined;
 }
 
 export type AgentsSettings = Readonly<Record<string, AgentSettings>>;
 
 type FieldName = 'kind' | 'url' | 'host' | 'token' | 'username' | 'password' | 'public_key' | 'secret_key' | 'api_key_style'
-  | 'public_key_header' | 'secret_key_header' | 'ssl_verify' | 'audience' | 'timeout_secs' | 'description';
+  | 'public_key_header' | 'secret_key_header' | 'ssl_verify' | 'audience' | 'timeout_secs' | 'description'
+  | 'pattern' | 'scopes' | 'consent' | 'provider_config_url' | 'authorization_endpoint' | 'token_endpoint' | 'client_id' | 'client_secret' | 'client_secret_ref';
 
 interface FieldDef {
   readonly parser: ValueParser<unknown>;
@@ -80,10 +106,22 @@ export const AGENT_FIELDS: Readonly<Record<FieldName, FieldDef>> = {
   public_key_header: { parser: { expected: 'an HTTP header name', parse: (raw) => (typeof raw === 'string' && HEADER_NAME.test(raw) ? raw.toLowerCase() : Invalid) }, meaning: 'header carrying the public key with api_key_style headers (default x-public-key)' },
   secret_key_header: { parser: { expected: 'an HTTP header name', parse: (raw) => (typeof raw === 'string' && HEADER_NAME.test(raw) ? raw.toLowerCase() : Invalid) }, meaning: 'header carrying the secret key with api_key_style headers (default x-secret-key)' },
   ssl_verify: { parser: booleanValue(), meaning: 'check the API\'s TLS certificate (default true)' },
-  audience: { parser: stringValue(), meaning: 'the aud of tokens the API accepts (graph: default TOKEN_AUDIENCE when url is unset)' },
+  audience: { parser: stringValue(), meaning: 'the API\'s identifier: the aud of tokens it accepts, the delegated token\'s audience (default AUDIENCE; graph without url: TOKEN_AUDIENCE), the resource a three-legged consent is for' },
   timeout_secs: { parser: integerIn(1, 600), meaning: 'seconds a call may take (default 30)' },
   description: { parser: stringValue(), meaning: 'what the tool is for, shown to MCP clients (http agents)' },
+  pattern: { parser: oneOf(AGENT_PATTERNS), meaning: 'how the agent authenticates downstream: full-delegation (default for graph), hybrid, identity-passthrough (default for http) or three-legged' },
+  scopes: { parser: stringValue('a space-separated list of scopes'), meaning: 'scopes of the delegated token (full-delegation, hybrid; default DELEGATED_SCOPES, the graph tool: what each action needs), or asked for at consent (three-legged; default openid offline_access)' },
+  consent: { parser: oneOf(CONSENT_OWNERS), meaning: 'three-legged: whose consent calls carry, each caller\'s own (caller, the default) or the operator\'s sign-in by toolgraph auth login (operator)' },
+  provider_config_url: { parser: httpUrl(), meaning: 'the OAuth provider\'s discovery document (three-legged; a hybrid agent\'s own device flow, default the IdP)' },
+  authorization_endpoint: { parser: httpUrl(), meaning: 'the provider\'s authorization endpoint, for a provider without discovery (with token_endpoint)' },
+  token_endpoint: { parser: httpUrl(), meaning: 'the provider\'s token endpoint, for a provider without discovery' },
+  client_id: { parser: stringValue(), meaning: 'the client registered at the provider (three-legged; hybrid with its own provider)' },
+  client_secret: { parser: stringValue(), secret: true, meaning: 'its secret (absent for a public client)' },
+  client_secret_ref: { parser: stringValue('a secrets-backend key, optionally #field'), meaning: 'the client secret\'s key in the secrets backend (key, or key#field), read at start-up instead of client_secret' },
 };
+
+/** The provider fields: only three-legged and hybrid agents sign in at an OAuth provider. */
+const PROVIDER_FIELDS = ['provider_config_url', 'authorization_endpoint', 'token_endpoint', 'client_id', 'client_secret', 'client_secret_ref'] as const;
 
 export const AGENT_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 /** Tools built in under these names; an agent may not take them (the graph agent apart, which configures the built-in). */
@@ -199,6 +237,15 @@ export function resolveAgents(inputs: AgentsInputs): ResolvedAgents {
       audience: value<string>('audience'),
       timeoutSecs: value<number>('timeout_secs'),
       description: value<string>('description'),
+      pattern: value<AgentPattern>('pattern'),
+      scopes: value<string>('scopes'),
+      consent: value<ConsentOwner>('consent'),
+      providerConfigUrl: value<string>('provider_config_url'),
+      authorizationEndpoint: value<string>('authorization_endpoint'),
+      tokenEndpoint: value<string>('token_endpoint'),
+      clientId: value<string>('client_id'),
+      clientSecret: value<string>('client_secret'),
+      clientSecretRef: value<string>('client_secret_ref'),
     });
   }
   return { agents, source: strongest, secrets };
@@ -220,6 +267,47 @@ interface Parsed {
   audience: string | undefined;
   timeoutSecs: number | undefined;
   description: string | undefined;
+  pattern: AgentPattern | undefined;
+  scopes: string | undefined;
+  consent: ConsentOwner | undefined;
+  providerConfigUrl: string | undefined;
+  authorizationEndpoint: string | undefined;
+  tokenEndpoint: string | undefined;
+  clientId: string | undefined;
+  clientSecret: string | undefined;
+  clientSecretRef: string | undefined;
+}
+
+/** How a missing field is named: every place it can be set. */
+function fieldNamed(agent: string, field: FieldName): string {
+  return `${field} (${AGENT_ENV_PREFIX}${agent.toUpperCase()}_${field.toUpperCase()}, or agents.${agent}.${field} in config.json)`;
+}
+
+const FIELD_VALUE: Readonly<Record<(typeof PROVIDER_FIELDS)[number], keyof Parsed>> = {
+  provider_config_url: 'providerConfigUrl', authorization_endpoint: 'authorizationEndpoint', token_endpoint: 'tokenEndpoint',
+  client_id: 'clientId', client_secret: 'clientSecret', client_secret_ref: 'clientSecretRef',
+};
+
+/** The pattern's needs that the agent's own fields decide (those that need AUDIENCE and the rest are checked by src/auth at start-up too). */
+function checkPattern(name: string, pattern: AgentPattern, p: Parsed): void {
+  const given = PROVIDER_FIELDS.filter((f) => p[FIELD_VALUE[f]] !== undefined);
+  if (pattern !== 'three-legged' && pattern !== 'hybrid' && given.length > 0) {
+    throw invalid(`agent ${name}: ${given.join(', ')} name an OAuth provider, which only three-legged and hybrid agents sign in at; this agent's pattern is ${pattern}`, { agent: name });
+  }
+  if (pattern !== 'three-legged' && p.consent !== undefined) throw invalid(`agent ${name}: consent applies to three-legged agents; this agent's pattern is ${pattern}`, { agent: name });
+  if (p.clientSecret !== undefined && p.clientSecretRef !== undefined) throw invalid(`agent ${name}: give client_secret or client_secret_ref, not both`, { agent: name });
+  if (p.providerConfigUrl !== undefined && (p.authorizationEndpoint !== undefined || p.tokenEndpoint !== undefined)) {
+    throw invalid(`agent ${name}: give provider_config_url (discovery) or authorization_endpoint and token_endpoint, not both`, { agent: name });
+  }
+  const needsProvider = pattern === 'three-legged' || given.length > 0;
+  if (!needsProvider) return;
+  if (p.providerConfigUrl === undefined && p.tokenEndpoint === undefined) {
+    throw invalid(`agent ${name}: pattern ${pattern} needs the OAuth provider ${pattern === 'three-legged' ? 'the user consents at' : 'of its device flow'}: set ${fieldNamed(name, 'provider_config_url')}, or authorization_endpoint and token_endpoint`, { agent: name, field: 'provider_config_url' });
+  }
+  if (pattern === 'three-legged' && p.providerConfigUrl === undefined && p.authorizationEndpoint === undefined) {
+    throw invalid(`agent ${name}: pattern three-legged sends the user to the provider's authorization endpoint: set ${fieldNamed(name, 'authorization_endpoint')} beside token_endpoint, or provider_config_url`, { agent: name, field: 'authorization_endpoint' });
+  }
+  if (p.clientId === undefined) throw invalid(`agent ${name}: pattern ${pattern} signs in at the provider as a registered client: set ${fieldNamed(name, 'client_id')}`, { agent: name, field: 'client_id' });
 }
 
 /** The rules that join fields: one base URL, one kind of credential, both halves of a pair. */
@@ -234,6 +322,8 @@ function checkAgent(name: string, p: Parsed): AgentSettings {
   if ((p.publicKey === undefined) !== (p.secretKey === undefined)) throw invalid(`agent ${name}: public_key and secret_key come together; one is missing`, { agent: name });
   const kinds = [p.token !== undefined && 'token', p.username !== undefined && 'username/password', p.publicKey !== undefined && 'public_key/secret_key'].filter(Boolean);
   if (kinds.length > 1) throw invalid(`agent ${name}: give one credential, not ${kinds.join(' and ')}`, { agent: name });
+  const pattern = p.pattern ?? (kind === 'graph' ? 'full-delegation' : 'identity-passthrough');
+  checkPattern(name, pattern, p);
   return Object.freeze({
     name,
     kind,
@@ -250,6 +340,15 @@ function checkAgent(name: string, p: Parsed): AgentSettings {
     audience: p.audience,
     timeoutSecs: p.timeoutSecs ?? 30,
     description: p.description,
+    pattern,
+    scopes: p.scopes,
+    consent: p.consent,
+    providerConfigUrl: p.providerConfigUrl,
+    authorizationEndpoint: p.authorizationEndpoint,
+    tokenEndpoint: p.tokenEndpoint,
+    clientId: p.clientId,
+    clientSecret: p.clientSecret,
+    clientSecretRef: p.clientSecretRef,
   });
 }
 
@@ -258,6 +357,8 @@ export function unconfiguredAgent(name: string): AgentSettings {
   return checkAgent(name, {
     kind: undefined, url: undefined, host: undefined, token: undefined, username: undefined, password: undefined, publicKey: undefined, secretKey: undefined,
     apiKeyStyle: undefined, publicKeyHeader: undefined, secretKeyHeader: undefined, sslVerify: undefined, audience: undefined, timeoutSecs: undefined, description: undefined,
+    pattern: undefined, scopes: undefined, consent: undefined, providerConfigUrl: undefined, authorizationEndpoint: undefined, tokenEndpoint: undefined,
+    clientId: undefined, clientSecret: undefined, clientSecretRef: undefined,
   });
 }
 
@@ -275,6 +376,15 @@ export function describeAgents(agents: AgentsSettings): string {
     if (a.publicKey !== undefined) fields['api_key_style'] = a.apiKeyStyle;
     if (!a.sslVerify) fields['ssl_verify'] = false;
     if (a.audience !== undefined) fields['audience'] = a.audience;
+    if (a.pattern !== (a.kind === 'graph' ? 'full-delegation' : 'identity-passthrough')) fields['pattern'] = a.pattern;
+    if (a.scopes !== undefined) fields['scopes'] = a.scopes;
+    if (a.consent !== undefined) fields['consent'] = a.consent;
+    if (a.providerConfigUrl !== undefined) fields['provider_config_url'] = a.providerConfigUrl;
+    if (a.authorizationEndpoint !== undefined) fields['authorization_endpoint'] = a.authorizationEndpoint;
+    if (a.tokenEndpoint !== undefined) fields['token_endpoint'] = a.tokenEndpoint;
+    if (a.clientId !== undefined) fields['client_id'] = a.clientId;
+    if (a.clientSecret !== undefined) fields['client_secret'] = '[REDACTED]';
+    if (a.clientSecretRef !== undefined) fields['client_secret_ref'] = a.clientSecretRef;
     return [a.name, fields];
   }));
   return JSON.stringify(shown);

@@ -8,5 +8,5 @@ export { xdgPaths } from './xdg-paths.ts';
 export type { XdgPaths } from './xdg-paths.ts';
 export { DEFAULT_CARRIER_ADDRESS } from './value-parsers.ts';
 export type { ListenAddress } from './value-parsers.ts';
-export { resolveAgents, describeAgents, unconfiguredAgent, AGENT_FIELDS, AGENT_KINDS, AGENT_NAME_PATTERN, AGENT_ENV_PREFIX, RESERVED_AGENT_NAMES } from './agent-settings.ts';
-export type { AgentSettings, AgentsSettings, AgentKind, ApiKeyStyle } from './agent-settings.ts';
+export { resolveAgents, describeAgents, unconfiguredAgent, AGENT_FIELDS, AGENT_KINDS, AGENT_NAME_PATTERN, AGENT_ENV_PREFIX, AGENT_PATTERNS, CONSENT_OWNERS, RESERVED_AGENT_NAMES } from './agent-settings.ts';
+export type { AgentSettings, AgentsSettings, AgentKind, AgentPattern, ApiKeyStyle, ConsentOwner } from './agent-settings.ts';

@@ -46,6 +46,7 @@ export const ERROR_CODES = {
   TG_TOKEN_EXCHANGE_FAILED: { status: 502, meaning: 'Token exchange failed (HTTP 400/401): check client id and secret, the token-exchange grant, audience and scopes.' },
   TG_NO_DOWNSTREAM_CREDENTIAL: { status: 401, meaning: 'No credential could be obtained for a downstream API: every step of the agent\'s pattern was unavailable or refused; the message lists each with its fix.' },
   TG_AUTHORIZATION_FAILED: { status: 401, meaning: 'A three-legged or device-flow sign-in, or the refresh of its token set, did not complete (denied, state mismatch, code or refresh token refused); sign in again.' },
+  TG_CONSENT_REQUIRED: { status: 401, meaning: 'A three-legged agent needs the caller\'s own consent at its OAuth provider first: the answer carries the authorization URL to open (MCP URL-mode elicitation, or the tool error\'s text and structured content); call again once consented.' },
   TG_OIDC_DISCOVERY_FAILED: { status: 502, meaning: 'The OIDC discovery document could not be fetched or is invalid.' },
   TG_TOOL_NOT_FOUND: { status: 404, meaning: 'No tool (or no action of that tool) has this name.' },
   TG_TOOL_ARGUMENTS_INVALID: { status: 400, meaning: 'The tool arguments do not match the tool action\'s input schema.' },

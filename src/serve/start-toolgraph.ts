@@ -120,12 +120,15 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
         : undefined;
       services.push(createCatalogueService({ catalogue, logger, ...(visibleEntries ? { visibleEntries } : {}) }));
     }
+    // Routes a browser reaches without a bearer token (the consent callback of three-legged agents).
+    const open: HttpService[] = [];
     if (catalogue && wanted.has('tools')) {
       const tools = await openToolService({ values: config.values, logger, catalogue, origin: host.origin, publicBase, localGraph: wanted.has('graph'), state, ...(engine ? { explain: graphExplainerFor(engine, config.values.graphqlIntrospection) } : {}), ...(options.secretsSeed ? { secretsSeed: options.secretsSeed } : {}) });
       cleanups.push(() => tools.close());
       services.push(tools.service);
+      open.push(...tools.openServices);
     }
-    const mounted = auth ? auth.protect(services, publicBase) : services;
+    const mounted = [...(auth ? auth.protect(services, publicBase) : services), ...open];
     host.mount(mounted);
     const listed = mounted.map((s) => ({ name: s.name, url: `${host.origin}${s.entryPath}` }));
     if (config.values.graphqlAddr !== undefined) {

@@ -1,11 +1,12 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { openDownstreamCredentials } from '../auth/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import { ToolgraphError } from '../errors/index.ts';
 import type { Logger } from '../log/index.ts';
 import { buildCatalogueEntriesStrict, createStaticCatalogue } from '../manifest/index.ts';
 import { createSecretsBackend, type SecretValue } from '../secrets/index.ts';
-import { createMcpServer, createToolAgents, ToolRegistry, TOOLS_CATALOGUE_SOURCE } from '../tools/index.ts';
+import { createMcpServer, createToolAgents, readClientSecrets, ToolRegistry, TOOLS_CATALOGUE_SOURCE } from '../tools/index.ts';
 import { refuseSettingsOfMissingFeatures, UNSERVED_OPERATIONS } from './features-not-in-build.ts';
 
 export interface StdioToolServerOptions {
@@ -46,12 +47,17 @@ export async function startStdioToolServer(options: StdioToolServerOptions): Pro
     ...(options.secretsSeed ? { seed: options.secretsSeed } : {}),
     seedHint: 'it starts empty in every process; seed it with TOOLGRAPH_SECRETS_FILE, or use SECRETS_BACKEND=store',
   });
+  const clientSecrets = await readClientSecrets(values.agents, secrets);
+  // No bearer token reaches a stdio server, so there is no caller token to exchange: delegation is off.
+  const credentials = await openDownstreamCredentials({ ...values, enableDelegation: false }, { logger });
   const { agents, clients } = createToolAgents({
+    clientSecrets,
     agents: values.agents,
     localGraphUrl: values.port === 0 ? undefined : origin,
     tokenAudience: undefined,
     catalogue,
     secrets,
+    credentials,
     logger,
   });
   const registry = new ToolRegistry(agents);
@@ -61,7 +67,7 @@ export async function startStdioToolServer(options: StdioToolServerOptions): Pro
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => {
       for (const client of clients) client.close();
-      resolve();
+      void credentials.close().finally(resolve);
     };
   });
   await server.connect(transport);

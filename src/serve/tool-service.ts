@@ -1,11 +1,11 @@
-import { openDownstreamCredentials } from '../auth/index.ts';
+import { openDownstreamCredentials, type DownstreamCredentials } from '../auth/index.ts';
 import type { ResolvedValues } from '../config/index.ts';
 import type { HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import { buildCatalogueEntriesStrict, type Catalogue } from '../manifest/index.ts';
-import type { StateStore } from '../state/index.ts';
 import { createSecretsBackend, type SecretValue } from '../secrets/index.ts';
-import { createDelegatedCredentials, createToolServer, TOOLS_CATALOGUE_SOURCE, type DownstreamCredentials, type GraphExplainer } from '../tools/index.ts';
+import { openStateStore, type StateStore } from '../state/index.ts';
+import { asksCallerConsent, CONSENT_CALLBACK_PATH, createConsentCallbackService, createToolServer, readClientSecrets, TOOLS_CATALOGUE_SOURCE, type GraphExplainer } from '../tools/index.ts';
 import { tokenAudienceOf } from './bearer-auth.ts';
 import { isUnspecifiedAddress } from './exposure.ts';
 
@@ -23,15 +23,26 @@ export interface ToolServiceOptions {
   /** Initial contents of the in-memory secrets backend (TOOLGRAPH_SECRETS_FILE). */
   readonly secretsSeed?: Readonly<Record<string, SecretValue>>;
   /**
-   * The credentials port. Default: with ENABLE_DELEGATION the delegation library (RFC 8693 exchange,
-   * cache, fallback, audit log); without it the configured credentials and caller tokens issued for
-   * the API (`createStaticCredentials`).
+   * The downstream-credentials model (tests). Default: `openDownstreamCredentials` on the settings
+   * (RFC 8693 exchange with ENABLE_DELEGATION, cache, fallback, audit log, signed-in token sets).
    */
   readonly credentials?: DownstreamCredentials;
-  /** Where MCP sessions live: the state store of `serve`. */
-  readonly state?: StateStore;
   /** `graph.explain` for the local graph service (given when this process runs it). */
   readonly explain?: GraphExplainer;
+  /**
+   * Where MCP sessions and per-caller consents live: the state store of `serve`. Without it, sessions
+   * stay in this process and, when an agent asks for consent, the configured store is opened
+   * (`openStateStore`: file under the data dir, or PostgreSQL, as the graphs).
+   */
+  readonly state?: StateStore;
+}
+
+/** The tool server's services: `/mcp` behind bearer authentication, and the open routes beside it. */
+export interface ToolService {
+  readonly service: HttpService;
+  /** Routes a browser reaches without a bearer token: the consent callback, when an agent asks for consent. */
+  readonly openServices: readonly HttpService[];
+  close(): Promise<void>;
 }
 
 /** This process's own origin as a client on this machine reaches it (0.0.0.0 and :: are not addresses to call). */
@@ -50,28 +61,59 @@ export function localOrigin(origin: string): string {
  * agent on the shared catalogue, the `secrets` agent on the configured backend. Its actions join
  * the catalogue as the source `tools`.
  */
-export async function openToolService(options: ToolServiceOptions): Promise<{ service: HttpService; close(): Promise<void> }> {
+export async function openToolService(options: ToolServiceOptions): Promise<ToolService> {
   const { values, logger } = options;
-  // Delegation tries discovery of the token endpoint now and, while the IdP is down, in the background.
-  const credentials = options.credentials ?? (values.enableDelegation ? createDelegatedCredentials(await openDownstreamCredentials(values, { logger })) : undefined);
+  // Per-caller consent: token sets and open consent requests in the state store every replica shares,
+  // completed by this server's own callback route under TOOLGRAPH_PUBLIC_URL.
+  const consentAgents = Object.values(values.agents).filter(asksCallerConsent).map((a) => a.name);
+  const ownState = consentAgents.length > 0 && options.state === undefined;
+  const state = options.state ?? (consentAgents.length === 0 ? undefined : openStateStore({
+    kind: values.persistence, dataDir: values.dataDir, schema: values.databaseSchema, ...(values.databaseUrl === undefined ? {} : { databaseUrl: values.databaseUrl }),
+  }));
+  const callbackUrl = `${options.publicBase.replace(/\/+$/, '')}${CONSENT_CALLBACK_PATH}`;
+  if (consentAgents.length > 0) logger.info({ agents: consentAgents, callbackUrl, store: state?.kind }, 'per-caller consent on: register the callback URL as a redirect URI at each agent\'s provider');
+  let credentials: DownstreamCredentials;
+  try {
+    // With delegation, the IdP's token endpoint is discovered now and, while the IdP is down, in the background.
+    credentials = options.credentials ?? await openDownstreamCredentials(values, { logger, ...(state === undefined || consentAgents.length === 0 ? {} : { consents: { state, callbackUrl } }) });
+  } catch (error) {
+    if (ownState) await state?.close();
+    throw error;
+  }
   const secrets = createSecretsBackend(values, {
     logger,
     ...(options.secretsSeed ? { seed: options.secretsSeed } : {}),
     seedHint: 'it starts empty in every process; seed it with TOOLGRAPH_SECRETS_FILE, or use SECRETS_BACKEND=store',
   });
-  const server = createToolServer({
-    agents: values.agents,
-    localGraphUrl: options.localGraph ? localOrigin(options.origin) : undefined,
-    tokenAudience: values.authType === 'none' ? undefined : tokenAudienceOf(values, options.publicBase),
-    catalogue: options.catalogue,
-    secrets,
-    logger,
-    maxSessions: values.mcpMaxSessions,
-    maxSessionsPerSubject: values.mcpMaxSessionsPerSubject,
-    ...(options.state ? { state: options.state } : {}),
-    ...(credentials ? { credentials } : {}),
-    ...(options.explain ? { explain: options.explain } : {}),
-  });
+  let server: ReturnType<typeof createToolServer>;
+  try {
+    const clientSecrets = await readClientSecrets(values.agents, secrets);
+    server = createToolServer({
+      agents: values.agents,
+      clientSecrets,
+      localGraphUrl: options.localGraph ? localOrigin(options.origin) : undefined,
+      tokenAudience: values.authType === 'none' ? undefined : tokenAudienceOf(values, options.publicBase),
+      catalogue: options.catalogue,
+      secrets,
+      logger,
+      maxSessions: values.mcpMaxSessions,
+      maxSessionsPerSubject: values.mcpMaxSessionsPerSubject,
+      credentials,
+      ...(state ? { state } : {}),
+      ...(options.explain ? { explain: options.explain } : {}),
+    });
+  } catch (error) {
+    await credentials.close();
+    if (ownState) await state?.close();
+    throw error;
+  }
   options.catalogue.putSource(TOOLS_CATALOGUE_SOURCE, buildCatalogueEntriesStrict(server.registry.catalogueSource()));
-  return { service: server.service, close: () => server.close() };
+  return {
+    service: server.service,
+    openServices: consentAgents.length === 0 ? [] : [createConsentCallbackService(credentials, logger)],
+    async close() {
+      await server.close();
+      if (ownState) await state?.close();
+    },
+  };
 }

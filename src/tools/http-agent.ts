@@ -1,9 +1,9 @@
 import { TOOL_DEFINITIONS } from '../../generated/tools/definitions.ts';
 import { TOOL_INPUT_VALIDATORS } from '../../generated/validators/tools.ts';
 import type { HttpGetOutput } from '../../generated/types/tools.ts';
-import type { AgentSettings } from '../config/index.ts';
+import { describeCredential, type AgentCredentials } from '../auth/index.ts';
+import type { AgentPattern, AgentSettings } from '../config/index.ts';
 import { ToolgraphError, describeValue } from '../errors/index.ts';
-import { authorizationHeaders, describeAuth, type DownstreamAgent, type DownstreamCredentials } from './downstream-credentials.ts';
 import type { DownstreamHttp } from './downstream-http.ts';
 import { defineAction, defineAgent, type ActionContext, type ToolAgent } from './tool-agent.ts';
 
@@ -17,7 +17,8 @@ type QueryValues = Readonly<Record<string, string | number | boolean>>;
 
 export interface HttpAgentOptions {
   readonly settings: AgentSettings;
-  readonly credentials: DownstreamCredentials;
+  /** The agent's credentials (src/auth's one model), resolved for the caller on every call. */
+  readonly credentials: AgentCredentials;
   readonly http: DownstreamHttp;
 }
 
@@ -50,22 +51,29 @@ function excerpt(text: string): string {
   return flat.length <= EXCERPT ? flat : `${flat.slice(0, EXCERPT)}…`;
 }
 
+/** What the tool says about how it reaches its API, by pattern (identity passthrough: the definition's own words). */
+const PATTERN_DESCRIPTIONS: Readonly<Record<Exclude<AgentPattern, 'identity-passthrough'>, string>> = {
+  'full-delegation': 'A REST API called with a token delegated for the caller (RFC 8693 token exchange) for the API\'s audience: every call goes to the agent\'s configured base URL.',
+  hybrid: 'A REST API called with OIDC delegation, else the vendor flow\'s cached token, else the caller\'s token when it was issued for the API: every call goes to the agent\'s configured base URL.',
+  'three-legged': 'A REST API called with the token the user consented to at its OAuth provider (a call without consent answers with the URL to consent at): every call goes to the agent\'s configured base URL.',
+};
+
 /**
- * One agent of the configurable http family: a REST API that accepts only API keys (identity
- * passthrough). Calls carry the agent's own credentials from the credentials port; the caller's
- * token never leaves this server. A status other than 2xx is a tool error quoting the answer.
+ * One agent of the configurable http family: a REST API under a base URL, called with the credential
+ * the agent's pattern gives (src/auth's one model): its own API keys (identity passthrough, the
+ * default), a delegated token, the vendor flow's token, a user's consented token. A status other
+ * than 2xx is a tool error quoting the answer.
  */
 export function createHttpAgent(options: HttpAgentOptions): ToolAgent {
   const { settings, credentials, http } = options;
   const base = settings.url as string;
-  const agent: DownstreamAgent = { name: settings.name, pattern: 'identity-passthrough', audience: settings.audience, settings };
   const api = `The ${settings.name} API`;
 
   async function send(action: string, method: string, path: string, query: QueryValues | undefined, body: unknown, context: ActionContext): Promise<HttpGetOutput> {
     const url = urlUnder(base, path, query);
-    const auth = await credentials.for(agent, context.request, `${settings.name}.${action}`);
-    context.logger.debug({ agent: settings.name, credential: describeAuth(auth) }, 'downstream call');
-    const headers: Record<string, string> = { accept: 'application/json, text/*;q=0.9, */*;q=0.1', ...authorizationHeaders(auth) };
+    const credential = await credentials.resolve({ context: context.request, operation: `${settings.name}.${action}` });
+    context.logger.debug({ agent: settings.name, credential: describeCredential(credential) }, 'downstream call');
+    const headers: Record<string, string> = { accept: 'application/json, text/*;q=0.9, */*;q=0.1', ...credential.headers };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await http.send({ method, url, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal: context.signal });
     const contentType = response.headers['content-type'];
@@ -102,5 +110,15 @@ export function createHttpAgent(options: HttpAgentOptions): ToolAgent {
         return send('request', input.method, input.path, input.query as QueryValues | undefined, input.body, context);
       },
     }),
-  ], settings.description === undefined ? `${definition.description} Base URL ${base}.` : `${settings.description} (${definition.description})`);
+  ], describe(settings, base), { asksConsent: asksCallerConsent(settings) });
+}
+
+/** A three-legged agent with per-caller consent answers a caller without one with the URL to consent at. */
+export function asksCallerConsent(settings: AgentSettings): boolean {
+  return settings.pattern === 'three-legged' && (settings.consent ?? 'caller') === 'caller';
+}
+
+function describe(settings: AgentSettings, base: string): string {
+  const how = settings.pattern === 'identity-passthrough' ? definition.description : PATTERN_DESCRIPTIONS[settings.pattern];
+  return settings.description === undefined ? `${how} Base URL ${base}.` : `${settings.description} (${how})`;
 }

@@ -1,9 +1,9 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestContext } from '../auth/index.ts';
 import type { Logger } from '../log/index.ts';
-import { toolError } from './tool-result.ts';
+import { toolError, type ConsentRequiredContent, type ToolResult } from './tool-result.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
 /** This server's name and version in MCP's `initialize` answer. */
@@ -64,7 +64,24 @@ export function createMcpServer(registry: ToolRegistry, logger: Logger): Server 
     }
     // The caller goes to the tool explicitly (its downstream credentials read it there). No
     // AsyncLocalStorage scope: entering one turns on a promise hook for the whole process.
-    return registry.run(call, { request: context, logger, signal: extra.signal });
+    const result = await registry.run(call, { request: context, logger, signal: extra.signal });
+    const consent = consentAskedBy(result);
+    // A client that declared URL-mode elicitation is asked to send its user to the provider, as MCP
+    // has it for third-party authorization (-32042); it retries the call once the user consented.
+    // Any other client gets the tool error, whose text and structured content carry the URL.
+    if (consent !== undefined && server.getClientCapabilities()?.elicitation?.url !== undefined) {
+      const message = result.content[0]?.text ?? `Agent ${consent.agent} needs your consent.`;
+      const { data } = new UrlElicitationRequiredError([{ mode: 'url', message, url: consent.authorization_url, elicitationId: consent.elicitation_id }]);
+      // As for an unknown tool: the SDK answers code, message and data; an McpError's own message
+      // carries an "MCP error -32042:" prefix, which the client's error adds once more.
+      throw Object.assign(new Error(message), { code: ErrorCode.UrlElicitationRequired, data });
+    }
+    return result;
   });
   return server;
+}
+
+function consentAskedBy(result: ToolResult): ConsentRequiredContent['consent_required'] | undefined {
+  if (!result.isError) return undefined;
+  return (result.structuredContent as Partial<ConsentRequiredContent> | undefined)?.consent_required;
 }

@@ -47,6 +47,11 @@ export interface ToolAgent {
   readonly name: string;
   readonly description: string;
   readonly actions: readonly AnyToolAction[];
+  /**
+   * True when a call may answer with the caller's consent to ask for (a three-legged agent with
+   * per-caller consent): the tool's output schema then admits that structured content too.
+   */
+  readonly asksConsent?: boolean;
 }
 
 /**
@@ -76,9 +81,14 @@ export function defineAction<I, O extends object>(
  * its own name). Every action must be one the definition has; an action this build cannot serve is
  * left out rather than listed and failing (the catalogue and tools/list never promise it).
  */
-export function defineAgent(name: string, definition: ToolDefinition, actions: readonly AnyToolAction[], description?: string): ToolAgent {
+export function defineAgent(name: string, definition: ToolDefinition, actions: readonly AnyToolAction[], description?: string, options: { asksConsent?: boolean } = {}): ToolAgent {
   for (const action of actions) {
     if (!(action.name in definition.actions)) throw new Error(`tool ${name}: action ${action.name} is not in its definition (${Object.keys(definition.actions).join(', ')})`);
   }
-  return Object.freeze({ name, description: description ?? definition.description, actions: Object.freeze([...actions].sort((a, b) => (a.name < b.name ? -1 : 1))) });
+  return Object.freeze({
+    name,
+    description: description ?? definition.description,
+    actions: Object.freeze([...actions].sort((a, b) => (a.name < b.name ? -1 : 1))),
+    ...(options.asksConsent ? { asksConsent: true } : {}),
+  });
 }

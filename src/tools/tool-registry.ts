@@ -4,7 +4,7 @@ import { requireScope } from '../graph/dispatch/index.ts';
 import { toolActionSource, type JsonSchema, type SchemaSource } from '../manifest/index.ts';
 import type { ActionContext, ToolAgent } from './tool-agent.ts';
 import { resolveAction, type ResolvedCall } from './tool-arguments.ts';
-import { toolError, toolSuccess, type ToolResult } from './tool-result.ts';
+import { CONSENT_REQUIRED_SCHEMA, toolError, toolSuccess, type ToolResult } from './tool-result.ts';
 
 /** A tool as MCP `tools/list` describes it. */
 export interface ListedTool {
@@ -42,9 +42,9 @@ function listedInputSchema(agent: ToolAgent): ListedTool['inputSchema'] {
   };
 }
 
-/** Every output the tool can answer; a client checks structuredContent against it. */
+/** Every output the tool can answer (and the consent it may ask for); a client checks structuredContent against it. */
 function listedOutputSchema(agent: ToolAgent): ListedTool['outputSchema'] {
-  return { type: 'object', anyOf: agent.actions.map((a) => a.outputSchema) };
+  return { type: 'object', anyOf: [...agent.actions.map((a) => a.outputSchema), ...(agent.asksConsent ? [CONSENT_REQUIRED_SCHEMA] : [])] };
 }
 
 /**

@@ -1,14 +1,15 @@
+import type { DownstreamCredentials } from '../auth/index.ts';
 import { unconfiguredAgent, type AgentSettings, type AgentsSettings } from '../config/index.ts';
 import type { HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { Catalogue } from '../manifest/index.ts';
 import type { SecretsBackend } from '../secrets/index.ts';
 import type { StateStore } from '../state/index.ts';
-import { createStaticCredentials, type DownstreamCredentials } from './downstream-credentials.ts';
+import { downstreamAgentOf } from './agent-description.ts';
 import { createDownstreamHttp, type DownstreamHttp } from './downstream-http.ts';
 import { createGraphAgent, type GraphExplainer } from './graph/graph-agent.ts';
 import { createGraphServiceClient } from './graph/graph-service-client.ts';
-import { createHttpAgent } from './http-agent.ts';
+import { asksCallerConsent, createHttpAgent } from './http-agent.ts';
 import { createSchemasAgent } from './schemas-agent.ts';
 import { createSecretsAgent } from './secrets-agent.ts';
 import { createToolHttpService } from './tool-http-service.ts';
@@ -27,8 +28,14 @@ export interface ToolServerOptions {
   readonly tokenAudience: string | undefined;
   readonly catalogue: Catalogue;
   readonly secrets: SecretsBackend;
-  /** The credentials port; default `createStaticCredentials()` (the delegation library plugs in here). */
-  readonly credentials?: DownstreamCredentials;
+  /**
+   * The one downstream-credentials model (src/auth, `openDownstreamCredentials`): every agent is
+   * registered with it when the server is built (a bad description stops start-up), and each call
+   * resolves its credential for the caller. The tool server closes it.
+   */
+  readonly credentials: DownstreamCredentials;
+  /** Client secrets read from the secrets backend (`client_secret_ref`), by agent name. */
+  readonly clientSecrets?: Readonly<Record<string, string>>;
   /**
    * The query planner of the local graph service (the process's own engine); graph.explain is listed
    * only with one, and only on the graph agent that calls the local service (an agent with a url
@@ -55,7 +62,7 @@ export interface ToolServer {
  * configured agent (graph agents for other graph services, http agents for REST APIs with API keys).
  */
 export function createToolAgents(options: ToolServerOptions): { agents: ToolAgent[]; clients: DownstreamHttp[] } {
-  const credentials = options.credentials ?? createStaticCredentials();
+  const { credentials } = options;
   const clients: DownstreamHttp[] = [];
   const httpFor = (settings: AgentSettings) => {
     const client = createDownstreamHttp({ name: settings.name, sslVerify: settings.sslVerify, timeoutMs: settings.timeoutSecs * 1000 });
@@ -71,22 +78,21 @@ export function createToolAgents(options: ToolServerOptions): { agents: ToolAgen
         options.logger.info({ agent: settings.name }, 'graph tool off: no graph service in this process and no url configured for the agent');
         continue;
       }
-      const audience = settings.audience ?? (local ? options.tokenAudience : undefined);
-      const agent = { name: settings.name, pattern: 'full-delegation', audience, settings } as const;
-      credentials.prepare?.(agent);
+      const audience = local ? options.tokenAudience : undefined;
       agents.push(createGraphAgent({
         name: settings.name,
         client: createGraphServiceClient({
           baseUrl: settings.url ?? (options.localGraphUrl as string),
-          agent,
-          credentials,
+          credentials: credentials.agent(downstreamAgentOf(settings, { audience, clientSecret: options.clientSecrets?.[settings.name] })),
           http: httpFor(settings),
         }),
+        // Without configured scopes, each action's delegated token asks for what the action needs.
+        scopesPerAction: settings.scopes === undefined,
+        asksConsent: asksCallerConsent(settings),
         ...(options.explain && local ? { explain: options.explain } : {}),
       }));
     } else {
-      credentials.prepare?.({ name: settings.name, pattern: 'identity-passthrough', audience: settings.audience, settings });
-      agents.push(createHttpAgent({ settings, credentials, http: httpFor(settings) }));
+      agents.push(createHttpAgent({ settings, credentials: credentials.agent(downstreamAgentOf(settings, { clientSecret: options.clientSecrets?.[settings.name] })), http: httpFor(settings) }));
     }
   }
   agents.push(createSchemasAgent(options.catalogue), createSecretsAgent(options.secrets));
@@ -111,7 +117,7 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
       async close() {
         await service.close?.();
         for (const client of clients) client.close();
-        await options.credentials?.close?.();
+        await options.credentials.close();
       },
     },
     async close() {

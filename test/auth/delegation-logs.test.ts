@@ -51,10 +51,10 @@ describe('no token in logs, audit records or error bodies', () => {
     await store.save(device);
 
     const agents: DownstreamAgent[] = [
-      { name: 'leak-graph', pattern: 'delegation', credentials: { kind: 'token', token: 'static-fallback-token-value-0001' } },
-      { name: 'leak-bad-audience', pattern: 'delegation', audience: UNREGISTERED, credentials: { kind: 'basic', username: 'svc', password: 'fallback-password-value-0002' } },
-      { name: 'leak-bad-audience-strict', pattern: 'delegation', audience: UNREGISTERED },
-      { name: 'leak-traces', pattern: 'passthrough', credentials: { kind: 'api-key', ...f.apiKey } },
+      { name: 'leak-graph', pattern: 'full-delegation', credentials: { kind: 'token', token: 'static-fallback-token-value-0001' } },
+      { name: 'leak-bad-audience', pattern: 'full-delegation', audience: UNREGISTERED, credentials: { kind: 'basic', username: 'svc', password: 'fallback-password-value-0002' } },
+      { name: 'leak-bad-audience-strict', pattern: 'full-delegation', audience: UNREGISTERED },
+      { name: 'leak-traces', pattern: 'identity-passthrough', credentials: { kind: 'api-key', ...f.apiKey } },
       { name: 'leak-hybrid', pattern: 'hybrid', audience: API },
       { name: 'leak-hybrid-none', pattern: 'hybrid', audience: API },
       { name: 'leak-3lo', pattern: 'three-legged', provider: { configUrl: f.idp.discoveryUrl, clientId: f.idp.threeLeggedClient.clientId, clientSecret: f.idp.threeLeggedClient.clientSecret } },

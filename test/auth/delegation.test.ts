@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  DELEGATION_FALLBACK_WARNING, DownstreamCredentials, TokenSetStore, createBearerAuthenticator, createTokenExchanger, currentRequestContext, requestContextOf, runWithRequestContext,
+  DELEGATION_FALLBACK_WARNING, DownstreamCredentials, TokenSetStore, createBearerAuthenticator, createTokenExchanger, requestContextOf,
   openTrustedIssuer, requireBearer, type DownstreamAgent, type TrustedIssuer,
 } from '../../src/auth/index.ts';
 import { sendJson, startHost, type HttpService } from '../../src/http/index.ts';
@@ -19,7 +19,7 @@ afterAll(async () => {
   await f?.close();
 });
 
-const graph: DownstreamAgent = { name: 'graph', pattern: 'delegation' };
+const graph: DownstreamAgent = { name: 'graph', pattern: 'full-delegation' };
 
 
 /** Log lines as objects, for asserting levels and messages. */
@@ -40,21 +40,19 @@ describe('full delegation', () => {
     expect(await whoami(f.api, { authorization: `Bearer ${caller}` })).toMatchObject({ status: 401, body: { reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED' } });
   });
 
-  it('works end to end inside a bearer-protected service: the tool handler reads the caller from the request context it enters', async () => {
+  it('works end to end inside a bearer-protected service: the tool handler hands on the caller requireBearer bound to the request', async () => {
     const downstream = await f.open();
     const agent = downstream.agent(graph);
     const tool: HttpService = {
       name: 'tool', prefixes: ['/tool'], entryPath: '/tool',
       async handle(req, res) {
-        // What the tool server does: enter the context requireBearer bound to the request around the tool's run.
+        // What the tool server does: hand the context requireBearer bound to the request to the tool's run.
         const context = requestContextOf(req);
         if (context === undefined) throw new Error('requireBearer bound no context');
-        await runWithRequestContext(context, async () => {
-          // What a tool does: credentials for the current caller, then the downstream call.
-          const credential = await agent.resolve();
-          const answer = await whoami(f.api, credential.headers);
-          sendJson(res, 200, { source: credential.source, downstream: answer.body, caller: currentRequestContext()?.principal.subject });
-        });
+        // What a tool does: credentials for its caller, then the downstream call.
+        const credential = await agent.resolve({ context });
+        const answer = await whoami(f.api, credential.headers);
+        sendJson(res, 200, { source: credential.source, downstream: answer.body, caller: context.principal.subject });
       },
     };
     const trusted: TrustedIssuer = await openTrustedIssuer(f.idp.discoveryUrl);
@@ -95,7 +93,7 @@ describe('the spec\'s errors for delegation, each with its fix', () => {
     expect(error.status).toBe(401);
     expect(error.message).toBe('No user token available for delegation');
     expect(error.details?.['fix']).toBe('Start the server with --auth-type oidc-proxy, send Authorization: Bearer <token>, and pass --enable-delegation.');
-    // Outside any request, the request context is empty too.
+    // Without a context at all, likewise.
     expect((await failure(downstream.resolve(graph))).message).toBe('No user token available for delegation');
   });
 

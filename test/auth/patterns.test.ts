@@ -2,7 +2,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DELEGATION_FALLBACK_WARNING, TokenSetStore, signInWithDeviceFlow, type DownstreamAgent, type TokenSet } from '../../src/auth/index.ts';
+import { DELEGATION_FALLBACK_WARNING, HYBRID_VENDOR_TOKEN_INFO, TokenSetStore, signInWithDeviceFlow, type DownstreamAgent, type TokenSet } from '../../src/auth/index.ts';
 import { Browser } from '../support/browser.ts';
 import { captureLogger } from '../support/capture-logger.ts';
 import { whoami } from '../support/downstream-api.ts';
@@ -34,7 +34,7 @@ async function deviceSignIn(agent: string, config = configs.idp): Promise<TokenS
 }
 
 describe('identity passthrough', () => {
-  const agent: DownstreamAgent = { name: 'traces', pattern: 'passthrough', credentials: { kind: 'api-key', publicKey: '', secretKey: '' } };
+  const agent: DownstreamAgent = { name: 'traces', pattern: 'identity-passthrough', credentials: { kind: 'api-key', publicKey: '', secretKey: '' } };
 
   it('always calls with the API keys; with delegation enabled each call writes the SSO identity to the JSON-lines audit log (mode 0600)', async () => {
     const auditLog = join(f.dir, 'passthrough-audit.jsonl');
@@ -78,7 +78,7 @@ describe('identity passthrough', () => {
 
   it('an agent without API keys is refused when registered', async () => {
     const downstream = await f.open();
-    expect(() => downstream.agent({ name: 'traces', pattern: 'passthrough' })).toThrow('agent traces: identity passthrough calls the API with its API keys');
+    expect(() => downstream.agent({ name: 'traces', pattern: 'identity-passthrough' })).toThrow('agent traces: identity passthrough calls the API with its API keys');
   });
 });
 
@@ -93,7 +93,7 @@ describe('hybrid: OIDC delegation, then the device flow\'s cached token, then th
     expect((await whoami(f.api, credential.headers)).body).toMatchObject({ sub: 'alice', act: { sub: f.idp.clientId } });
   });
 
-  it('2. when delegation fails (with the warning), the device flow\'s cached token; it reuses OIDC_CLIENT_ID', async () => {
+  it('2. when delegation fails, the device flow\'s cached token, with an info line (the spec\'s warning is for falling back to credentials); it reuses OIDC_CLIENT_ID', async () => {
     const { lines, logger } = captureLogger();
     const downstream = await f.open({ oidcClientSecret: 'wrong-secret-for-the-exchange' }, { logger });
     const set = await deviceSignIn('vendor-2');
@@ -102,7 +102,10 @@ describe('hybrid: OIDC delegation, then the device flow\'s cached token, then th
     const credential = await downstream.resolve(hybrid('vendor-2'), { context: await f.contextFor(await f.callerToken('alice')) });
     expect(credential.source).toBe('device-flow');
     expect((await whoami(f.api, credential.headers)).body).toMatchObject({ via: 'bearer', sub: 'interactive-user', act: null });
-    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l['level'] === 'warn')).toEqual([expect.objectContaining({ msg: DELEGATION_FALLBACK_WARNING, code: 'TG_TOKEN_EXCHANGE_FAILED' })]);
+    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logged.filter((l) => l['level'] === 'warn')).toEqual([]);
+    expect(logged.filter((l) => l['msg'] === HYBRID_VENDOR_TOKEN_INFO)).toEqual([expect.objectContaining({ level: 'info', agent: 'vendor-2', pattern: 'hybrid', step: 2, delegation: 'TG_TOKEN_EXCHANGE_FAILED' })]);
+    expect(lines.join('\n')).not.toContain('alice');
   });
 
   it('3. with neither, the caller\'s own token, only because its audience includes the API', async () => {
@@ -125,6 +128,14 @@ describe('hybrid: OIDC delegation, then the device flow\'s cached token, then th
     const downstream = await f.open({ enableDelegation: false });
     const credential = await downstream.resolve({ ...hybrid('vendor-5'), credentials: { kind: 'api-key', ...f.apiKey } }, { context: null });
     expect(credential).toMatchObject({ source: 'credentials', fallback: true });
+  });
+
+  it('falling back to the agent\'s credentials after a failed delegation logs the spec\'s warning', async () => {
+    const { lines, logger } = captureLogger();
+    const downstream = await f.open({ oidcClientSecret: 'wrong-secret-for-the-exchange' }, { logger });
+    const credential = await downstream.resolve({ ...hybrid('vendor-6'), credentials: { kind: 'api-key', ...f.apiKey } }, { context: await f.contextFor(await f.callerToken('alice')) });
+    expect(credential).toMatchObject({ source: 'credentials', fallback: true });
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l['level'] === 'warn')).toEqual([expect.objectContaining({ msg: DELEGATION_FALLBACK_WARNING, agent: 'vendor-6', code: 'TG_TOKEN_EXCHANGE_FAILED' })]);
   });
 });
 

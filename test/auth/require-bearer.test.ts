@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBearerAuthenticator, currentRequestContext, openTrustedIssuer, requestContextOf, requestPrincipal, requireBearer, type TrustedIssuer } from '../../src/auth/index.ts';
+import { createBearerAuthenticator, openTrustedIssuer, requestContextOf, requestPrincipal, requireBearer, type TrustedIssuer } from '../../src/auth/index.ts';
 import { ToolgraphError } from '../../src/errors/index.ts';
 import { sendJson, startHost, type HttpService, type RunningHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
@@ -32,8 +32,6 @@ const probe: HttpService = {
         scopes: context?.principal.scopes,
         hasToken: context?.token !== undefined,
         principalOfRequest: requestPrincipal(req).subject,
-        // requireBearer enters no AsyncLocalStorage scope (the tool server enters its own).
-        asyncLocal: currentRequestContext() !== undefined,
       });
     })();
   },
@@ -59,7 +57,7 @@ const get = async (path: string, token?: string) => fetch(`${host.origin}${path}
 describe('requireBearer', () => {
   it('binds the verified token\'s context to the request, on the first request and from the cache', async () => {
     const token = await idp.mintToken({ sub: 'alice', scope: 'kg:read kg:write' });
-    const expected = { subject: 'alice', scopes: ['kg:read', 'kg:write'], hasToken: true, principalOfRequest: 'alice', asyncLocal: false };
+    const expected = { subject: 'alice', scopes: ['kg:read', 'kg:write'], hasToken: true, principalOfRequest: 'alice' };
     for (let i = 0; i < 2; i++) {
       const res = await get('/probe', token);
       expect(res.status).toBe(200);
@@ -68,8 +66,7 @@ describe('requireBearer', () => {
     // Another caller's token, now that alice's is cached: its own context, never alice's.
     const res = await get('/probe', await idp.mintToken({ sub: 'bob', scope: 'kg:read' }));
     expect(await res.json()).toMatchObject({ subject: 'bob', principalOfRequest: 'bob' });
-    // Outside a request there is no context.
-    expect(currentRequestContext()).toBeUndefined();
+    // Outside a request there is no context (and no ambient one: the caller rides on the request).
     expect(() => requestPrincipal()).toThrow(ToolgraphError);
   });
 

@@ -55,6 +55,8 @@ describe('three-legged OAuth, loopback callback', () => {
       response_type: 'code',
       redirect_uri: 'http://127.0.0.1:56121/callback',
       scope: 'openid email api offline_access',
+      // offline_access needs prompt=consent (OIDC Core §11), or a standard IdP issues no refresh token.
+      prompt: 'consent',
       resource: API,
       code_challenge: createHash('sha256').update(request.codeVerifier).digest('base64url'),
       code_challenge_method: 'S256',
@@ -65,6 +67,8 @@ describe('three-legged OAuth, loopback callback', () => {
     const again = await buildAuthorizationRequest(configs.vendor, { redirectUri: 'http://127.0.0.1:56121/callback', scopes: SCOPES });
     expect(again.state).not.toBe(request.state);
     expect(again.codeVerifier).not.toBe(request.codeVerifier);
+    const online = await buildAuthorizationRequest(configs.vendor, { redirectUri: 'http://127.0.0.1:56121/callback', scopes: ['openid', 'api'] });
+    expect(new URL(online.url).searchParams.has('prompt')).toBe(false);
   });
 
   it('runs end to end: consent, the redirect to the loopback server, the code exchange; the token set is stored mode 0600 under the state dir and reaches the API', async () => {

@@ -99,6 +99,15 @@ describe('toolgraph auth login <agent> (child process)', () => {
     expect((await whoami(f.api, credential.headers)).status).toBe(200);
   });
 
+  it('refuses an agent name no served agent can have (the token set would belong to no agent)', async () => {
+    for (const name of ['Jira.Cloud', 'secrets']) {
+      const run = toolgraph(['auth', 'login', name], { OIDC_CONFIG_URL: f.idp.discoveryUrl, OIDC_CLIENT_ID: f.idp.threeLeggedClient.clientId });
+      const [code] = (await once(run.child, 'exit')) as [number];
+      expect(code).toBe(78);
+      expect(run.stderr()).toBe(`toolgraph: TG_CONFIG_INVALID: agent name: expected a name the tool server's agents can have (^[a-z][a-z0-9_]{0,63}$, not schemas or secrets), got "${name}"\n`);
+    }
+  });
+
   it('without a client or provider it exits 78 naming the setting', async () => {
     const run = toolgraph(['auth', 'login', 'jira'], {});
     const [code] = (await once(run.child, 'exit')) as [number];

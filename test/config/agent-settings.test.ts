@@ -88,3 +88,36 @@ describe('agents: every field from flag, env or config.json, each on its own', (
     });
   });
 });
+
+describe('agents name their pattern, OAuth provider, audience and scopes', () => {
+  it('reads them from flag, env and config.json; the pattern defaults by kind', () => {
+    const { agents, secrets } = resolve({
+      config: { jira: { url: 'https://jira.example.test/rest', provider_config_url: 'https://vendor.example.test/.well-known/openid-configuration', client_id: 'tg-jira', client_secret: 'jira-client-secret-42' } },
+      env: { TOOLGRAPH_AGENT_JIRA_SCOPES: 'read:jira-work offline_access', TOOLGRAPH_AGENT_VENDOR_URL: 'https://vendor.example.test/api', TOOLGRAPH_AGENT_VENDOR_PATTERN: 'hybrid' },
+      flags: ['jira.pattern=three-legged', 'jira.audience=https://jira.example.test', 'search.url=https://search.example.test', 'search.pattern=three-legged', 'search.consent=operator',
+        'search.authorization_endpoint=https://search.example.test/authorize', 'search.token_endpoint=https://search.example.test/token', 'search.client_id=tg-search', 'search.client_secret_ref=vendors/search#client_secret',
+        'graph.scopes=kg:read'],
+    });
+    expect(agents['jira']).toMatchObject({ kind: 'http', pattern: 'three-legged', audience: 'https://jira.example.test', scopes: 'read:jira-work offline_access', providerConfigUrl: 'https://vendor.example.test/.well-known/openid-configuration', clientId: 'tg-jira', clientSecret: 'jira-client-secret-42', consent: undefined });
+    expect(agents['search']).toMatchObject({ pattern: 'three-legged', consent: 'operator', authorizationEndpoint: 'https://search.example.test/authorize', tokenEndpoint: 'https://search.example.test/token', clientSecretRef: 'vendors/search#client_secret' });
+    expect(agents['vendor']).toMatchObject({ kind: 'http', pattern: 'hybrid', clientId: undefined });
+    expect(agents['graph']).toMatchObject({ kind: 'graph', pattern: 'full-delegation', scopes: 'kg:read' });
+    expect(resolve({ env: { TOOLGRAPH_AGENT_CRM_URL: 'https://crm.example.test' } }).agents['crm']!.pattern).toBe('identity-passthrough');
+    expect(secrets).toContain('jira-client-secret-42');
+  });
+
+  it.each([
+    [{ flags: ['jira.url=https://x', 'jira.pattern=three-legged'] }, 'agent jira: pattern three-legged needs the OAuth provider the user consents at: set provider_config_url (TOOLGRAPH_AGENT_JIRA_PROVIDER_CONFIG_URL, or agents.jira.provider_config_url in config.json), or authorization_endpoint and token_endpoint'],
+    [{ flags: ['jira.url=https://x', 'jira.pattern=three-legged', 'jira.provider_config_url=https://v.test/.well-known/openid-configuration'] }, 'agent jira: pattern three-legged signs in at the provider as a registered client: set client_id (TOOLGRAPH_AGENT_JIRA_CLIENT_ID, or agents.jira.client_id in config.json)'],
+    [{ flags: ['jira.url=https://x', 'jira.pattern=three-legged', 'jira.token_endpoint=https://v.test/token', 'jira.client_id=c'] }, 'agent jira: pattern three-legged sends the user to the provider\'s authorization endpoint: set authorization_endpoint (TOOLGRAPH_AGENT_JIRA_AUTHORIZATION_ENDPOINT'],
+    [{ flags: ['jira.url=https://x', 'jira.client_id=c'] }, 'agent jira: client_id name an OAuth provider, which only three-legged and hybrid agents sign in at; this agent\'s pattern is identity-passthrough'],
+    [{ flags: ['jira.url=https://x', 'jira.consent=operator'] }, 'agent jira: consent applies to three-legged agents; this agent\'s pattern is identity-passthrough'],
+    [{ flags: ['jira.url=https://x', 'jira.pattern=hybrid', 'jira.client_id=c'] }, 'agent jira: pattern hybrid needs the OAuth provider of its device flow: set provider_config_url'],
+    [{ flags: ['jira.url=https://x', 'jira.pattern=three-legged', 'jira.client_id=c', 'jira.provider_config_url=https://v.test/d', 'jira.token_endpoint=https://v.test/token'] }, 'agent jira: give provider_config_url (discovery) or authorization_endpoint and token_endpoint, not both'],
+    [{ flags: ['jira.url=https://x', 'jira.pattern=three-legged', 'jira.client_id=c', 'jira.provider_config_url=https://v.test/d', 'jira.client_secret_ref=k'], env: { TOOLGRAPH_AGENT_JIRA_CLIENT_SECRET: 's' } }, 'agent jira: give client_secret or client_secret_ref, not both'],
+    [{ flags: ['jira.client_secret=s'] }, 'client_secret is a secret, and command lines are readable by every user of the machine'],
+    [{ flags: ['jira.pattern=two-legged'] }, '--agent jira.pattern from flag: expected one of full-delegation, hybrid, identity-passthrough, three-legged, got "two-legged"'],
+  ])('refuses an incomplete combination at start-up, naming the missing setting: %j', (input, message) => {
+    expect(() => resolve(input)).toThrow(message);
+  });
+});

@@ -96,7 +96,7 @@ describe('delegation with discovery unresolved', () => {
     try {
       const { lines, logger } = captureLogger('info');
       const downstream = await f.open({ idpRetryMaxMs: 200 }, { logger });
-      const graph: DownstreamAgent = { name: 'graph', pattern: 'delegation' };
+      const graph: DownstreamAgent = { name: 'graph', pattern: 'full-delegation' };
       const error = await downstream.resolve(graph, { context }).then(() => undefined, (e: unknown) => e as { code: string; message: string });
       expect(error).toMatchObject({ code: 'TG_NO_TOKEN_ENDPOINT', message: 'No token_endpoint configured' });
       const withKey: DownstreamAgent = { ...graph, credentials: { kind: 'api-key', ...f.apiKey } };

@@ -55,6 +55,8 @@ export interface StartIdpOptions {
   defaultAudience?: string;
   /** Access-token lifetime in seconds. Default 600. */
   accessTokenTtl?: number;
+  /** Access-token lifetime in seconds for tokens of one resource (audience), e.g. a short-lived vendor API's. */
+  accessTokenTtlFor?: Readonly<Record<string, number>>;
   /** Scopes the client may ask for, beyond `openid`. */
   scopes?: readonly string[];
   /** Hook to register more grants (e.g. token exchange) before the provider serves. */
@@ -65,6 +67,12 @@ export interface StartIdpOptions {
   registeredAudiences?: readonly string[];
   /** Refresh-token lifetime in seconds. Default 86400. */
   refreshTokenTtl?: number;
+  /**
+   * `offline_access` (default): oidc-provider's own policy, a refresh token only for grants with
+   * offline_access, kept at the authorization endpoint only with prompt=consent. `always`: every
+   * client allowed the refresh_token grant gets one.
+   */
+  refreshTokens?: 'offline_access' | 'always';
 }
 
 export interface IdpRequest {
@@ -92,6 +100,10 @@ export interface TestIdp {
   grants: { grantType: string; ok: boolean }[];
   /** Token exchanges the IdP answered (successful ones). */
   tokenExchanges(): number;
+  /** What each successful token exchange issued: the subject, the audience and the scopes. */
+  exchanges: { sub: string; audience: string; scope: string }[];
+  /** Registers or replaces a client (oidc-provider's dynamic clients are re-read on change): add one, or take grants away from one. */
+  upsertClient(metadata: Record<string, unknown>): Promise<void>;
   /** Who the automated login signs in from now on. Default `{sub: 'interactive-user', email: 'interactive-user@example.test'}`. */
   setInteractiveUser(user: InteractiveUser): void;
   /** The next interaction answers access_denied (the user clicked "deny"). */
@@ -128,6 +140,7 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
   let denyNext = false;
   const emails = new Map<string, string>();
   const grants: { grantType: string; ok: boolean }[] = [];
+  const exchanges: { sub: string; audience: string; scope: string }[] = [];
   /** Claims of the verified subject token of the exchange being answered, for extraTokenClaims. */
   const exchangeSubjects = new WeakMap<object, JWTPayload>();
 
@@ -158,7 +171,7 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
   const signingKey = { ...(await exportJWK(privateKey)), kid: 'test-rs256', alg: 'RS256', use: 'sig' };
   const ownKeys = createLocalJWKSet({ keys: [{ ...(await exportJWK(publicKey)), kid: signingKey.kid, alg: 'RS256', use: 'sig' }] });
 
-  const resourceServerInfo = (resource: string) => ({ audience: resource, scope: scopes.join(' '), accessTokenFormat: 'jwt', accessTokenTTL: ttl });
+  const resourceServerInfo = (resource: string) => ({ audience: resource, scope: scopes.join(' '), accessTokenFormat: 'jwt', accessTokenTTL: options.accessTokenTtlFor?.[resource] ?? ttl });
 
   const provider = new Provider(issuer, {
     clients: [{
@@ -197,9 +210,12 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
         getResourceServerInfo: async (_ctx: unknown, resource: string) => resourceServerInfo(resource),
       },
     },
-    ttl: { AccessToken: ttl, ClientCredentials: ttl, IdToken: 3600, RefreshToken: options.refreshTokenTtl ?? 86400, DeviceCode: 600, Interaction: 600, Session: 3600, Grant: 86400 },
-    // Every client allowed the refresh_token grant gets one (oidc-provider's default also wants offline_access).
-    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token'),
+    // An access token lives as long as its resource server says (accessTokenTtlFor), else `ttl`.
+    ttl: { AccessToken: (_ctx: unknown, token: { resourceServer?: { accessTokenTTL?: number } }) => token.resourceServer?.accessTokenTTL ?? ttl, ClientCredentials: ttl, IdToken: 3600, RefreshToken: options.refreshTokenTtl ?? 86400, DeviceCode: 600, Interaction: 600, Session: 3600, Grant: 86400 },
+    // oidc-provider's default refresh-token policy, as a standard IdP has it: a refresh token only for
+    // a grant with offline_access, which an authorization request keeps only with prompt=consent
+    // (OpenID Connect Core §11). `refreshTokens: 'always'` restores the lenient policy.
+    ...(options.refreshTokens === 'always' ? { issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token') } : {}),
     // The interactive user's claims, for ID tokens of the interactive flows.
     findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub, ...(emails.has(sub) ? { email: emails.get(sub) } : {}) }) }),
     claims: { openid: ['sub'], email: ['email'] },
@@ -209,7 +225,7 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
       if (token.gty === TOKEN_EXCHANGE_GRANT) {
         // RFC 8693 §4.1: the acting party is the client that asked; the subject stays the user.
         const subject = ctx ? exchangeSubjects.get(ctx) : undefined;
-        return { act: { sub: clientId }, ...(typeof subject?.['email'] === 'string' ? { email: subject['email'] } : {}) };
+        return { act: { sub: (ctx?.oidc.client as { clientId?: string } | undefined)?.clientId ?? clientId }, ...(typeof subject?.['email'] === 'string' ? { email: subject['email'] } : {}) };
       }
       if (token.gty !== MINT_GRANT) {
         const email = token.accountId === undefined ? undefined : emails.get(token.accountId);
@@ -258,6 +274,7 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
     const at = new ctx.oidc.provider.AccessToken({ accountId: subject.sub, client: ctx.oidc.client, gty: TOKEN_EXCHANGE_GRANT, scope });
     at.resourceServer = new ctx.oidc.provider.ResourceServer(audience, resourceServerInfo(audience));
     const value = await at.save();
+    exchanges.push({ sub: subject.sub, audience, scope });
     ctx.body = { access_token: value, issued_token_type: ACCESS_TOKEN_TYPE, token_type: 'Bearer', expires_in: at.expiration, ...(scope ? { scope } : {}) };
   }, ['subject_token', 'subject_token_type', 'audience', 'resource', 'scope', 'requested_token_type', 'actor_token', 'actor_token_type']);
 
@@ -309,6 +326,8 @@ export async function startIdp(options: StartIdpOptions = {}): Promise<TestIdp> 
     jwksFetches: () => requests.filter((r) => r.path === '/jwks').length,
     grants,
     tokenExchanges: () => grants.filter((g) => g.grantType === TOKEN_EXCHANGE_GRANT && g.ok).length,
+    exchanges,
+    upsertClient: (metadata) => (provider as unknown as { Client: { adapter: { upsert(id: string, payload: Record<string, unknown>): Promise<void> } } }).Client.adapter.upsert(String(metadata['client_id']), metadata),
     setInteractiveUser: (user) => void (interactiveUser = user),
     denyNextInteraction: () => void (denyNext = true),
     signToken: (claims, header = {}, options) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: signingKey.kid, ...header } as { alg: string }).sign(privateKey, options),

@@ -103,7 +103,7 @@ describe('--auth-type oidc-proxy --enable-delegation: a signed-in client\'s grap
     const restResult = (await rest.json()) as { structuredContent?: unknown };
     expect(restResult.structuredContent, JSON.stringify(restResult)).toEqual({ columns: ['n'], rows: [[8]], version: 3 });
     expect(idp.tokenExchanges() - before).toBe(1);
-    expect(toolLines.some((l) => l.includes('"credential":"headers:delegated"'))).toBe(true);
+    expect(toolLines.some((l) => l.includes('"credential":"bearer:delegation"'))).toBe(true);
     // The graph service verified a token for its own audience and served it (its log has the dispatch, no refusal).
     expect(graphLines.filter((l) => l.includes('"msg":"dispatch"') && l.includes('"outcome":"ok"')).length).toBe(3);
 

@@ -133,8 +133,8 @@ describe('http agents: REST APIs that accept only API keys (identity passthrough
     expect(wiki.seen.at(-1)!.authorization).toBeUndefined();
     const everything = JSON.stringify([...crm.seen, ...wiki.seen, ...tls.seen]);
     for (const token of callerTokens) expect(everything).not.toContain(token.split('.')[1]);
-    expect(lines.some((l) => l.includes('"agent":"crm"') && l.includes('"credential":"basic:static"'))).toBe(true);
-    expect(lines.some((l) => l.includes('"agent":"wiki"') && l.includes('"credential":"api-key:static"'))).toBe(true);
+    expect(lines.some((l) => l.includes('"agent":"crm"') && l.includes('"credential":"basic:credentials"'))).toBe(true);
+    expect(lines.some((l) => l.includes('"agent":"wiki"') && l.includes('"credential":"headers:credentials"'))).toBe(true);
   });
 
   it('refuse a body on GET', async () => {

@@ -50,7 +50,7 @@ describe('AUTH_TYPE=jwt: the tool server verifies the caller\'s token before any
     const result = await client.callTool(CYPHER);
     expect(result.structuredContent).toEqual({ columns: ['n'], rows: [[8]], version: 3 });
     // The graph service verified the same token: a second, token-protected hop.
-    expect(lines.some((l) => l.includes('"credential":"bearer:caller"'))).toBe(true);
+    expect(lines.some((l) => l.includes('"credential":"bearer:caller-token"'))).toBe(true);
     await client.close();
   });
 

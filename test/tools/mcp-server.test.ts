@@ -3,7 +3,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
 import { TOOL_DEFINITIONS } from '../../generated/tools/definitions.ts';
 import { TOOL_INPUT_VALIDATORS } from '../../generated/validators/tools.ts';
-import { currentRequestContext, type RequestContext } from '../../src/auth/index.ts';
+import type { RequestContext } from '../../src/auth/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import { authInfoOf, createMcpServer } from '../../src/tools/mcp-server.ts';
 import { defineAction, defineAgent, ToolRegistry } from '../../src/tools/index.ts';
@@ -15,13 +15,13 @@ const CALLER: RequestContext = {
 };
 
 describe('MCP tools/call hands the caller to the tool', () => {
-  it('as the action context\'s request, entering no AsyncLocalStorage scope (which would hook every promise of the process)', async () => {
-    const seen: { request: RequestContext | undefined; ambient: RequestContext | undefined }[] = [];
+  it('as the action context\'s request (there is no ambient context: an AsyncLocalStorage scope would hook every promise of the process)', async () => {
+    const seen: { request: RequestContext | undefined }[] = [];
     const probe = defineAgent('probe', TOOL_DEFINITIONS.secrets, [defineAction('get', TOOL_DEFINITIONS.secrets.actions.get, TOOL_INPUT_VALIDATORS.secrets.get, {
       readOnly: true,
       async run(input, context) {
         await Promise.resolve();
-        seen.push({ request: context.request, ambient: currentRequestContext() });
+        seen.push({ request: context.request });
         return { key: input.key, value: 'not a real secret' };
       },
     })]);
@@ -35,7 +35,7 @@ describe('MCP tools/call hands the caller to the tool', () => {
     await client.connect(clientSide);
     const result = await client.callTool({ name: 'probe', arguments: { action: 'get', key: 'team/db' } });
     expect(result.isError).not.toBe(true);
-    expect(seen).toEqual([{ request: CALLER, ambient: undefined }]);
+    expect(seen).toEqual([{ request: CALLER }]);
     await client.close();
   });
 });

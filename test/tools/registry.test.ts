@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TOOL_DEFINITIONS } from '../../generated/tools/definitions.ts';
 import { TOOL_INPUT_VALIDATORS } from '../../generated/validators/tools.ts';
+import { openDownstreamCredentials } from '../../src/auth/index.ts';
 import { ToolgraphError } from '../../src/errors/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import { buildCatalogueEntriesStrict, createStaticCatalogue } from '../../src/manifest/index.ts';
@@ -101,9 +102,10 @@ describe('generated validators', () => {
 });
 
 describe('graph.explain', () => {
-  it('is listed on the graph agent of the local graph service only, and only when a planner is given', () => {
+  it('is listed on the graph agent of the local graph service only, and only when a planner is given', async () => {
     const values = resolveConfig({ env: { HOME: '/nonexistent', TOOLGRAPH_AGENT_OTHER_KIND: 'graph', TOOLGRAPH_AGENT_OTHER_URL: 'http://127.0.0.1:9' } }).values;
-    const base = { agents: values.agents, localGraphUrl: 'http://127.0.0.1:4000', tokenAudience: undefined, catalogue: createStaticCatalogue({ publicBaseUrl: 'http://127.0.0.1:4000' }), secrets: new InMemorySecretsBackend({}), logger: silentLogger() };
+    const credentials = await openDownstreamCredentials(values);
+    const base = { agents: values.agents, localGraphUrl: 'http://127.0.0.1:4000', tokenAudience: undefined, catalogue: createStaticCatalogue({ publicBaseUrl: 'http://127.0.0.1:4000' }), secrets: new InMemorySecretsBackend({}), credentials, logger: silentLogger() };
     const actionsOf = (agents: { name: string; actions: readonly { name: string }[] }[]) => Object.fromEntries(agents.filter((a) => a.name !== 'schemas' && a.name !== 'secrets').map((a) => [a.name, a.actions.map((x) => x.name)]));
     const explain = async () => ({ graph: 'g', plan: {} });
     expect(actionsOf(createToolAgents({ ...base, explain }).agents)).toEqual({

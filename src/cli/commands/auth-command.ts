@@ -24,10 +24,14 @@ runs on a remote server, forward that port from the machine with the browser bef
 
 --device signs in by the device flow instead (RFC 8628): nothing listens, any browser anywhere will do.
 
-The provider is OIDC_CONFIG_URL (--oidc-config-url), or --authorization-endpoint and --token-endpoint;
-the client is OIDC_CLIENT_ID (--oidc-client-id) with OIDC_CLIENT_SECRET from env or config.json.
-The token set is stored in {state_dir}/tokens/<agent>.json (mode 0600), where the agent's tools read it.
-See docs/delegation.md.`;
+The provider and client are the agent's own when its configuration names them (provider_config_url or
+its endpoints, client_id, client_secret or client_secret_ref, scopes, audience), as toolgraph serve reads
+them; else OIDC_CONFIG_URL (--oidc-config-url), or --authorization-endpoint and --token-endpoint, with
+OIDC_CLIENT_ID (--oidc-client-id) and OIDC_CLIENT_SECRET from env or config.json.
+The token set is stored in {state_dir}/tokens/<agent>.json (mode 0600), where the served agent reads it,
+picking up a new sign-in on its next call: an agent with consent operator (e.g. the search agent), a
+hybrid agent's device flow, and requests without a caller. With per-caller consent (three-legged,
+consent caller) each caller consents at the URL their tool call answers instead. See docs/delegation.md.`;
 
 /** When the provider's discovery document cannot be had, says which settings point at the provider. */
 function providerHint(error: unknown): string | undefined {
@@ -44,9 +48,9 @@ export function registerAuthCommand(program: Command, io: CliIo): void {
   const login = auth
     .command('login')
     .description('Sign an agent in and store its token set (mode 0600) where its tools read it')
-    .argument('<agent>', 'agent name (letters, digits, ".", "_", "-")')
+    .argument('<agent>', 'agent name, as the tool server names its agents (lower-case letters, digits, "_")')
     .option('--device', 'use the device flow (RFC 8628) instead of the loopback redirect')
-    .option('--scope <scopes>', 'space-separated scopes to ask for', 'openid offline_access')
+    .option('--scope <scopes>', 'space-separated scopes to ask for (default: the agent\'s scopes, else openid offline_access)')
     .option('--audience <uri>', 'RFC 8707 resource indicator: the API the tokens are for')
     .option('--authorization-endpoint <url>', 'the provider\'s authorization endpoint (instead of discovery)')
     .option('--token-endpoint <url>', 'the provider\'s token endpoint (instead of discovery)')
@@ -56,22 +60,16 @@ export function registerAuthCommand(program: Command, io: CliIo): void {
   // The client secret is accepted as a flag like everywhere, but not advertised: argument lists are readable by every user of the machine.
   const resolveFrom = addSettingOptions(login, { names: SIGN_IN_SETTINGS, hidden: ['oidcClientSecret'] });
   login.action(async (agent: string, opts: Record<string, unknown>) => {
-    const { TokenSetStore, checkAgentName, oauthConfiguration, providerServer, signInWithDeviceFlow, signInWithLoopback } = await import('../../auth/index.ts');
-    checkAgentName(agent);
+    const [{ TokenSetStore, oauthConfiguration, signInWithDeviceFlow, signInWithLoopback }, { createSecretsBackend }, { signInTargetOf }] = await Promise.all([
+      import('../../auth/index.ts'), import('../../secrets/index.ts'), import('../../tools/index.ts'),
+    ]);
     const { values } = resolveFrom(opts);
-    if (values.oidcClientId === undefined) {
-      throw new ToolgraphError('TG_CONFIG_INVALID', 'auth login needs the OAuth client: set OIDC_CLIENT_ID (--oidc-client-id or config key oidc_client_id), and OIDC_CLIENT_SECRET for a confidential client', { details: { setting: 'OIDC_CLIENT_ID' } });
-    }
-    const tokenEndpoint = opts['tokenEndpoint'] as string | undefined;
-    if (tokenEndpoint === undefined && values.oidcConfigUrl === undefined) {
-      throw new ToolgraphError('TG_CONFIG_INVALID', 'auth login needs the provider: set OIDC_CONFIG_URL (--oidc-config-url), or give --authorization-endpoint and --token-endpoint', { details: { setting: 'OIDC_CONFIG_URL' } });
-    }
-    const server = await withHint(() => providerServer(tokenEndpoint !== undefined
-      ? { tokenEndpoint, authorizationEndpoint: opts['authorizationEndpoint'] as string | undefined }
-      : { configUrl: values.oidcConfigUrl as string }), providerHint);
-    const config = oauthConfiguration(server, { clientId: values.oidcClientId, clientSecret: values.oidcClientSecret });
-    const scopes = String(opts['scope']).split(' ').filter(Boolean);
-    const resource = opts['audience'] as string | undefined;
+    const target = await withHint(() => signInTargetOf(values, agent, {
+      scopes: opts['scope'] as string | undefined, audience: opts['audience'] as string | undefined,
+      authorizationEndpoint: opts['authorizationEndpoint'] as string | undefined, tokenEndpoint: opts['tokenEndpoint'] as string | undefined,
+    }, () => createSecretsBackend(values)), providerHint);
+    const config = oauthConfiguration(target.server, target.client);
+    const { scopes, resource } = target;
     const set = opts['device']
       ? await signInWithDeviceFlow(config, { agent, scopes, resource, onPrompt: (prompt) => printDevicePrompt(io, `agent ${agent}`, prompt) })
       : await signInWithLoopback(config, {

@@ -18,7 +18,34 @@ export interface GraphAgentOptions {
   readonly name: string;
   readonly client: GraphServiceClient;
   readonly explain?: GraphExplainer;
+  /**
+   * With delegation, ask for each action's own scopes (a read scope to query, a write scope to
+   * mutate) instead of the agent's (DELEGATED_SCOPES, whose default `api` the graph service refuses).
+   * False when the agent's configuration names its scopes.
+   */
+  readonly scopesPerAction?: boolean;
+  /** A call may answer with the caller's consent to ask for (three-legged, per-caller consent). */
+  readonly asksConsent?: boolean;
 }
+
+/**
+ * The scopes a delegated token needs for an action: from each group of accepted scopes, the first the
+ * caller holds (least privilege first: kg:read before kg:write), or the group's first when the caller
+ * holds none of a required group. An optional group (Cypher's writes) is asked for only when held, so
+ * a delegated token never carries more than the caller's own.
+ */
+export function delegatedScopesFor(groups: readonly { readonly scopes: readonly string[]; readonly optional?: boolean }[], held: readonly string[] | undefined): string {
+  const picked: string[] = [];
+  for (const group of groups) {
+    const scope = group.scopes.find((s) => held?.includes(s)) ?? (group.optional ? undefined : group.scopes[0]);
+    if (scope !== undefined && !picked.includes(scope)) picked.push(scope);
+  }
+  return picked.join(' ');
+}
+
+const QUERY_SCOPES = [{ scopes: readScopes('graphql') }];
+const MUTATE_SCOPES = [{ scopes: WRITE_SCOPES }];
+const CYPHER_SCOPES = [{ scopes: readScopes('cypher') }, { scopes: WRITE_SCOPES, optional: true }];
 
 /** The federation query that answers the subgraph SDL; it stays reachable with introspection off. */
 export const SERVICE_SDL_QUERY = '{ _service { sdl } }';
@@ -79,13 +106,17 @@ function asResult(value: unknown): GraphQueryOutput {
  */
 export function createGraphAgent(options: GraphAgentOptions): ToolAgent {
   const { client, name } = options;
+  const call = (action: string, groups: typeof QUERY_SCOPES, context: ActionContext) => ({
+    operation: `${name}.${action}`,
+    ...(options.scopesPerAction ? { scopes: delegatedScopesFor(groups, context.request?.principal.scopes) } : {}),
+  });
   const actions = [
     defineAction('query', definition.actions.query, validators.query, {
       readOnly: true,
       scopes: readScopes('graphql'),
       async run(input, context) {
         requireOnly('query', input.query, name);
-        return asResult(await client.dispatch(input.graph, { GraphQl: { query: input.query, ...(input.variables ? { variables: input.variables } : {}) } }, context, `${name}.query`));
+        return asResult(await client.dispatch(input.graph, { GraphQl: { query: input.query, ...(input.variables ? { variables: input.variables } : {}) } }, context, call('query', QUERY_SCOPES, context)));
       },
     }),
     defineAction('mutate', definition.actions.mutate, validators.mutate, {
@@ -93,7 +124,7 @@ export function createGraphAgent(options: GraphAgentOptions): ToolAgent {
       scopes: WRITE_SCOPES,
       async run(input, context) {
         requireOnly('mutation', input.query, name);
-        return asResult(await client.dispatch(input.graph, { GraphQl: { query: input.query, ...(input.variables ? { variables: input.variables } : {}) } }, context, `${name}.mutate`));
+        return asResult(await client.dispatch(input.graph, { GraphQl: { query: input.query, ...(input.variables ? { variables: input.variables } : {}) } }, context, call('mutate', MUTATE_SCOPES, context)));
       },
     }),
     defineAction('cypher', definition.actions.cypher, validators.cypher, {
@@ -102,7 +133,7 @@ export function createGraphAgent(options: GraphAgentOptions): ToolAgent {
       readOnly: false,
       scopes: [...new Set([...readScopes('cypher'), ...WRITE_SCOPES])],
       async run(input, context) {
-        const result = await client.dispatch(input.graph, { Cypher: { query: input.query, ...(input.params ? { params: input.params } : {}) } }, context, `${name}.cypher`);
+        const result = await client.dispatch(input.graph, { Cypher: { query: input.query, ...(input.params ? { params: input.params } : {}) } }, context, call('cypher', CYPHER_SCOPES, context));
         return result as GraphCypherOutput;
       },
     }),
@@ -110,7 +141,7 @@ export function createGraphAgent(options: GraphAgentOptions): ToolAgent {
       readOnly: true,
       scopes: readScopes('graphql'),
       async run(input, context): Promise<GraphSchemaOutput> {
-        const result = asResult(await client.dispatch(input.graph, { GraphQl: { query: SERVICE_SDL_QUERY } }, context, `${name}.schema`));
+        const result = asResult(await client.dispatch(input.graph, { GraphQl: { query: SERVICE_SDL_QUERY } }, context, call('schema', QUERY_SCOPES, context)));
         const sdl = (result.data as { _service?: { sdl?: unknown } } | null | undefined)?._service?.sdl;
         if (typeof sdl !== 'string') {
           const first = (result.errors?.[0] as { message?: unknown } | undefined)?.message;
@@ -125,5 +156,5 @@ export function createGraphAgent(options: GraphAgentOptions): ToolAgent {
       run: options.explain,
     })]),
   ];
-  return defineAgent(name, definition, actions);
+  return defineAgent(name, definition, actions, undefined, { asksConsent: options.asksConsent ?? false });
 }

@@ -1,6 +1,6 @@
 import { ERROR_CODES, ToolgraphError, type ErrorCode } from '../../errors/index.ts';
+import { describeCredential, type AgentCredentials } from '../../auth/index.ts';
 import type { ActionContext } from '../tool-agent.ts';
-import { authorizationHeaders, describeAuth, type DownstreamAgent, type DownstreamCredentials } from '../downstream-credentials.ts';
 import type { DownstreamHttp } from '../downstream-http.ts';
 
 /** The native request's method, as POST /dispatch takes it. */
@@ -8,17 +8,23 @@ export type GraphMethod =
   | { readonly Cypher: { readonly query: string; readonly params?: Readonly<Record<string, unknown>> } }
   | { readonly GraphQl: { readonly query: string; readonly variables?: Readonly<Record<string, unknown>> } };
 
-/** A graph service reached over HTTP: its native dispatch, called with the credentials the port hands out. */
+/** What a call asks the credentials model for: the operation (`graph.cypher`) and, with delegation, the scopes it needs. */
+export interface GraphCall {
+  readonly operation: string;
+  /** Scopes of the delegated token for this call (space-separated); undefined: the agent's. */
+  readonly scopes?: string | undefined;
+}
+
+/** A graph service reached over HTTP: its native dispatch, called with the agent's downstream credential. */
 export interface GraphServiceClient {
-  /** `operation` names the tool action (`graph.cypher`), for the credentials port. */
-  dispatch(graph: string, method: GraphMethod, context: ActionContext, operation?: string): Promise<unknown>;
+  dispatch(graph: string, method: GraphMethod, context: ActionContext, call: GraphCall): Promise<unknown>;
 }
 
 export interface GraphServiceClientOptions {
   /** The graph service's base URL (this process's own origin when the agent has no url). */
   readonly baseUrl: string;
-  readonly agent: DownstreamAgent;
-  readonly credentials: DownstreamCredentials;
+  /** The agent's credentials (src/auth's one model): resolved for the caller on every call. */
+  readonly credentials: AgentCredentials;
   readonly http: DownstreamHttp;
 }
 
@@ -47,15 +53,15 @@ export function createGraphServiceClient(options: GraphServiceClientOptions): Gr
   let nextId = 0;
 
   return {
-    async dispatch(graph, method, context, operation) {
-      const auth = await options.credentials.for(options.agent, context.request, operation);
-      context.logger.debug({ agent: options.agent.name, credential: describeAuth(auth) }, 'downstream call');
+    async dispatch(graph, method, context, call) {
+      const credential = await options.credentials.resolve({ context: context.request, operation: call.operation, scopes: call.scopes });
+      context.logger.debug({ agent: options.credentials.name, credential: describeCredential(credential) }, 'downstream call');
       nextId = nextId >= Number.MAX_SAFE_INTEGER ? 1 : nextId + 1;
       const body = JSON.stringify({ id: nextId, graph, method });
       const response = await options.http.send({
         method: 'POST',
         url,
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...authorizationHeaders(auth) },
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...credential.headers },
         body,
         signal: context.signal,
       });

@@ -1,0 +1,298 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HYBRID_VENDOR_TOKEN_INFO, TokenSetStore, oauthConfiguration, providerServer, signInWithDeviceFlow } from '../../src/auth/index.ts';
+import type { RunningToolgraph } from '../../src/serve/index.ts';
+import { Browser } from '../support/browser.ts';
+import { captureLogger } from '../support/capture-logger.ts';
+import { startDownstreamApi, type DownstreamApi } from '../support/downstream-api.ts';
+import { DEVICE_CODE_GRANT, startIdp, TOKEN_EXCHANGE_GRANT, type TestIdp } from '../support/idp.ts';
+import { restCall, startServe, textOf } from './support.ts';
+
+/**
+ * Issue 17: every delegation pattern through `toolgraph serve` (startToolgraph in process) and the
+ * official MCP SDK client, against oidc-provider with its default policies (a refresh token only with
+ * offline_access and prompt=consent) and a downstream API that records the Authorization header.
+ */
+const TOOLGRAPH = 'https://toolgraph.served.test';
+const API = 'https://api.served.test';
+/** The vendor app a three-legged agent signs its callers in with (a web client redirecting to toolgraph). */
+const JIRA_CLIENT = { id: 'toolgraph-jira', secret: `jira-secret-${crypto.randomUUID()}` };
+/** OIDC_CLIENT_ID: token exchange and the hybrid agent's device flow; its grants are taken away step by step. */
+const HYBRID_CLIENT = { id: 'toolgraph-hybrid', secret: `hybrid-secret-${crypto.randomUUID()}` };
+/** Vendor access tokens live 2 s, so a test sees them expire and refresh. */
+const API_TOKEN_SECONDS = 2;
+
+let idp: TestIdp;
+let api: DownstreamApi;
+let dataDir: string;
+let stateDir: string;
+let running: RunningToolgraph;
+let lines: string[];
+const callerTokens: string[] = [];
+
+function env(): Record<string, string> {
+  return {
+    AUTH_TYPE: 'jwt', OIDC_CONFIG_URL: idp.discoveryUrl, TOKEN_AUDIENCE: TOOLGRAPH, LOG_LEVEL: 'debug',
+    ENABLE_DELEGATION: 'true', AUDIENCE: API, OIDC_CLIENT_ID: HYBRID_CLIENT.id, OIDC_CLIENT_SECRET: HYBRID_CLIENT.secret,
+    // Consents outlive the process: the file state store under the data dir.
+    TOOLGRAPH_PERSISTENCE: 'file', TOOLGRAPH_DATA_DIR: dataDir, TOOLGRAPH_STATE_DIR: stateDir, TOOLGRAPH_AUDIT_LOG: join(stateDir, 'audit.jsonl'),
+    ...searchAgentEnv(),
+    TOOLGRAPH_AGENT_JIRA_URL: api.url, TOOLGRAPH_AGENT_JIRA_PATTERN: 'three-legged', TOOLGRAPH_AGENT_JIRA_AUDIENCE: API,
+    TOOLGRAPH_AGENT_JIRA_PROVIDER_CONFIG_URL: idp.discoveryUrl, TOOLGRAPH_AGENT_JIRA_CLIENT_ID: JIRA_CLIENT.id, TOOLGRAPH_AGENT_JIRA_CLIENT_SECRET: JIRA_CLIENT.secret,
+    TOOLGRAPH_AGENT_JIRA_SCOPES: 'openid api offline_access',
+    TOOLGRAPH_AGENT_VENDOR_URL: api.url, TOOLGRAPH_AGENT_VENDOR_PATTERN: 'hybrid', TOOLGRAPH_AGENT_VENDOR_AUDIENCE: API,
+  };
+}
+
+/** The loopback-seeded search agent: three-legged with the operator's consent (`toolgraph auth login search`). */
+function searchAgentEnv(): Record<string, string> {
+  return {
+    TOOLGRAPH_AGENT_SEARCH_URL: api.url, TOOLGRAPH_AGENT_SEARCH_PATTERN: 'three-legged', TOOLGRAPH_AGENT_SEARCH_CONSENT: 'operator', TOOLGRAPH_AGENT_SEARCH_AUDIENCE: API,
+    TOOLGRAPH_AGENT_SEARCH_PROVIDER_CONFIG_URL: idp.discoveryUrl, TOOLGRAPH_AGENT_SEARCH_CLIENT_ID: idp.threeLeggedClient.clientId,
+    TOOLGRAPH_AGENT_SEARCH_CLIENT_SECRET: idp.threeLeggedClient.clientSecret, TOOLGRAPH_AGENT_SEARCH_SCOPES: 'openid api offline_access',
+  };
+}
+
+async function serve(): Promise<void> {
+  const captured = captureLogger('debug');
+  lines = captured.lines;
+  running = await startServe({ only: ['tools'], logger: captured.logger, env: env() });
+  // The vendor app sends browsers back to this server's callback route.
+  await idp.upsertClient({
+    client_id: JIRA_CLIENT.id, client_secret: JIRA_CLIENT.secret, grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'],
+    redirect_uris: [`${running.origin}/agents/oauth/callback`], token_endpoint_auth_method: 'client_secret_basic', scope: 'openid email offline_access api',
+  });
+}
+
+async function hybridClientGrants(grantTypes: string[]): Promise<void> {
+  await idp.upsertClient({
+    client_id: HYBRID_CLIENT.id, client_secret: HYBRID_CLIENT.secret, grant_types: grantTypes, response_types: [], redirect_uris: [],
+    token_endpoint_auth_method: 'client_secret_basic', scope: 'openid offline_access api',
+  });
+}
+
+beforeAll(async () => {
+  idp = await startIdp({ defaultAudience: TOOLGRAPH, accessTokenTtlFor: { [API]: API_TOKEN_SECONDS } });
+  api = await startDownstreamApi({ audience: API, issuer: idp.issuer, jwksUri: idp.jwksUri });
+  dataDir = mkdtempSync(join(tmpdir(), 'tg-served-data-'));
+  stateDir = mkdtempSync(join(tmpdir(), 'tg-served-state-'));
+  await hybridClientGrants([TOKEN_EXCHANGE_GRANT, DEVICE_CODE_GRANT, 'refresh_token']);
+  await serve();
+});
+afterAll(async () => {
+  await running?.close();
+  await api?.close();
+  await idp?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+async function callerToken(sub: string): Promise<string> {
+  const token = await idp.mintToken({ sub, scope: 'openid', audience: TOOLGRAPH });
+  callerTokens.push(token);
+  return token;
+}
+
+/** The official SDK client; `urlElicitation` declares MCP's URL-mode elicitation capability. */
+async function connect(token: string, urlElicitation: boolean): Promise<Client> {
+  const client = new Client({ name: 'served-delegation-test', version: '1' }, { capabilities: urlElicitation ? { elicitation: { url: {} } } : {} });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${running.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+const WHOAMI = (agent: string) => ({ name: agent, arguments: { action: 'get', path: '/whoami' } });
+
+/** What the downstream API answered through the tool: who the token it received was for. */
+async function whoamiThrough(client: Client, agent: string): Promise<Record<string, unknown>> {
+  const result = await client.callTool(WHOAMI(agent));
+  expect(result.isError, JSON.stringify(result)).not.toBe(true);
+  const output = result.structuredContent as { status: number; body: Record<string, unknown> };
+  expect(output.status).toBe(200);
+  return output.body;
+}
+
+/** A user consents in their own browser at the URL the tool answered. */
+async function consent(url: string, vendorUser: string): Promise<string> {
+  idp.setInteractiveUser({ sub: vendorUser });
+  const visit = await new Browser().visit(url);
+  expect(visit.url.startsWith(`${running.origin}/agents/oauth/callback?`)).toBe(true);
+  expect(visit.status, visit.body).toBe(200);
+  return visit.body;
+}
+
+const refreshGrants = () => idp.grants.filter((g) => g.grantType === 'refresh_token' && g.ok).length;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('three-legged, consent per caller', () => {
+  let aliceToken: string;
+  let bobToken: string;
+
+  it('a caller without a consent gets the authorization URL as MCP URL-mode elicitation; after consenting, calls carry that caller\'s token', async () => {
+    aliceToken = await callerToken('alice');
+    const alice = await connect(aliceToken, true);
+    const asked = await alice.callTool(WHOAMI('jira')).then(() => undefined, (error: unknown) => error);
+    expect(asked).toBeInstanceOf(UrlElicitationRequiredError);
+    const [elicitation] = (asked as UrlElicitationRequiredError).elicitations;
+    expect(elicitation).toMatchObject({ mode: 'url', elicitationId: expect.any(String), message: expect.stringContaining('Agent jira needs your consent') });
+    const url = new URL(elicitation!.url);
+    expect(`${url.origin}${url.pathname}`).toBe(`${idp.issuer}/auth`);
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+      client_id: JIRA_CLIENT.id, response_type: 'code', redirect_uri: `${running.origin}/agents/oauth/callback`, scope: 'openid api offline_access',
+      prompt: 'consent', resource: API, code_challenge_method: 'S256', code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), state: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+    });
+    expect(api.calls).toHaveLength(0);
+
+    expect(await consent(url.href, 'alice-at-vendor')).toContain('agent jira may now act for you');
+    // The same callback again: the consent request was taken once.
+    const replay = await fetch(`${running.origin}/agents/oauth/callback?code=x&state=${url.searchParams.get('state')}`);
+    expect(replay.status).toBe(400);
+    expect(await replay.text()).toContain('This sign-in link was already used, has expired');
+
+    expect(await whoamiThrough(alice, 'jira')).toMatchObject({ via: 'bearer', sub: 'alice-at-vendor', aud: API });
+    await alice.close();
+  });
+
+  it('a second caller gets a consent of their own: a tool error whose text and structured content carry the URL (no URL elicitation declared), then their own token', async () => {
+    bobToken = await callerToken('bob');
+    const bob = await connect(bobToken, false);
+    const asked = await bob.callTool(WHOAMI('jira'));
+    expect(asked.isError).toBe(true);
+    const consentRequired = (asked.structuredContent as { consent_required: { agent: string; authorization_url: string; expires_in: number } }).consent_required;
+    expect(consentRequired).toMatchObject({ agent: 'jira', expires_in: expect.any(Number) });
+    expect(textOf(asked)).toContain(consentRequired.authorization_url);
+    expect(new URL(consentRequired.authorization_url).searchParams.get('client_id')).toBe(JIRA_CLIENT.id);
+    // The REST endpoint answers the same open request (the same URL): a caller retrying is not sent a new one each time.
+    const rest = (await (await restCall(running.origin, WHOAMI('jira'), { authorization: `Bearer ${bobToken}` })).json()) as { isError: boolean; structuredContent: typeof asked.structuredContent };
+    expect(rest).toMatchObject({ isError: true, structuredContent: { consent_required: { authorization_url: consentRequired.authorization_url } } });
+
+    await consent(consentRequired.authorization_url, 'bob-at-vendor');
+    expect(await whoamiThrough(bob, 'jira')).toMatchObject({ sub: 'bob-at-vendor', aud: API });
+    // Alice still calls with her own consent.
+    const alice = await connect(aliceToken, true);
+    expect(await whoamiThrough(alice, 'jira')).toMatchObject({ sub: 'alice-at-vendor' });
+    await Promise.all([alice.close(), bob.close()]);
+  });
+
+  it('refreshes a caller\'s token set once it expires (a refresh grant at the IdP), and keeps the consent across a server restart', async () => {
+    const alice = await connect(aliceToken, true);
+    const before = refreshGrants();
+    const seen = api.calls.filter((c) => c.claims?.sub === 'alice-at-vendor').map((c) => c.bearer);
+    await sleep(API_TOKEN_SECONDS * 1000 + 200);
+    expect(await whoamiThrough(alice, 'jira')).toMatchObject({ sub: 'alice-at-vendor' });
+    expect(refreshGrants()).toBeGreaterThan(before);
+    expect(seen).not.toContain(api.calls.at(-1)!.bearer);
+    expect(lines.some((l) => l.includes('refreshed a caller\'s token set'))).toBe(true);
+    await alice.close();
+
+    await running.close();
+    await serve();
+    await sleep(API_TOKEN_SECONDS * 1000 + 200);
+    const afterRestart = refreshGrants();
+    for (const [token, vendorUser] of [[aliceToken, 'alice-at-vendor'], [bobToken, 'bob-at-vendor']] as const) {
+      const client = await connect(token, true);
+      expect(await whoamiThrough(client, 'jira')).toMatchObject({ sub: vendorUser });
+      await client.close();
+    }
+    // Both sets were read back from the store and refreshed with their stored refresh tokens.
+    expect(refreshGrants() - afterRestart).toBe(2);
+  });
+});
+
+describe('the loopback-seeded search agent', () => {
+  it('calls with the credentials `toolgraph auth login search` seeded on the loopback callback, whoever the caller', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'tg-served-login-'));
+    const child = spawn(process.execPath, ['src/cli/toolgraph.ts', 'auth', 'login', 'search', '--callback-port', '0'], {
+      cwd: process.cwd(),
+      env: { PATH: process.env['PATH'] ?? '', HOME: home, XDG_CONFIG_HOME: join(home, 'config'), TOOLGRAPH_STATE_DIR: stateDir, ...searchAgentEnv() },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const url = await new Promise<string>((resolve) => child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /^ {2}(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)$/m.exec(stdout);
+      if (match) resolve(match[1]!);
+    }));
+    expect(new URL(url).searchParams.get('client_id')).toBe(idp.threeLeggedClient.clientId);
+    expect(new URL(url).searchParams.get('prompt')).toBe('consent');
+    idp.setInteractiveUser({ sub: 'operator-at-search' });
+    expect((await new Browser().visit(url)).body).toContain('toolgraph: agent search is signed in.');
+    const [code] = (await once(child, 'exit')) as [number];
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(stdout).toContain('refreshable');
+    expect(await new TokenSetStore(stateDir).load('search')).toMatchObject({ agent: 'search', clientId: idp.threeLeggedClient.clientId, resource: API });
+
+    for (const sub of ['carol', 'dave']) {
+      const client = await connect(await callerToken(sub), true);
+      expect(await whoamiThrough(client, 'search')).toMatchObject({ via: 'bearer', sub: 'operator-at-search', aud: API });
+      await client.close();
+    }
+    rmSync(home, { recursive: true, force: true });
+  });
+});
+
+describe('the hybrid agent walks its steps as the IdP takes grants away', () => {
+  it('1. delegation, 2. the vendor flow\'s cached token, 3. the caller\'s token only when issued for the API', async () => {
+    // The operator signed the agent in by the device flow (`toolgraph auth login vendor --device`).
+    const config = oauthConfiguration(await providerServer({ configUrl: idp.discoveryUrl }), { clientId: HYBRID_CLIENT.id, clientSecret: HYBRID_CLIENT.secret });
+    let confirmed: Promise<unknown> = Promise.resolve();
+    idp.setInteractiveUser({ sub: 'operator-at-vendor' });
+    const device = await signInWithDeviceFlow(config, {
+      agent: 'vendor', scopes: ['openid', 'api', 'offline_access'], resource: API, pollIntervalSeconds: 0.05,
+      onPrompt: (prompt) => void (confirmed = new Browser().visit(prompt.verificationUriComplete!)),
+    });
+    await confirmed;
+    expect(device.refreshToken).toEqual(expect.any(String));
+    await new TokenSetStore(stateDir).save(device);
+
+    // 1. OIDC delegation: the API sees the caller, acted for by the tool server's client.
+    const erin = await connect(await callerToken('erin'), true);
+    expect(await whoamiThrough(erin, 'vendor')).toMatchObject({ sub: 'erin', act: { sub: HYBRID_CLIENT.id } });
+
+    // 2. The IdP no longer allows the client the token exchange: the device flow's cached token, with an info line and no warning.
+    await hybridClientGrants([DEVICE_CODE_GRANT, 'refresh_token']);
+    const frank = await connect(await callerToken('frank'), true);
+    expect(await whoamiThrough(frank, 'vendor')).toMatchObject({ sub: 'operator-at-vendor', act: null });
+    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logged.filter((l) => l['msg'] === HYBRID_VENDOR_TOKEN_INFO).at(-1)).toMatchObject({ level: 'info', agent: 'vendor', step: 2, delegation: 'TG_TOKEN_EXCHANGE_FAILED' });
+    expect(logged.filter((l) => l['msg'] === 'OIDC delegation failed, falling back to credentials')).toEqual([]);
+
+    // 3. No device flow either (the grant is gone and the cached token expired): the caller's own
+    // token, and only one issued for the API too.
+    await hybridClientGrants([]);
+    await sleep(API_TOKEN_SECONDS * 1000 + 200);
+    const refused = await frank.callTool(WHOAMI('vendor'));
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/^No credential for agent vendor \(hybrid: .*1\. OIDC delegation failed: TG_TOKEN_EXCHANGE_FAILED.*2\. the device flow's cached token is unusable: TG_AUTHORIZATION_FAILED.*3\. the caller's token is not passed on: its audience "https:\/\/toolgraph\.served\.test" does not include "https:\/\/api\.served\.test"/);
+    const forBoth = await idp.signToken({ iss: idp.issuer, sub: 'grace', aud: [TOOLGRAPH, API], scope: 'openid', exp: Math.floor(Date.now() / 1000) + 300 });
+    callerTokens.push(forBoth);
+    const grace = await connect(forBoth, true);
+    expect(await whoamiThrough(grace, 'vendor')).toMatchObject({ sub: 'grace', aud: [TOOLGRAPH, API] });
+    expect(api.calls.at(-1)!.bearer).toBe(forBoth);
+    await Promise.all([erin.close(), frank.close(), grace.close()]);
+  });
+});
+
+describe('logs', () => {
+  it('carry no caller token, vendor token, refresh token or client secret', async () => {
+    const store = new TokenSetStore(stateDir);
+    const operatorSets = [await store.load('search'), await store.load('vendor')];
+    const secrets = [
+      ...callerTokens, ...api.calls.flatMap((c) => (c.bearer ? [c.bearer] : [])),
+      ...operatorSets.flatMap((s) => [s?.accessToken, s?.refreshToken]).filter((s): s is string => s !== undefined),
+      JIRA_CLIENT.secret, HYBRID_CLIENT.secret, idp.threeLeggedClient.clientSecret,
+    ];
+    const text = lines.join('\n');
+    for (const secret of secrets) expect(text.includes(secret), `the log contains a secret (${secret.slice(0, 12)}…)`).toBe(false);
+    expect(text).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\./);
+    // The per-caller token sets are in the state store, not in the operator's token files.
+    expect(() => readFileSync(join(stateDir, 'tokens', 'jira.json'))).toThrow(/ENOENT/);
+  });
+});

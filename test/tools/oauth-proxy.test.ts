@@ -112,12 +112,8 @@ function tokenRequest(origin: string, form: Record<string, string>): Promise<Res
 }
 
 beforeAll(async () => {
-  idp = await startIdp({
-    // The proxy asks the IdP for neither offline_access nor prompt=consent, so under oidc-provider's
-    // default policy its clients get no refresh token (the delegation side had the same gap, issue 17);
-    // this file keeps testing the refresh path with the lenient policy until the proxy asks for one.
-    refreshTokens: 'always',
-  });
+  // oidc-provider's default policy: a refresh token only for offline_access asked with prompt=consent.
+  idp = await startIdp();
   receiver = await startRedirectReceiver();
 });
 afterAll(async () => {

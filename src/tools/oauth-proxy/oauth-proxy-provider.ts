@@ -231,6 +231,10 @@ export class OAuthProxyProvider implements OAuthServerProvider {
     url.searchParams.set('code_challenge_method', 'S256');
     url.searchParams.set('resource', this.#options.resource);
     const scopes = this.#upstreamScopes(signIn.scopes);
+    // The proxy refreshes its clients' tokens at the IdP, so it asks for a refresh token where the IdP
+    // offers one; OpenID Connect Core §11 makes offline_access count only with prompt=consent.
+    if (this.#options.upstream().scopesSupported?.includes('offline_access') && !scopes.includes('offline_access')) scopes.push('offline_access');
+    if (scopes.includes('offline_access')) url.searchParams.set('prompt', 'consent');
     if (scopes.length > 0) url.searchParams.set('scope', scopes.join(' '));
     res.redirect(302, url.href);
   }

@@ -37,9 +37,10 @@ function contextOf(authInfo: AuthInfo | undefined): RequestContext | undefined {
  * Errors, as MCP's tools section sorts them: an unknown tool is a protocol error (JSON-RPC
  * -32602, naming it and the tools there are); an unknown action, arguments the schema refuses
  * (naming JSON pointers) and every failure of the action itself are results with `isError: true`,
- * so a model reads them and can correct its call.
+ * so a model reads them and can correct its call. `session`: what the client declared at initialize
+ * when this server runs one request of a session that began elsewhere (stateless Streamable HTTP).
  */
-export function createMcpServer(registry: ToolRegistry, logger: Logger): Server {
+export function createMcpServer(registry: ToolRegistry, logger: Logger, session?: { readonly urlElicitation: boolean }): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions: 'Each tool is an agent with actions: call it with arguments {"action": "<name>", …the action\'s arguments}.',
@@ -69,7 +70,8 @@ export function createMcpServer(registry: ToolRegistry, logger: Logger): Server 
     // A client that declared URL-mode elicitation is asked to send its user to the provider, as MCP
     // has it for third-party authorization (-32042); it retries the call once the user consented.
     // Any other client gets the tool error, whose text and structured content carry the URL.
-    if (consent !== undefined && server.getClientCapabilities()?.elicitation?.url !== undefined) {
+    // Over stateless HTTP, the session's stored capabilities stand in for an initialize this server did not see.
+    if (consent !== undefined && (server.getClientCapabilities()?.elicitation?.url !== undefined || session?.urlElicitation === true)) {
       const message = result.content[0]?.text ?? `Agent ${consent.agent} needs your consent.`;
       const { data } = new UrlElicitationRequiredError([{ mode: 'url', message, url: consent.authorization_url, elicitationId: consent.elicitation_id }]);
       // As for an unknown tool: the SDK answers code, message and data; an McpError's own message

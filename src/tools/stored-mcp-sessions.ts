@@ -14,8 +14,22 @@ const MAX_ROUNDS = 64;
 /** The stored form of a caller: a digest (callers' issuer and subject stay out of the table; PostgreSQL's jsonb refuses NUL, which owners hold). */
 const ownerKey = (owner: string) => createHash('sha256').update(owner).digest('base64url');
 
-/** [id, owner digest, lastUsed], each owner's least recently used first. */
-type StoredRow = [string, string, number];
+/**
+ * [id, owner digest, lastUsed, client capabilities], each owner's least recently used first. The
+ * capabilities are what the client declared at initialize, as far as this server acts on them
+ * (SessionCapabilities), since every later request of the session runs on a fresh SDK server.
+ */
+type StoredRow = [string, string, number, number?];
+
+/** What a client declared at initialize that this server acts on, as bits of a stored row. */
+export interface SessionCapabilities {
+  /** MCP URL-mode elicitation (`capabilities.elicitation.url`): a consent is asked as -32042. */
+  readonly urlElicitation: boolean;
+}
+
+const URL_ELICITATION = 1;
+const bitsOf = (c: SessionCapabilities | undefined): number => (c?.urlElicitation ? URL_ELICITATION : 0);
+const capabilitiesOf = (bits: number | undefined): SessionCapabilities => ({ urlElicitation: ((bits ?? 0) & URL_ELICITATION) !== 0 });
 interface StoredTable {
   readonly rows: StoredRow[];
 }
@@ -52,15 +66,26 @@ export class StoredMcpSessions {
     return table;
   }
 
-  /** Runs `change` on the current table and stores the result, again from a fresh read whenever another caller changed it first. */
-  async #change<R>(change: (table: McpSessionTable<McpSessionEntry>, now: number, stored: StoredTable | undefined) => { result: R; write: boolean }): Promise<R> {
+  /**
+   * Runs `change` on the current table and stores the result, again from a fresh read whenever
+   * another caller changed it first. Rows keep their capabilities; `added` gives a new session's.
+   */
+  async #change<R>(change: (table: McpSessionTable<McpSessionEntry>, now: number, stored: StoredTable | undefined) => { result: R; write: boolean }, added?: { id: string; bits: number }): Promise<R> {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const stored = await this.#store.get<StoredTable>(MCP_SESSION_SPACE, TABLE_KEY);
       const now = this.#now();
       const table = this.#tableOf(stored, now);
       const { result, write } = change(table, now, stored);
       if (!write) return result;
-      const next: StoredTable = { rows: table.entries().map((s) => [s.id, s.owner, s.lastUsed]) };
+      const bits = new Map<string, number>();
+      for (const row of stored?.rows ?? []) if (row[3]) bits.set(row[0], row[3]);
+      if (added !== undefined && added.bits !== 0) bits.set(added.id, added.bits);
+      const next: StoredTable = {
+        rows: table.entries().map((s): StoredRow => {
+          const b = bits.get(s.id);
+          return b === undefined ? [s.id, s.owner, s.lastUsed] : [s.id, s.owner, s.lastUsed, b];
+        }),
+      };
       const stored2 = stored === undefined
         ? await this.#store.add(MCP_SESSION_SPACE, TABLE_KEY, next, this.#idleMs)
         : await this.#store.swap(MCP_SESSION_SPACE, TABLE_KEY, stored, next, this.#idleMs);
@@ -70,27 +95,33 @@ export class StoredMcpSessions {
   }
 
   /** Opens a session of `owner` under the caps (making room from its own least recently used sessions), or throws TG_RATE_LIMITED naming the cap. */
-  async open(caller: string): Promise<{ id: string; evicted: readonly string[] }> {
+  async open(caller: string, capabilities?: SessionCapabilities): Promise<{ id: string; evicted: readonly string[] }> {
     const id = randomUUID();
     const owner = ownerKey(caller);
     return this.#change((table, now) => {
       const reservation = table.admit(owner);
       table.register(reservation, { id, owner, lastUsed: now });
       return { result: { id, evicted: reservation.evicted.map((s) => s.id) }, write: true };
-    });
+    }, { id, bits: bitsOf(capabilities) });
   }
 
   /** Whether `id` is a live session of `owner`; marks it used. */
   async use(id: string, caller: string): Promise<boolean> {
+    return (await this.resume(id, caller)) !== undefined;
+  }
+
+  /** The capabilities its client declared, when `id` is a live session of `owner` (marking it used); undefined when it is not. */
+  async resume(id: string, caller: string): Promise<SessionCapabilities | undefined> {
     const owner = ownerKey(caller);
     return this.#change((table, now, stored) => {
       const own = stored?.rows.filter((row) => row[1] === owner) ?? [];
       const last = own.at(-1);
       const session = table.use(id, owner, now);
-      if (session === undefined) return { result: false, write: false };
+      if (session === undefined) return { result: undefined, write: false };
+      const capabilities = capabilitiesOf(own.find((row) => row[0] === id)?.[3]);
       // Already the caller's most recent, and stamped lately: the order and the expiry need no write.
       const fresh = last !== undefined && last[0] === id && now - last[2] < Math.min(TOUCH_EVERY_MS, this.#idleMs / 2);
-      return { result: true, write: !fresh };
+      return { result: capabilities, write: !fresh };
     });
   }
 

@@ -9,7 +9,7 @@ import type { Logger } from '../log/index.ts';
 import { describeManifestErrors } from '../manifest/index.ts';
 import { MemoryStateStore, type StateStore } from '../state/index.ts';
 import { authInfoOf, createMcpServer } from './mcp-server.ts';
-import { StoredMcpSessions } from './stored-mcp-sessions.ts';
+import { StoredMcpSessions, type SessionCapabilities } from './stored-mcp-sessions.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
 export const MCP_PATH = '/mcp';
@@ -70,8 +70,8 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
   }, { idleMs });
 
   /** One request on a fresh SDK server and stateless transport, both closed with the response. */
-  async function serveStateless(request: IncomingMessage, res: ServerResponse, parsed: unknown): Promise<void> {
-    const server = createMcpServer(registry, logger);
+  async function serveStateless(request: IncomingMessage, res: ServerResponse, parsed: unknown, session?: SessionCapabilities): Promise<void> {
+    const server = createMcpServer(registry, logger, session);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     transport.onerror = (error) => logger.warn({ err: error }, 'MCP transport error');
     res.once('close', () => {
@@ -147,7 +147,8 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
     const owner = ownerOf(context);
     if (typeof sessionId === 'string') {
       // Someone else's session answers like an expired one: the id alone grants nothing.
-      if (sessionId.length > 200 || !(await sessions.use(sessionId, owner))) {
+      const session = sessionId.length > 200 ? undefined : await sessions.resume(sessionId, owner);
+      if (session === undefined) {
         rpcError(res, 404, -32001, 'Session not found: it ended or expired; start a new one with initialize.');
         return;
       }
@@ -162,7 +163,7 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
         sendJson(res, 405, { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server sends nothing unasked, so there is no stream to open.' }, id: null }, { allow: 'POST, DELETE' });
         return;
       }
-      await serveStateless(request, res, parsed);
+      await serveStateless(request, res, parsed, session);
       return;
     }
     if (req.method !== 'POST' || !isInitializeRequest(parsed)) {
@@ -170,7 +171,8 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
       return;
     }
     // Room comes only from this caller's own sessions (or the initialize is refused, naming the cap).
-    const opened = await sessions.open(owner);
+    const declared = (parsed as { params?: { capabilities?: { elicitation?: { url?: unknown } } } }).params?.capabilities?.elicitation;
+    const opened = await sessions.open(owner, { urlElicitation: typeof declared?.url === 'object' && declared.url !== null });
     if (opened.evicted.length > 0) logger.debug({ why: 'evicted', sessions: opened.evicted.length }, 'MCP session closed');
     logger.debug('MCP session opened');
     res.setHeader('mcp-session-id', opened.id);

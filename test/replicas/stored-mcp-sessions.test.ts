@@ -42,6 +42,18 @@ describe('MCP sessions in the shared store', () => {
     expect(await a.use(id, 'alice')).toBe(false);
   });
 
+  it('keeps what the client declared at initialize for every later request of the session, on any replica', async () => {
+    const [a, b] = replicas({ maxSessions: 100, maxSessionsPerSubject: 4 });
+    const asks = await a.open('alice', { urlElicitation: true });
+    const plain = await a.open('alice');
+    // Opening and using other sessions rewrites the table; the capabilities stay with their session.
+    await b.open('bob');
+    expect(await b.resume(asks.id, 'alice')).toEqual({ urlElicitation: true });
+    expect(await b.resume(plain.id, 'alice')).toEqual({ urlElicitation: false });
+    expect(await a.resume(asks.id, 'alice')).toEqual({ urlElicitation: true });
+    expect(await a.resume(asks.id, 'mallory')).toBeUndefined();
+  });
+
   it('the least recently used session of a caller makes room, whichever replica saw the use', async () => {
     const store = new MemoryStateStore();
     stores.push(store);

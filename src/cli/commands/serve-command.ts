@@ -1,12 +1,10 @@
 import type { Command } from 'commander';
-import { isToolgraphError } from '../../errors/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { SecretValue } from '../../secrets/index.ts';
 import { SERVICE_NAMES } from '../../serve/constants.ts';
 import type { RunningToolgraph } from '../../serve/index.ts';
 import type { CliIo } from '../cli-io.ts';
 import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
-import { withHint } from '../error-hints.ts';
 import { addSettingOptions } from '../setting-options.ts';
 
 /** The in-memory backend the secrets tool reads starts empty; local work seeds it as secret-manager does. */
@@ -15,15 +13,6 @@ export async function secretsSeedFromEnv(env: NodeJS.ProcessEnv = process.env): 
   if (file === undefined) return undefined;
   const { readSecretsSeedFile } = await import('../../secrets/index.ts');
   return readSecretsSeedFile(file);
-}
-
-/**
- * A server with bearer auth fetches the IdP's discovery document and keys before it listens; when
- * that fails, says which setting points at the IdP and how to work without one.
- */
-export function identityProviderHint(error: unknown): string | undefined {
-  if (!isToolgraphError(error) || error.code !== 'TG_OIDC_DISCOVERY_FAILED') return undefined;
-  return 'with AUTH_TYPE other than none the server needs the identity provider at start-up: check OIDC_CONFIG_URL (--oidc-config-url, or config key oidc_config_url) and that the IdP is up, or run with --auth-type none on loopback for local work';
 }
 
 /**
@@ -71,7 +60,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     const only = typeof opts['only'] === 'string' ? parseServiceNames(opts['only']) : undefined;
     const logger = createLogger({ level: config.values.logLevel });
     const secretsSeed = await secretsSeedFromEnv();
-    const running = await withHint(() => startToolgraph({ config, logger, ...(only ? { only } : {}), ...(secretsSeed ? { secretsSeed } : {}) }), identityProviderHint);
+    const running = await startToolgraph({ config, logger, ...(only ? { only } : {}), ...(secretsSeed ? { secretsSeed } : {}) });
     await serveUntilSignal(running, io, config.values.shutdownGraceSecs, logger);
   });
 }

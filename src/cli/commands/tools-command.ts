@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { withHint } from '../error-hints.ts';
 import { addSettingOptions } from '../setting-options.ts';
 import type { CliIo } from '../cli-io.ts';
 import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
-import { identityProviderHint, secretsSeedFromEnv, serveUntilSignal } from './serve-command.ts';
+import { secretsSeedFromEnv, serveUntilSignal } from './serve-command.ts';
 
 /**
  * `toolgraph tools serve --transport streamable-http|stdio`: the MCP tool server alone.
@@ -35,7 +34,7 @@ export function registerToolsCommand(program: Command, io: CliIo): void {
       return;
     }
     const logger = createLogger({ level: config.values.logLevel });
-    const running = await withHint(() => startToolgraph({ config, logger, only: ['tools'], ...(secretsSeed ? { secretsSeed } : {}) }), identityProviderHint);
+    const running = await startToolgraph({ config, logger, only: ['tools'], ...(secretsSeed ? { secretsSeed } : {}) });
     await serveUntilSignal(running, io, config.values.shutdownGraceSecs, logger);
   });
 }

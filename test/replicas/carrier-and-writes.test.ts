@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,6 +104,8 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
+  // The replicas' logs, for a failure's post-mortem (CI keeps .tmp/).
+  mkdirSync('.tmp', { recursive: true });
   for (const replica of [a, b]) if (replica) writeFileSync(`.tmp/carrier-and-writes.${replica.name}.log`, replica.lines.join('\n'));
   await nginx?.stop();
   await Promise.all([a, b].map((r) => r?.dispose()));

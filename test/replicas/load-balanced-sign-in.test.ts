@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -70,6 +70,8 @@ ${ports.map((port) => `    server 127.0.0.1:${port} max_fails=1 fail_timeout=1s;
 }, 240_000);
 
 afterAll(async () => {
+  // The replicas' logs, for a failure's post-mortem (CI keeps .tmp/).
+  mkdirSync('.tmp', { recursive: true });
   for (const replica of replicas) writeFileSync(`.tmp/load-balanced-sign-in.${replica.name}.log`, replica.lines.join('\n'));
   await nginx?.stop();
   await Promise.all(replicas.map((r) => r.dispose()));

@@ -334,7 +334,7 @@ export class SchemaAssembler {
     });
     const subscription = model.labels.length === 0 ? undefined : new AssembledObjectType('Subscription', [], () => {
       const fields: FieldMap = {};
-      for (const label of model.labels) fields[label.typeName] = placedLabels.get(label.typeName)!.subscriptionField;
+      for (const label of model.labels) fields[label.listField] = placedLabels.get(label.typeName)!.subscriptionField;
       return fields;
     });
     // The order buildSubgraphSchema gives its types (the order of the SDL, then federation's), so

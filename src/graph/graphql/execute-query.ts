@@ -126,9 +126,9 @@ function* labelConnection(state: ExecState, fieldName: string, label: string, ke
     throw new ToolgraphError('TG_BAD_REQUEST', `${fieldName}: cursor is another name for after; give one of them (or both the same).`);
   }
   const resume = afterCursor ?? cursorArg;
-  const after = resume === undefined ? undefined : decodeCursor(resume, label, afterCursor !== undefined ? 'after' : 'cursor');
+  const after = resume === undefined ? undefined : decodeCursor(resume, label, afterCursor !== undefined ? 'after' : 'cursor', state.graphSchema.names.fieldPrefix);
   const beforeCursor = optionalString(args, 'before');
-  const before = beforeCursor === undefined ? undefined : decodeCursor(beforeCursor, label, 'before');
+  const before = beforeCursor === undefined ? undefined : decodeCursor(beforeCursor, label, 'before', state.graphSchema.names.fieldPrefix);
   const page = connectionPage(state.view, label, { filter: filtersOf(args), ...bounded(state, first, last), after, before });
   if (first === undefined && last === undefined && page.nodes.length > state.listLimit) throw overListLimit(fieldName, state.listLimit);
   state.meter.rows(page.nodes.length, 0);

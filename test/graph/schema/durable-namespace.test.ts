@@ -51,6 +51,11 @@ describe('a namespace is one batch of its graph', () => {
     // The running schema follows: the old root field is gone, the prefixed one answers.
     expect(await query(engine, 'demo', '{ crm_Person(first: 1) { __typename name } }')).toMatchObject({ data: { crm_Person: [{ __typename: 'Crm_Person', name: 'Ada Lovelace' }] } });
     expect(await query(engine, 'demo', '{ Person(first: 1) { name } }')).toMatchObject({ errors: [{ extensions: { code: 'TG_GRAPHQL_NO_NODE_TYPE' } }] });
+    // Cursors stay label cursors (one survives a namespace change); messages name the prefixed fields.
+    const topic = Buffer.from('c1:Topic:topic-graphql').toString('base64url');
+    expect(await query(engine, 'demo', `{ crm_PersonConnection(after: "${topic}") { pageInfo { hasNextPage } } }`)).toMatchObject({
+      errors: [{ message: `after: the cursor "${topic}" belongs to crm_TopicConnection, not crm_PersonConnection.`, extensions: { code: 'TG_CURSOR_INVALID' } }],
+    });
     // The same namespace again writes nothing.
     expect(await replaceNamespace(engine, 'demo', 'crm')).toEqual({ graph: 'demo', version: before + 1, namespace: 'crm' });
 

@@ -90,6 +90,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/graphs/{graph}/namespace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A graph name. */
+                graph: components["parameters"]["GraphName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a graph's federation namespace
+         * @description The graph's federation namespace (docs/graphql.md, Namespaces) and the graph's current version;
+         *     `namespace: null` when it has none (its GraphQL names are the plain labels). Requires `kg:admin`
+         *     (or `*`); anyone else gets 403 before the graph is looked up.
+         */
+        get: operations["getGraphNamespace"];
+        /**
+         * Set or remove a graph's federation namespace
+         * @description Sets the graph's namespace (`{"namespace": "crm"}`; null removes it): 1 to 32 lowercase letters
+         *     and digits starting with a letter (else 400 TG_NAMESPACE_INVALID), not the namespace of another
+         *     graph of the store (409 TG_NAMESPACE_TAKEN). Every type the graph's GraphQL schema defines takes
+         *     the prefix `Crm_` and every root and mutation field `crm_`, so graphs compose into one
+         *     supergraph. Stored durably with the graph as one batch (answered as `version`; setting the
+         *     namespace the graph has writes nothing), applied by every instance sharing the storage.
+         *     Requires `kg:admin` (or `*`).
+         */
+        put: operations["putGraphNamespace"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -332,6 +367,12 @@ export interface components {
             policy: components["schemas"]["access-policy.schema"] | null;
             version: number;
         };
+        /** @description A graph's federation namespace (null when it has none) and the graph version. */
+        GraphNamespace: {
+            graph: string;
+            namespace: string | null;
+            version: number;
+        };
         GraphQlMethod: {
             GraphQl: {
                 /** @description The GraphQL document. */
@@ -377,6 +418,10 @@ export interface components {
         } | {
             /** @enum {boolean} */
             anyone: true;
+        };
+        /** @description A graph's new federation namespace, or null to remove it. */
+        NamespaceRequest: {
+            namespace: string | null;
         };
         NativeError: {
             error: components["schemas"]["ErrorDetail"];
@@ -791,6 +836,72 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GraphAccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["NotReady"];
+        };
+    };
+    getGraphNamespace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A graph name. */
+                graph: components["parameters"]["GraphName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The graph's namespace. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphNamespace"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["NotReady"];
+        };
+    };
+    putGraphNamespace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A graph name. */
+                graph: components["parameters"]["GraphName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NamespaceRequest"];
+            };
+        };
+        responses: {
+            /** @description The graph's namespace and the version that stored it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphNamespace"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -3052,14 +3052,177 @@ else {
     errors++;
 } validate41.errors = vErrors; return errors === 0; }
 validate41.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema52 = { "type": "object", "additionalProperties": false, "required": ["GraphQl"], "properties": { "GraphQl": { "type": "object", "additionalProperties": false, "required": ["query"], "properties": { "query": { "description": "The GraphQL document.", "type": "string" }, "variables": { "description": "Values of the document's variables.", "type": ["object", "null"] } } } } };
+const schema52 = { "description": "A graph's federation namespace (null when it has none) and the graph version.", "type": "object", "additionalProperties": false, "required": ["graph", "version", "namespace"], "properties": { "graph": { "type": "string" }, "version": { "type": "integer", "minimum": 0 }, "namespace": { "oneOf": [{ "type": "string" }, { "type": "null" }] } } };
 function validate43(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate43.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.graph === undefined) {
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "graph" }, message: "must have required property '" + "graph" + "'", schema: schema52.required, parentSchema: schema52, data };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.version === undefined) {
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "version" }, message: "must have required property '" + "version" + "'", schema: schema52.required, parentSchema: schema52, data };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    if (data.namespace === undefined) {
+        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "namespace" }, message: "must have required property '" + "namespace" + "'", schema: schema52.required, parentSchema: schema52, data };
+        if (vErrors === null) {
+            vErrors = [err2];
+        }
+        else {
+            vErrors.push(err2);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(((key0 === "graph") || (key0 === "version")) || (key0 === "namespace"))) {
+            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema52, data };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.graph !== undefined) {
+        let data0 = data.graph;
+        if (typeof data0 !== "string") {
+            const err4 = { instancePath: instancePath + "/graph", schemaPath: "#/properties/graph/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema52.properties.graph.type, parentSchema: schema52.properties.graph, data: data0 };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.version !== undefined) {
+        let data1 = data.version;
+        if (!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))) {
+            const err5 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema52.properties.version.type, parentSchema: schema52.properties.version, data: data1 };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+        if ((typeof data1 == "number") && (isFinite(data1))) {
+            if (data1 < 0 || isNaN(data1)) {
+                const err6 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema52.properties.version, data: data1 };
+                if (vErrors === null) {
+                    vErrors = [err6];
+                }
+                else {
+                    vErrors.push(err6);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.namespace !== undefined) {
+        let data2 = data.namespace;
+        const _errs7 = errors;
+        let valid1 = false;
+        let passing0 = null;
+        const _errs8 = errors;
+        if (typeof data2 !== "string") {
+            const err7 = { instancePath: instancePath + "/namespace", schemaPath: "#/properties/namespace/oneOf/0/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema52.properties.namespace.oneOf[0].type, parentSchema: schema52.properties.namespace.oneOf[0], data: data2 };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+        var _valid0 = _errs8 === errors;
+        if (_valid0) {
+            valid1 = true;
+            passing0 = 0;
+        }
+        const _errs10 = errors;
+        if (data2 !== null) {
+            const err8 = { instancePath: instancePath + "/namespace", schemaPath: "#/properties/namespace/oneOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null", schema: schema52.properties.namespace.oneOf[1].type, parentSchema: schema52.properties.namespace.oneOf[1], data: data2 };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+        var _valid0 = _errs10 === errors;
+        if (_valid0 && valid1) {
+            valid1 = false;
+            passing0 = [passing0, 1];
+        }
+        else {
+            if (_valid0) {
+                valid1 = true;
+                passing0 = 1;
+            }
+        }
+        if (!valid1) {
+            const err9 = { instancePath: instancePath + "/namespace", schemaPath: "#/properties/namespace/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema52.properties.namespace.oneOf, parentSchema: schema52.properties.namespace, data: data2 };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+        else {
+            errors = _errs7;
+            if (vErrors !== null) {
+                if (_errs7) {
+                    vErrors.length = _errs7;
+                }
+                else {
+                    vErrors = null;
+                }
+            }
+        }
+    }
+}
+else {
+    const err10 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema52.type, parentSchema: schema52, data };
+    if (vErrors === null) {
+        vErrors = [err10];
+    }
+    else {
+        vErrors.push(err10);
+    }
+    errors++;
+} validate43.errors = vErrors; return errors === 0; }
+validate43.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+const schema53 = { "type": "object", "additionalProperties": false, "required": ["GraphQl"], "properties": { "GraphQl": { "type": "object", "additionalProperties": false, "required": ["query"], "properties": { "query": { "description": "The GraphQL document.", "type": "string" }, "variables": { "description": "Values of the document's variables.", "type": ["object", "null"] } } } } };
+function validate44(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate44.evaluated; if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+} if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+} if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.GraphQl === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "GraphQl" }, message: "must have required property '" + "GraphQl" + "'", schema: schema52.required, parentSchema: schema52, data };
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "GraphQl" }, message: "must have required property '" + "GraphQl" + "'", schema: schema53.required, parentSchema: schema53, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3070,7 +3233,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "GraphQl")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema52, data };
+            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema53, data };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3084,7 +3247,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.GraphQl;
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             if (data0.query === undefined) {
-                const err2 = { instancePath: instancePath + "/GraphQl", schemaPath: "#/properties/GraphQl/required", keyword: "required", params: { missingProperty: "query" }, message: "must have required property '" + "query" + "'", schema: schema52.properties.GraphQl.required, parentSchema: schema52.properties.GraphQl, data: data0 };
+                const err2 = { instancePath: instancePath + "/GraphQl", schemaPath: "#/properties/GraphQl/required", keyword: "required", params: { missingProperty: "query" }, message: "must have required property '" + "query" + "'", schema: schema53.properties.GraphQl.required, parentSchema: schema53.properties.GraphQl, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3095,7 +3258,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
             }
             for (const key1 in data0) {
                 if (!((key1 === "query") || (key1 === "variables"))) {
-                    const err3 = { instancePath: instancePath + "/GraphQl", schemaPath: "#/properties/GraphQl/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema52.properties.GraphQl, data: data0 };
+                    const err3 = { instancePath: instancePath + "/GraphQl", schemaPath: "#/properties/GraphQl/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema53.properties.GraphQl, data: data0 };
                     if (vErrors === null) {
                         vErrors = [err3];
                     }
@@ -3108,7 +3271,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.query !== undefined) {
                 let data1 = data0.query;
                 if (typeof data1 !== "string") {
-                    const err4 = { instancePath: instancePath + "/GraphQl/query", schemaPath: "#/properties/GraphQl/properties/query/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema52.properties.GraphQl.properties.query.type, parentSchema: schema52.properties.GraphQl.properties.query, data: data1 };
+                    const err4 = { instancePath: instancePath + "/GraphQl/query", schemaPath: "#/properties/GraphQl/properties/query/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema53.properties.GraphQl.properties.query.type, parentSchema: schema53.properties.GraphQl.properties.query, data: data1 };
                     if (vErrors === null) {
                         vErrors = [err4];
                     }
@@ -3121,7 +3284,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.variables !== undefined) {
                 let data2 = data0.variables;
                 if ((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)) {
-                    const err5 = { instancePath: instancePath + "/GraphQl/variables", schemaPath: "#/properties/GraphQl/properties/variables/type", keyword: "type", params: { type: schema52.properties.GraphQl.properties.variables.type }, message: "must be object,null", schema: schema52.properties.GraphQl.properties.variables.type, parentSchema: schema52.properties.GraphQl.properties.variables, data: data2 };
+                    const err5 = { instancePath: instancePath + "/GraphQl/variables", schemaPath: "#/properties/GraphQl/properties/variables/type", keyword: "type", params: { type: schema53.properties.GraphQl.properties.variables.type }, message: "must be object,null", schema: schema53.properties.GraphQl.properties.variables.type, parentSchema: schema53.properties.GraphQl.properties.variables, data: data2 };
                     if (vErrors === null) {
                         vErrors = [err5];
                     }
@@ -3133,7 +3296,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/GraphQl", schemaPath: "#/properties/GraphQl/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema52.properties.GraphQl.type, parentSchema: schema52.properties.GraphQl, data: data0 };
+            const err6 = { instancePath: instancePath + "/GraphQl", schemaPath: "#/properties/GraphQl/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema53.properties.GraphQl.type, parentSchema: schema53.properties.GraphQl, data: data0 };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -3145,7 +3308,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema52.type, parentSchema: schema52, data };
+    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema53.type, parentSchema: schema53, data };
     if (vErrors === null) {
         vErrors = [err7];
     }
@@ -3153,16 +3316,16 @@ else {
         vErrors.push(err7);
     }
     errors++;
-} validate43.errors = vErrors; return errors === 0; }
-validate43.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema53 = { "type": "object", "additionalProperties": false, "required": ["status", "services"], "properties": { "status": { "description": "ok when every requested service serves; starting, stopping or overloaded otherwise (HTTP 503).", "enum": ["ok", "starting", "stopping", "overloaded"] }, "services": { "description": "The services mounted and serving, by name.", "type": "array", "items": { "type": "string" } }, "starting": { "description": "While starting, the requested services not mounted yet.", "type": "array", "items": { "type": "string" } }, "overload": { "description": "While overloaded, the reading past its threshold (TG_OVERLOADED's details).", "type": "object", "additionalProperties": false, "required": ["reason", "reading", "threshold", "setting"], "properties": { "reason": { "enum": ["heap", "event-loop-delay"] }, "reading": { "description": "Percent of the heap limit in use, or milliseconds of event-loop delay.", "type": "number" }, "threshold": { "type": "number" }, "setting": { "description": "The setting that moves the threshold.", "type": "string" } } } } };
-function validate44(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate44.evaluated; if (evaluated0.dynamicProps) {
+} validate44.errors = vErrors; return errors === 0; }
+validate44.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+const schema54 = { "type": "object", "additionalProperties": false, "required": ["status", "services"], "properties": { "status": { "description": "ok when every requested service serves; starting, stopping or overloaded otherwise (HTTP 503).", "enum": ["ok", "starting", "stopping", "overloaded"] }, "services": { "description": "The services mounted and serving, by name.", "type": "array", "items": { "type": "string" } }, "starting": { "description": "While starting, the requested services not mounted yet.", "type": "array", "items": { "type": "string" } }, "overload": { "description": "While overloaded, the reading past its threshold (TG_OVERLOADED's details).", "type": "object", "additionalProperties": false, "required": ["reason", "reading", "threshold", "setting"], "properties": { "reason": { "enum": ["heap", "event-loop-delay"] }, "reading": { "description": "Percent of the heap limit in use, or milliseconds of event-loop delay.", "type": "number" }, "threshold": { "type": "number" }, "setting": { "description": "The setting that moves the threshold.", "type": "string" } } } } };
+function validate45(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate45.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.status === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "status" }, message: "must have required property '" + "status" + "'", schema: schema53.required, parentSchema: schema53, data };
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "status" }, message: "must have required property '" + "status" + "'", schema: schema54.required, parentSchema: schema54, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3172,7 +3335,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.services === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "services" }, message: "must have required property '" + "services" + "'", schema: schema53.required, parentSchema: schema53, data };
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "services" }, message: "must have required property '" + "services" + "'", schema: schema54.required, parentSchema: schema54, data };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -3183,7 +3346,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((key0 === "status") || (key0 === "services")) || (key0 === "starting")) || (key0 === "overload"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema53, data };
+            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema54, data };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3196,7 +3359,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.status !== undefined) {
         let data0 = data.status;
         if (!((((data0 === "ok") || (data0 === "starting")) || (data0 === "stopping")) || (data0 === "overloaded"))) {
-            const err3 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema53.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema53.properties.status.enum, parentSchema: schema53.properties.status, data: data0 };
+            const err3 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema54.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema54.properties.status.enum, parentSchema: schema54.properties.status, data: data0 };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3213,7 +3376,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i0 = 0; i0 < len0; i0++) {
                 let data2 = data1[i0];
                 if (typeof data2 !== "string") {
-                    const err4 = { instancePath: instancePath + "/services/" + i0, schemaPath: "#/properties/services/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema53.properties.services.items.type, parentSchema: schema53.properties.services.items, data: data2 };
+                    const err4 = { instancePath: instancePath + "/services/" + i0, schemaPath: "#/properties/services/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema54.properties.services.items.type, parentSchema: schema54.properties.services.items, data: data2 };
                     if (vErrors === null) {
                         vErrors = [err4];
                     }
@@ -3225,7 +3388,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/services", schemaPath: "#/properties/services/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema53.properties.services.type, parentSchema: schema53.properties.services, data: data1 };
+            const err5 = { instancePath: instancePath + "/services", schemaPath: "#/properties/services/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema54.properties.services.type, parentSchema: schema54.properties.services, data: data1 };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -3242,7 +3405,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i1 = 0; i1 < len1; i1++) {
                 let data4 = data3[i1];
                 if (typeof data4 !== "string") {
-                    const err6 = { instancePath: instancePath + "/starting/" + i1, schemaPath: "#/properties/starting/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema53.properties.starting.items.type, parentSchema: schema53.properties.starting.items, data: data4 };
+                    const err6 = { instancePath: instancePath + "/starting/" + i1, schemaPath: "#/properties/starting/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema54.properties.starting.items.type, parentSchema: schema54.properties.starting.items, data: data4 };
                     if (vErrors === null) {
                         vErrors = [err6];
                     }
@@ -3254,7 +3417,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/starting", schemaPath: "#/properties/starting/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema53.properties.starting.type, parentSchema: schema53.properties.starting, data: data3 };
+            const err7 = { instancePath: instancePath + "/starting", schemaPath: "#/properties/starting/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema54.properties.starting.type, parentSchema: schema54.properties.starting, data: data3 };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -3268,7 +3431,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
         let data5 = data.overload;
         if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
             if (data5.reason === undefined) {
-                const err8 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "reason" }, message: "must have required property '" + "reason" + "'", schema: schema53.properties.overload.required, parentSchema: schema53.properties.overload, data: data5 };
+                const err8 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "reason" }, message: "must have required property '" + "reason" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data5 };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -3278,7 +3441,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data5.reading === undefined) {
-                const err9 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "reading" }, message: "must have required property '" + "reading" + "'", schema: schema53.properties.overload.required, parentSchema: schema53.properties.overload, data: data5 };
+                const err9 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "reading" }, message: "must have required property '" + "reading" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data5 };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -3288,7 +3451,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data5.threshold === undefined) {
-                const err10 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "threshold" }, message: "must have required property '" + "threshold" + "'", schema: schema53.properties.overload.required, parentSchema: schema53.properties.overload, data: data5 };
+                const err10 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "threshold" }, message: "must have required property '" + "threshold" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data5 };
                 if (vErrors === null) {
                     vErrors = [err10];
                 }
@@ -3298,7 +3461,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data5.setting === undefined) {
-                const err11 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "setting" }, message: "must have required property '" + "setting" + "'", schema: schema53.properties.overload.required, parentSchema: schema53.properties.overload, data: data5 };
+                const err11 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "setting" }, message: "must have required property '" + "setting" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data5 };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -3309,7 +3472,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
             }
             for (const key1 in data5) {
                 if (!((((key1 === "reason") || (key1 === "reading")) || (key1 === "threshold")) || (key1 === "setting"))) {
-                    const err12 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema53.properties.overload, data: data5 };
+                    const err12 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema54.properties.overload, data: data5 };
                     if (vErrors === null) {
                         vErrors = [err12];
                     }
@@ -3322,7 +3485,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
             if (data5.reason !== undefined) {
                 let data6 = data5.reason;
                 if (!((data6 === "heap") || (data6 === "event-loop-delay"))) {
-                    const err13 = { instancePath: instancePath + "/overload/reason", schemaPath: "#/properties/overload/properties/reason/enum", keyword: "enum", params: { allowedValues: schema53.properties.overload.properties.reason.enum }, message: "must be equal to one of the allowed values", schema: schema53.properties.overload.properties.reason.enum, parentSchema: schema53.properties.overload.properties.reason, data: data6 };
+                    const err13 = { instancePath: instancePath + "/overload/reason", schemaPath: "#/properties/overload/properties/reason/enum", keyword: "enum", params: { allowedValues: schema54.properties.overload.properties.reason.enum }, message: "must be equal to one of the allowed values", schema: schema54.properties.overload.properties.reason.enum, parentSchema: schema54.properties.overload.properties.reason, data: data6 };
                     if (vErrors === null) {
                         vErrors = [err13];
                     }
@@ -3335,7 +3498,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
             if (data5.reading !== undefined) {
                 let data7 = data5.reading;
                 if (!((typeof data7 == "number") && (isFinite(data7)))) {
-                    const err14 = { instancePath: instancePath + "/overload/reading", schemaPath: "#/properties/overload/properties/reading/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema53.properties.overload.properties.reading.type, parentSchema: schema53.properties.overload.properties.reading, data: data7 };
+                    const err14 = { instancePath: instancePath + "/overload/reading", schemaPath: "#/properties/overload/properties/reading/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema54.properties.overload.properties.reading.type, parentSchema: schema54.properties.overload.properties.reading, data: data7 };
                     if (vErrors === null) {
                         vErrors = [err14];
                     }
@@ -3348,7 +3511,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
             if (data5.threshold !== undefined) {
                 let data8 = data5.threshold;
                 if (!((typeof data8 == "number") && (isFinite(data8)))) {
-                    const err15 = { instancePath: instancePath + "/overload/threshold", schemaPath: "#/properties/overload/properties/threshold/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema53.properties.overload.properties.threshold.type, parentSchema: schema53.properties.overload.properties.threshold, data: data8 };
+                    const err15 = { instancePath: instancePath + "/overload/threshold", schemaPath: "#/properties/overload/properties/threshold/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema54.properties.overload.properties.threshold.type, parentSchema: schema54.properties.overload.properties.threshold, data: data8 };
                     if (vErrors === null) {
                         vErrors = [err15];
                     }
@@ -3361,7 +3524,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
             if (data5.setting !== undefined) {
                 let data9 = data5.setting;
                 if (typeof data9 !== "string") {
-                    const err16 = { instancePath: instancePath + "/overload/setting", schemaPath: "#/properties/overload/properties/setting/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema53.properties.overload.properties.setting.type, parentSchema: schema53.properties.overload.properties.setting, data: data9 };
+                    const err16 = { instancePath: instancePath + "/overload/setting", schemaPath: "#/properties/overload/properties/setting/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema54.properties.overload.properties.setting.type, parentSchema: schema54.properties.overload.properties.setting, data: data9 };
                     if (vErrors === null) {
                         vErrors = [err16];
                     }
@@ -3373,7 +3536,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err17 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema53.properties.overload.type, parentSchema: schema53.properties.overload, data: data5 };
+            const err17 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema54.properties.overload.type, parentSchema: schema54.properties.overload, data: data5 };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -3385,7 +3548,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err18 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema53.type, parentSchema: schema53, data };
+    const err18 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema54.type, parentSchema: schema54, data };
     if (vErrors === null) {
         vErrors = [err18];
     }
@@ -3393,16 +3556,16 @@ else {
         vErrors.push(err18);
     }
     errors++;
-} validate44.errors = vErrors; return errors === 0; }
-validate44.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema54 = { "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "status": { "const": "alive" } } };
-function validate45(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate45.evaluated; if (evaluated0.dynamicProps) {
+} validate45.errors = vErrors; return errors === 0; }
+validate45.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+const schema55 = { "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "status": { "const": "alive" } } };
+function validate46(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate46.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.status === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "status" }, message: "must have required property '" + "status" + "'", schema: schema54.required, parentSchema: schema54, data };
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "status" }, message: "must have required property '" + "status" + "'", schema: schema55.required, parentSchema: schema55, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3413,7 +3576,7 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "status")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema54, data };
+            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema55, data };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3426,7 +3589,7 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.status !== undefined) {
         let data0 = data.status;
         if ("alive" !== data0) {
-            const err2 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/const", keyword: "const", params: { allowedValue: "alive" }, message: "must be equal to constant", schema: "alive", parentSchema: schema54.properties.status, data: data0 };
+            const err2 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/const", keyword: "const", params: { allowedValue: "alive" }, message: "must be equal to constant", schema: "alive", parentSchema: schema55.properties.status, data: data0 };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3438,7 +3601,7 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err3 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema54.type, parentSchema: schema54, data };
+    const err3 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema55.type, parentSchema: schema55, data };
     if (vErrors === null) {
         vErrors = [err3];
     }
@@ -3446,18 +3609,146 @@ else {
         vErrors.push(err3);
     }
     errors++;
-} validate45.errors = vErrors; return errors === 0; }
-validate45.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema55 = { "type": "object", "additionalProperties": false, "required": ["id", "error"], "properties": { "id": { "$ref": "#/$defs/U64" }, "error": { "$ref": "#/$defs/ErrorDetail" } } };
-const schema56 = { "description": "A positive unsigned 64-bit integer, 1 to 18446744073709551615, sent either as a JSON integer\n(the server parses it losslessly, never through a double) or as a decimal string without\nleading zeros. Clients in languages without 64-bit integers should send the string form.\nA JSON integer above 2^53 cannot be checked exactly by a double-based validator; the server\nchecks the exact range after lossless parsing.\n", "oneOf": [{ "type": "integer", "minimum": 1, "maximum": 18446744073709552000 }, { "type": "string", "pattern": "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }] };
-const pattern9 = new RegExp("^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", "u");
-function validate46(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate46.evaluated; if (evaluated0.dynamicProps) {
+} validate46.errors = vErrors; return errors === 0; }
+validate46.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+const schema56 = { "description": "A graph's new federation namespace, or null to remove it.", "type": "object", "additionalProperties": false, "required": ["namespace"], "properties": { "namespace": { "oneOf": [{ "type": "string", "pattern": "^[a-z][a-z0-9]*$", "maxLength": 32 }, { "type": "null" }] } } };
+const pattern9 = new RegExp("^[a-z][a-z0-9]*$", "u");
+function validate47(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate47.evaluated; if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+} if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+} if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.namespace === undefined) {
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "namespace" }, message: "must have required property '" + "namespace" + "'", schema: schema56.required, parentSchema: schema56, data };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "namespace")) {
+            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema56, data };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.namespace !== undefined) {
+        let data0 = data.namespace;
+        const _errs3 = errors;
+        let valid1 = false;
+        let passing0 = null;
+        const _errs4 = errors;
+        if (typeof data0 === "string") {
+            if (func1(data0) > 32) {
+                const err2 = { instancePath: instancePath + "/namespace", schemaPath: "#/properties/namespace/oneOf/0/maxLength", keyword: "maxLength", params: { limit: 32 }, message: "must NOT have more than 32 characters", schema: 32, parentSchema: schema56.properties.namespace.oneOf[0], data: data0 };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+            if (!pattern9.test(data0)) {
+                const err3 = { instancePath: instancePath + "/namespace", schemaPath: "#/properties/namespace/oneOf/0/pattern", keyword: "pattern", params: { pattern: "^[a-z][a-z0-9]*$" }, message: "must match pattern \"" + "^[a-z][a-z0-9]*$" + "\"", schema: "^[a-z][a-z0-9]*$", parentSchema: schema56.properties.namespace.oneOf[0], data: data0 };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err4 = { instancePath: instancePath + "/namespace", schemaPath: "#/properties/namespace/oneOf/0/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.properties.namespace.oneOf[0].type, parentSchema: schema56.properties.namespace.oneOf[0], data: data0 };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+        var _valid0 = _errs4 === errors;
+        if (_valid0) {
+            valid1 = true;
+            passing0 = 0;
+        }
+        const _errs6 = errors;
+        if (data0 !== null) {
+            const err5 = { instancePath: instancePath + "/namespace", schemaPath: "#/properties/namespace/oneOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null", schema: schema56.properties.namespace.oneOf[1].type, parentSchema: schema56.properties.namespace.oneOf[1], data: data0 };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+        var _valid0 = _errs6 === errors;
+        if (_valid0 && valid1) {
+            valid1 = false;
+            passing0 = [passing0, 1];
+        }
+        else {
+            if (_valid0) {
+                valid1 = true;
+                passing0 = 1;
+            }
+        }
+        if (!valid1) {
+            const err6 = { instancePath: instancePath + "/namespace", schemaPath: "#/properties/namespace/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema56.properties.namespace.oneOf, parentSchema: schema56.properties.namespace, data: data0 };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+        else {
+            errors = _errs3;
+            if (vErrors !== null) {
+                if (_errs3) {
+                    vErrors.length = _errs3;
+                }
+                else {
+                    vErrors = null;
+                }
+            }
+        }
+    }
+}
+else {
+    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema56.type, parentSchema: schema56, data };
+    if (vErrors === null) {
+        vErrors = [err7];
+    }
+    else {
+        vErrors.push(err7);
+    }
+    errors++;
+} validate47.errors = vErrors; return errors === 0; }
+validate47.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+const schema57 = { "type": "object", "additionalProperties": false, "required": ["id", "error"], "properties": { "id": { "$ref": "#/$defs/U64" }, "error": { "$ref": "#/$defs/ErrorDetail" } } };
+const schema58 = { "description": "A positive unsigned 64-bit integer, 1 to 18446744073709551615, sent either as a JSON integer\n(the server parses it losslessly, never through a double) or as a decimal string without\nleading zeros. Clients in languages without 64-bit integers should send the string form.\nA JSON integer above 2^53 cannot be checked exactly by a double-based validator; the server\nchecks the exact range after lossless parsing.\n", "oneOf": [{ "type": "integer", "minimum": 1, "maximum": 18446744073709552000 }, { "type": "string", "pattern": "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }] };
+const pattern10 = new RegExp("^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", "u");
+function validate48(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate48.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'", schema: schema55.required, parentSchema: schema55, data };
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'", schema: schema57.required, parentSchema: schema57, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3467,7 +3758,7 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.error === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property '" + "error" + "'", schema: schema55.required, parentSchema: schema55, data };
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property '" + "error" + "'", schema: schema57.required, parentSchema: schema57, data };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -3478,7 +3769,7 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "error"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema55, data };
+            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema57, data };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3495,7 +3786,7 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
         let passing0 = null;
         const _errs5 = errors;
         if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema56.oneOf[0].type, parentSchema: schema56.oneOf[0], data: data0 };
+            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema58.oneOf[0].type, parentSchema: schema58.oneOf[0], data: data0 };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3506,7 +3797,7 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if ((typeof data0 == "number") && (isFinite(data0))) {
             if (data0 > 18446744073709552000 || isNaN(data0)) {
-                const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema56.oneOf[0], data: data0 };
+                const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema58.oneOf[0], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -3516,7 +3807,7 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema56.oneOf[0], data: data0 };
+                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema58.oneOf[0], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -3533,8 +3824,8 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
         }
         const _errs7 = errors;
         if (typeof data0 === "string") {
-            if (!pattern9.test(data0)) {
-                const err6 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema56.oneOf[1], data: data0 };
+            if (!pattern10.test(data0)) {
+                const err6 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema58.oneOf[1], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -3545,7 +3836,7 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.oneOf[1].type, parentSchema: schema56.oneOf[1], data: data0 };
+            const err7 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema58.oneOf[1].type, parentSchema: schema58.oneOf[1], data: data0 };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -3566,7 +3857,7 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         if (!valid2) {
-            const err8 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema56.oneOf, parentSchema: schema56, data: data0 };
+            const err8 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema58.oneOf, parentSchema: schema58, data: data0 };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -3687,7 +3978,7 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema55.type, parentSchema: schema55, data };
+    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema57.type, parentSchema: schema57, data };
     if (vErrors === null) {
         vErrors = [err17];
     }
@@ -3695,16 +3986,16 @@ else {
         vErrors.push(err17);
     }
     errors++;
-} validate46.errors = vErrors; return errors === 0; }
-validate46.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema58 = { "description": "Exactly one method, keyed by its name.", "oneOf": [{ "$ref": "#/$defs/GraphQlMethod" }, { "$ref": "#/$defs/CypherMethod" }] };
-function validate47(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate47.evaluated; if (evaluated0.dynamicProps) {
+} validate48.errors = vErrors; return errors === 0; }
+validate48.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+const schema60 = { "description": "Exactly one method, keyed by its name.", "oneOf": [{ "$ref": "#/$defs/GraphQlMethod" }, { "$ref": "#/$defs/CypherMethod" }] };
+function validate49(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate49.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } const _errs0 = errors; let valid0 = false; let passing0 = null; const _errs1 = errors; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.GraphQl === undefined) {
-        const err0 = { instancePath, schemaPath: "#/$defs/GraphQlMethod/required", keyword: "required", params: { missingProperty: "GraphQl" }, message: "must have required property '" + "GraphQl" + "'", schema: schema52.required, parentSchema: schema52, data };
+        const err0 = { instancePath, schemaPath: "#/$defs/GraphQlMethod/required", keyword: "required", params: { missingProperty: "GraphQl" }, message: "must have required property '" + "GraphQl" + "'", schema: schema53.required, parentSchema: schema53, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3715,7 +4006,7 @@ function validate47(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "GraphQl")) {
-            const err1 = { instancePath, schemaPath: "#/$defs/GraphQlMethod/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema52, data };
+            const err1 = { instancePath, schemaPath: "#/$defs/GraphQlMethod/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema53, data };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3729,7 +4020,7 @@ function validate47(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.GraphQl;
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             if (data0.query === undefined) {
-                const err2 = { instancePath: instancePath + "/GraphQl", schemaPath: "#/$defs/GraphQlMethod/properties/GraphQl/required", keyword: "required", params: { missingProperty: "query" }, message: "must have required property '" + "query" + "'", schema: schema52.properties.GraphQl.required, parentSchema: schema52.properties.GraphQl, data: data0 };
+                const err2 = { instancePath: instancePath + "/GraphQl", schemaPath: "#/$defs/GraphQlMethod/properties/GraphQl/required", keyword: "required", params: { missingProperty: "query" }, message: "must have required property '" + "query" + "'", schema: schema53.properties.GraphQl.required, parentSchema: schema53.properties.GraphQl, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3740,7 +4031,7 @@ function validate47(data, { instancePath = "", parentData, parentDataProperty, r
             }
             for (const key1 in data0) {
                 if (!((key1 === "query") || (key1 === "variables"))) {
-                    const err3 = { instancePath: instancePath + "/GraphQl", schemaPath: "#/$defs/GraphQlMethod/properties/GraphQl/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema52.properties.GraphQl, data: data0 };
+                    const err3 = { instancePath: instancePath + "/GraphQl", schemaPath: "#/$defs/GraphQlMethod/properties/GraphQl/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema53.properties.GraphQl, data: data0 };
                     if (vErrors === null) {
                         vErrors = [err3];
                     }
@@ -3753,7 +4044,7 @@ function validate47(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.query !== undefined) {
                 let data1 = data0.query;
                 if (typeof data1 !== "string") {
-                    const err4 = { instancePath: instancePath + "/GraphQl/query", schemaPath: "#/$defs/GraphQlMethod/properties/GraphQl/properties/query/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema52.properties.GraphQl.properties.query.type, parentSchema: schema52.properties.GraphQl.properties.query, data: data1 };
+                    const err4 = { instancePath: instancePath + "/GraphQl/query", schemaPath: "#/$defs/GraphQlMethod/properties/GraphQl/properties/query/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema53.properties.GraphQl.properties.query.type, parentSchema: schema53.properties.GraphQl.properties.query, data: data1 };
                     if (vErrors === null) {
                         vErrors = [err4];
                     }
@@ -3766,7 +4057,7 @@ function validate47(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.variables !== undefined) {
                 let data2 = data0.variables;
                 if ((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)) {
-                    const err5 = { instancePath: instancePath + "/GraphQl/variables", schemaPath: "#/$defs/GraphQlMethod/properties/GraphQl/properties/variables/type", keyword: "type", params: { type: schema52.properties.GraphQl.properties.variables.type }, message: "must be object,null", schema: schema52.properties.GraphQl.properties.variables.type, parentSchema: schema52.properties.GraphQl.properties.variables, data: data2 };
+                    const err5 = { instancePath: instancePath + "/GraphQl/variables", schemaPath: "#/$defs/GraphQlMethod/properties/GraphQl/properties/variables/type", keyword: "type", params: { type: schema53.properties.GraphQl.properties.variables.type }, message: "must be object,null", schema: schema53.properties.GraphQl.properties.variables.type, parentSchema: schema53.properties.GraphQl.properties.variables, data: data2 };
                     if (vErrors === null) {
                         vErrors = [err5];
                     }
@@ -3778,7 +4069,7 @@ function validate47(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/GraphQl", schemaPath: "#/$defs/GraphQlMethod/properties/GraphQl/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema52.properties.GraphQl.type, parentSchema: schema52.properties.GraphQl, data: data0 };
+            const err6 = { instancePath: instancePath + "/GraphQl", schemaPath: "#/$defs/GraphQlMethod/properties/GraphQl/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema53.properties.GraphQl.type, parentSchema: schema53.properties.GraphQl, data: data0 };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -3790,7 +4081,7 @@ function validate47(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/$defs/GraphQlMethod/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema52.type, parentSchema: schema52, data };
+    const err7 = { instancePath, schemaPath: "#/$defs/GraphQlMethod/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema53.type, parentSchema: schema53, data };
     if (vErrors === null) {
         vErrors = [err7];
     }
@@ -3911,7 +4202,7 @@ else {
         }
     }
 } if (!valid0) {
-    const err16 = { instancePath, schemaPath: "#/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema58.oneOf, parentSchema: schema58, data };
+    const err16 = { instancePath, schemaPath: "#/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema60.oneOf, parentSchema: schema60, data };
     if (vErrors === null) {
         vErrors = [err16];
     }
@@ -3930,16 +4221,16 @@ else {
             vErrors = null;
         }
     }
-} validate47.errors = vErrors; evaluated0.props = props0; return errors === 0; }
-validate47.evaluated = { "dynamicProps": true, "dynamicItems": false };
-const schema61 = { "description": "The native request every graph surface builds.", "type": "object", "additionalProperties": false, "required": ["id", "graph", "method"], "properties": { "id": { "$ref": "#/$defs/U64" }, "graph": { "description": "The graph name.", "type": "string", "minLength": 1 }, "agent_id": { "description": "The calling agent, when one is known.", "type": ["string", "null"] }, "method": { "$ref": "#/$defs/NativeMethod" } } };
-function validate48(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate48.evaluated; if (evaluated0.dynamicProps) {
+} validate49.errors = vErrors; evaluated0.props = props0; return errors === 0; }
+validate49.evaluated = { "dynamicProps": true, "dynamicItems": false };
+const schema63 = { "description": "The native request every graph surface builds.", "type": "object", "additionalProperties": false, "required": ["id", "graph", "method"], "properties": { "id": { "$ref": "#/$defs/U64" }, "graph": { "description": "The graph name.", "type": "string", "minLength": 1 }, "agent_id": { "description": "The calling agent, when one is known.", "type": ["string", "null"] }, "method": { "$ref": "#/$defs/NativeMethod" } } };
+function validate50(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate50.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'", schema: schema61.required, parentSchema: schema61, data };
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'", schema: schema63.required, parentSchema: schema63, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3949,7 +4240,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.graph === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "graph" }, message: "must have required property '" + "graph" + "'", schema: schema61.required, parentSchema: schema61, data };
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "graph" }, message: "must have required property '" + "graph" + "'", schema: schema63.required, parentSchema: schema63, data };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -3959,7 +4250,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.method === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "method" }, message: "must have required property '" + "method" + "'", schema: schema61.required, parentSchema: schema61, data };
+        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "method" }, message: "must have required property '" + "method" + "'", schema: schema63.required, parentSchema: schema63, data };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -3970,7 +4261,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((key0 === "id") || (key0 === "graph")) || (key0 === "agent_id")) || (key0 === "method"))) {
-            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema61, data };
+            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema63, data };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3987,7 +4278,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
         let passing0 = null;
         const _errs5 = errors;
         if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
-            const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema56.oneOf[0].type, parentSchema: schema56.oneOf[0], data: data0 };
+            const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema58.oneOf[0].type, parentSchema: schema58.oneOf[0], data: data0 };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -3998,7 +4289,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if ((typeof data0 == "number") && (isFinite(data0))) {
             if (data0 > 18446744073709552000 || isNaN(data0)) {
-                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema56.oneOf[0], data: data0 };
+                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema58.oneOf[0], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -4008,7 +4299,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err6 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema56.oneOf[0], data: data0 };
+                const err6 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema58.oneOf[0], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -4025,8 +4316,8 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
         }
         const _errs7 = errors;
         if (typeof data0 === "string") {
-            if (!pattern9.test(data0)) {
-                const err7 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema56.oneOf[1], data: data0 };
+            if (!pattern10.test(data0)) {
+                const err7 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema58.oneOf[1], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -4037,7 +4328,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.oneOf[1].type, parentSchema: schema56.oneOf[1], data: data0 };
+            const err8 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema58.oneOf[1].type, parentSchema: schema58.oneOf[1], data: data0 };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -4058,7 +4349,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         if (!valid2) {
-            const err9 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema56.oneOf, parentSchema: schema56, data: data0 };
+            const err9 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema58.oneOf, parentSchema: schema58, data: data0 };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -4083,7 +4374,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.graph;
         if (typeof data1 === "string") {
             if (func1(data1) < 1) {
-                const err10 = { instancePath: instancePath + "/graph", schemaPath: "#/properties/graph/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema61.properties.graph, data: data1 };
+                const err10 = { instancePath: instancePath + "/graph", schemaPath: "#/properties/graph/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema63.properties.graph, data: data1 };
                 if (vErrors === null) {
                     vErrors = [err10];
                 }
@@ -4094,7 +4385,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err11 = { instancePath: instancePath + "/graph", schemaPath: "#/properties/graph/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema61.properties.graph.type, parentSchema: schema61.properties.graph, data: data1 };
+            const err11 = { instancePath: instancePath + "/graph", schemaPath: "#/properties/graph/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema63.properties.graph.type, parentSchema: schema63.properties.graph, data: data1 };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -4107,7 +4398,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.agent_id !== undefined) {
         let data2 = data.agent_id;
         if ((typeof data2 !== "string") && (data2 !== null)) {
-            const err12 = { instancePath: instancePath + "/agent_id", schemaPath: "#/properties/agent_id/type", keyword: "type", params: { type: schema61.properties.agent_id.type }, message: "must be string,null", schema: schema61.properties.agent_id.type, parentSchema: schema61.properties.agent_id, data: data2 };
+            const err12 = { instancePath: instancePath + "/agent_id", schemaPath: "#/properties/agent_id/type", keyword: "type", params: { type: schema63.properties.agent_id.type }, message: "must be string,null", schema: schema63.properties.agent_id.type, parentSchema: schema63.properties.agent_id, data: data2 };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -4118,14 +4409,14 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
         }
     }
     if (data.method !== undefined) {
-        if (!(validate47(data.method, { instancePath: instancePath + "/method", parentData: data, parentDataProperty: "method", rootData, dynamicAnchors }))) {
-            vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
+        if (!(validate49(data.method, { instancePath: instancePath + "/method", parentData: data, parentDataProperty: "method", rootData, dynamicAnchors }))) {
+            vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
             errors = vErrors.length;
         }
     }
 }
 else {
-    const err13 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema61.type, parentSchema: schema61, data };
+    const err13 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema63.type, parentSchema: schema63, data };
     if (vErrors === null) {
         vErrors = [err13];
     }
@@ -4133,17 +4424,17 @@ else {
         vErrors.push(err13);
     }
     errors++;
-} validate48.errors = vErrors; return errors === 0; }
-validate48.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema63 = { "description": "The answer to a NativeRequest; `id` is the request's id in the form it was sent.", "oneOf": [{ "$ref": "#/$defs/NativeResult" }, { "$ref": "#/$defs/NativeError" }] };
-const schema64 = { "type": "object", "additionalProperties": false, "required": ["id", "result"], "properties": { "id": { "$ref": "#/$defs/U64" }, "result": { "description": "The method's result: for GraphQl the GraphQL execution result (`{data, errors?}`);\nfor Cypher the rows the query returns.\n" } } };
-function validate51(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate51.evaluated; if (evaluated0.dynamicProps) {
+} validate50.errors = vErrors; return errors === 0; }
+validate50.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+const schema65 = { "description": "The answer to a NativeRequest; `id` is the request's id in the form it was sent.", "oneOf": [{ "$ref": "#/$defs/NativeResult" }, { "$ref": "#/$defs/NativeError" }] };
+const schema66 = { "type": "object", "additionalProperties": false, "required": ["id", "result"], "properties": { "id": { "$ref": "#/$defs/U64" }, "result": { "description": "The method's result: for GraphQl the GraphQL execution result (`{data, errors?}`);\nfor Cypher the rows the query returns.\n" } } };
+function validate53(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate53.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'", schema: schema64.required, parentSchema: schema64, data };
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'", schema: schema66.required, parentSchema: schema66, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -4153,7 +4444,7 @@ function validate51(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.result === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "result" }, message: "must have required property '" + "result" + "'", schema: schema64.required, parentSchema: schema64, data };
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "result" }, message: "must have required property '" + "result" + "'", schema: schema66.required, parentSchema: schema66, data };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -4164,7 +4455,7 @@ function validate51(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "result"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema64, data };
+            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema66, data };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -4181,7 +4472,7 @@ function validate51(data, { instancePath = "", parentData, parentDataProperty, r
         let passing0 = null;
         const _errs5 = errors;
         if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema56.oneOf[0].type, parentSchema: schema56.oneOf[0], data: data0 };
+            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema58.oneOf[0].type, parentSchema: schema58.oneOf[0], data: data0 };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -4192,7 +4483,7 @@ function validate51(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if ((typeof data0 == "number") && (isFinite(data0))) {
             if (data0 > 18446744073709552000 || isNaN(data0)) {
-                const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema56.oneOf[0], data: data0 };
+                const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema58.oneOf[0], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -4202,7 +4493,7 @@ function validate51(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema56.oneOf[0], data: data0 };
+                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema58.oneOf[0], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -4219,8 +4510,8 @@ function validate51(data, { instancePath = "", parentData, parentDataProperty, r
         }
         const _errs7 = errors;
         if (typeof data0 === "string") {
-            if (!pattern9.test(data0)) {
-                const err6 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema56.oneOf[1], data: data0 };
+            if (!pattern10.test(data0)) {
+                const err6 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema58.oneOf[1], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -4231,7 +4522,7 @@ function validate51(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.oneOf[1].type, parentSchema: schema56.oneOf[1], data: data0 };
+            const err7 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema58.oneOf[1].type, parentSchema: schema58.oneOf[1], data: data0 };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -4252,7 +4543,7 @@ function validate51(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         if (!valid2) {
-            const err8 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema56.oneOf, parentSchema: schema56, data: data0 };
+            const err8 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema58.oneOf, parentSchema: schema58, data: data0 };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -4275,7 +4566,7 @@ function validate51(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema64.type, parentSchema: schema64, data };
+    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema66.type, parentSchema: schema66, data };
     if (vErrors === null) {
         vErrors = [err9];
     }
@@ -4283,21 +4574,21 @@ else {
         vErrors.push(err9);
     }
     errors++;
-} validate51.errors = vErrors; return errors === 0; }
-validate51.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-function validate50(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate50.evaluated; if (evaluated0.dynamicProps) {
+} validate53.errors = vErrors; return errors === 0; }
+validate53.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate52(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate52.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
-} const _errs0 = errors; let valid0 = false; let passing0 = null; const _errs1 = errors; if (!(validate51(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors }))) {
-    vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+} const _errs0 = errors; let valid0 = false; let passing0 = null; const _errs1 = errors; if (!(validate53(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors }))) {
+    vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
     errors = vErrors.length;
 } var _valid0 = _errs1 === errors; if (_valid0) {
     valid0 = true;
     passing0 = 0;
     var props0 = true;
-} const _errs2 = errors; if (!(validate46(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors }))) {
-    vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+} const _errs2 = errors; if (!(validate48(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors }))) {
+    vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
     errors = vErrors.length;
 } var _valid0 = _errs2 === errors; if (_valid0 && valid0) {
     valid0 = false;
@@ -4312,7 +4603,7 @@ else {
         }
     }
 } if (!valid0) {
-    const err0 = { instancePath, schemaPath: "#/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema63.oneOf, parentSchema: schema63, data };
+    const err0 = { instancePath, schemaPath: "#/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema65.oneOf, parentSchema: schema65, data };
     if (vErrors === null) {
         vErrors = [err0];
     }
@@ -4331,15 +4622,15 @@ else {
             vErrors = null;
         }
     }
-} validate50.errors = vErrors; evaluated0.props = props0; return errors === 0; }
-validate50.evaluated = { "dynamicProps": true, "dynamicItems": false };
-function validate54(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate54.evaluated; if (evaluated0.dynamicProps) {
+} validate52.errors = vErrors; evaluated0.props = props0; return errors === 0; }
+validate52.evaluated = { "dynamicProps": true, "dynamicItems": false };
+function validate56(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate56.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'", schema: schema64.required, parentSchema: schema64, data };
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'", schema: schema66.required, parentSchema: schema66, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -4349,7 +4640,7 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.result === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "result" }, message: "must have required property '" + "result" + "'", schema: schema64.required, parentSchema: schema64, data };
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "result" }, message: "must have required property '" + "result" + "'", schema: schema66.required, parentSchema: schema66, data };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -4360,7 +4651,7 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "result"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema64, data };
+            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema66, data };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -4377,7 +4668,7 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         let passing0 = null;
         const _errs5 = errors;
         if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema56.oneOf[0].type, parentSchema: schema56.oneOf[0], data: data0 };
+            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema58.oneOf[0].type, parentSchema: schema58.oneOf[0], data: data0 };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -4388,7 +4679,7 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if ((typeof data0 == "number") && (isFinite(data0))) {
             if (data0 > 18446744073709552000 || isNaN(data0)) {
-                const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema56.oneOf[0], data: data0 };
+                const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema58.oneOf[0], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -4398,7 +4689,7 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema56.oneOf[0], data: data0 };
+                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema58.oneOf[0], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -4415,8 +4706,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         }
         const _errs7 = errors;
         if (typeof data0 === "string") {
-            if (!pattern9.test(data0)) {
-                const err6 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema56.oneOf[1], data: data0 };
+            if (!pattern10.test(data0)) {
+                const err6 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema58.oneOf[1], data: data0 };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -4427,7 +4718,7 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.oneOf[1].type, parentSchema: schema56.oneOf[1], data: data0 };
+            const err7 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema58.oneOf[1].type, parentSchema: schema58.oneOf[1], data: data0 };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -4448,7 +4739,7 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         if (!valid2) {
-            const err8 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema56.oneOf, parentSchema: schema56, data: data0 };
+            const err8 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/U64/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema58.oneOf, parentSchema: schema58, data: data0 };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -4471,7 +4762,7 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema64.type, parentSchema: schema64, data };
+    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema66.type, parentSchema: schema66, data };
     if (vErrors === null) {
         vErrors = [err9];
     }
@@ -4479,20 +4770,20 @@ else {
         vErrors.push(err9);
     }
     errors++;
-} validate54.errors = vErrors; return errors === 0; }
-validate54.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema68 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://toolgraph.dev/specs/schema-manifest.schema.json", "title": "SchemaManifest", "description": "Identifies one operation, its source and its canonical schema. The schema is stored as numbered 4096-byte fragments; the record carries the locations and digests needed to retrieve and verify them.", "type": "object", "additionalProperties": false, "required": ["version", "operation", "alias", "source_sha256", "schema_sha256", "input_schema_sha256", "output_schema_sha256", "schema_bytes", "fragment_count", "manifest_uri", "fragment_uri_template"], "properties": { "version": { "description": "Manifest format version; must equal 1.", "type": "integer", "minimum": 1, "maximum": 1 }, "operation": { "description": "The operation name, as its source names it.", "type": "string", "maxLength": 512, "pattern": "^[A-Za-z][A-Za-z0-9_]*$" }, "alias": { "description": "A short, human-friendly name for the operation, unique in the catalogue.", "type": "string", "maxLength": 128, "pattern": "^[A-Za-z][A-Za-z0-9_-]*$" }, "source_sha256": { "description": "SHA-256 of the bytes of the source document the operation comes from (lowercase hex).", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "schema_sha256": { "description": "SHA-256 of the canonical (RFC 8785) schema document {operation, input, output} (lowercase hex).", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "input_schema_sha256": { "description": "SHA-256 of the canonical (RFC 8785) input schema (lowercase hex).", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "output_schema_sha256": { "description": "SHA-256 of the canonical (RFC 8785) output schema (lowercase hex).", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "schema_bytes": { "description": "Length in bytes of the canonical schema document.", "type": "integer", "minimum": 1, "maximum": 16777216 }, "fragment_count": { "description": "Number of 4096-byte fragments: ceil(schema_bytes / 4096).", "type": "integer", "minimum": 1, "maximum": 4100 }, "manifest_uri": { "description": "Where this manifest is served: {public_base_url}/schemas/{schema_sha256}.", "type": "string" }, "fragment_uri_template": { "description": "RFC 6570 level-1 URI template of the fragments, with the placeholder {index} (0-based): {public_base_url}/schemas/{schema_sha256}/fragments/{index}.", "type": "string" } } };
-const func31 = Object.prototype.hasOwnProperty;
-const pattern14 = new RegExp("^[A-Za-z][A-Za-z0-9_]*$", "u");
-const pattern15 = new RegExp("^[A-Za-z][A-Za-z0-9_-]*$", "u");
-const pattern16 = new RegExp("^[0-9a-f]{64}$", "u");
-function validate56(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { /*# sourceURL="https://toolgraph.dev/specs/schema-manifest.schema.json" */ ; let vErrors = null; let errors = 0; const evaluated0 = validate56.evaluated; if (evaluated0.dynamicProps) {
+} validate56.errors = vErrors; return errors === 0; }
+validate56.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+const schema70 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://toolgraph.dev/specs/schema-manifest.schema.json", "title": "SchemaManifest", "description": "Identifies one operation, its source and its canonical schema. The schema is stored as numbered 4096-byte fragments; the record carries the locations and digests needed to retrieve and verify them.", "type": "object", "additionalProperties": false, "required": ["version", "operation", "alias", "source_sha256", "schema_sha256", "input_schema_sha256", "output_schema_sha256", "schema_bytes", "fragment_count", "manifest_uri", "fragment_uri_template"], "properties": { "version": { "description": "Manifest format version; must equal 1.", "type": "integer", "minimum": 1, "maximum": 1 }, "operation": { "description": "The operation name, as its source names it.", "type": "string", "maxLength": 512, "pattern": "^[A-Za-z][A-Za-z0-9_]*$" }, "alias": { "description": "A short, human-friendly name for the operation, unique in the catalogue.", "type": "string", "maxLength": 128, "pattern": "^[A-Za-z][A-Za-z0-9_-]*$" }, "source_sha256": { "description": "SHA-256 of the bytes of the source document the operation comes from (lowercase hex).", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "schema_sha256": { "description": "SHA-256 of the canonical (RFC 8785) schema document {operation, input, output} (lowercase hex).", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "input_schema_sha256": { "description": "SHA-256 of the canonical (RFC 8785) input schema (lowercase hex).", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "output_schema_sha256": { "description": "SHA-256 of the canonical (RFC 8785) output schema (lowercase hex).", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "schema_bytes": { "description": "Length in bytes of the canonical schema document.", "type": "integer", "minimum": 1, "maximum": 16777216 }, "fragment_count": { "description": "Number of 4096-byte fragments: ceil(schema_bytes / 4096).", "type": "integer", "minimum": 1, "maximum": 4100 }, "manifest_uri": { "description": "Where this manifest is served: {public_base_url}/schemas/{schema_sha256}.", "type": "string" }, "fragment_uri_template": { "description": "RFC 6570 level-1 URI template of the fragments, with the placeholder {index} (0-based): {public_base_url}/schemas/{schema_sha256}/fragments/{index}.", "type": "string" } } };
+const func32 = Object.prototype.hasOwnProperty;
+const pattern15 = new RegExp("^[A-Za-z][A-Za-z0-9_]*$", "u");
+const pattern16 = new RegExp("^[A-Za-z][A-Za-z0-9_-]*$", "u");
+const pattern17 = new RegExp("^[0-9a-f]{64}$", "u");
+function validate58(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { /*# sourceURL="https://toolgraph.dev/specs/schema-manifest.schema.json" */ ; let vErrors = null; let errors = 0; const evaluated0 = validate58.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.version === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "version" }, message: "must have required property '" + "version" + "'", schema: schema68.required, parentSchema: schema68, data };
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "version" }, message: "must have required property '" + "version" + "'", schema: schema70.required, parentSchema: schema70, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -4502,7 +4793,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.operation === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "operation" }, message: "must have required property '" + "operation" + "'", schema: schema68.required, parentSchema: schema68, data };
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "operation" }, message: "must have required property '" + "operation" + "'", schema: schema70.required, parentSchema: schema70, data };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -4512,7 +4803,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.alias === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "alias" }, message: "must have required property '" + "alias" + "'", schema: schema68.required, parentSchema: schema68, data };
+        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "alias" }, message: "must have required property '" + "alias" + "'", schema: schema70.required, parentSchema: schema70, data };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -4522,7 +4813,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.source_sha256 === undefined) {
-        const err3 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "source_sha256" }, message: "must have required property '" + "source_sha256" + "'", schema: schema68.required, parentSchema: schema68, data };
+        const err3 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "source_sha256" }, message: "must have required property '" + "source_sha256" + "'", schema: schema70.required, parentSchema: schema70, data };
         if (vErrors === null) {
             vErrors = [err3];
         }
@@ -4532,7 +4823,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.schema_sha256 === undefined) {
-        const err4 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "schema_sha256" }, message: "must have required property '" + "schema_sha256" + "'", schema: schema68.required, parentSchema: schema68, data };
+        const err4 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "schema_sha256" }, message: "must have required property '" + "schema_sha256" + "'", schema: schema70.required, parentSchema: schema70, data };
         if (vErrors === null) {
             vErrors = [err4];
         }
@@ -4542,7 +4833,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.input_schema_sha256 === undefined) {
-        const err5 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "input_schema_sha256" }, message: "must have required property '" + "input_schema_sha256" + "'", schema: schema68.required, parentSchema: schema68, data };
+        const err5 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "input_schema_sha256" }, message: "must have required property '" + "input_schema_sha256" + "'", schema: schema70.required, parentSchema: schema70, data };
         if (vErrors === null) {
             vErrors = [err5];
         }
@@ -4552,7 +4843,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.output_schema_sha256 === undefined) {
-        const err6 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "output_schema_sha256" }, message: "must have required property '" + "output_schema_sha256" + "'", schema: schema68.required, parentSchema: schema68, data };
+        const err6 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "output_schema_sha256" }, message: "must have required property '" + "output_schema_sha256" + "'", schema: schema70.required, parentSchema: schema70, data };
         if (vErrors === null) {
             vErrors = [err6];
         }
@@ -4562,7 +4853,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.schema_bytes === undefined) {
-        const err7 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "schema_bytes" }, message: "must have required property '" + "schema_bytes" + "'", schema: schema68.required, parentSchema: schema68, data };
+        const err7 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "schema_bytes" }, message: "must have required property '" + "schema_bytes" + "'", schema: schema70.required, parentSchema: schema70, data };
         if (vErrors === null) {
             vErrors = [err7];
         }
@@ -4572,7 +4863,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.fragment_count === undefined) {
-        const err8 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "fragment_count" }, message: "must have required property '" + "fragment_count" + "'", schema: schema68.required, parentSchema: schema68, data };
+        const err8 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "fragment_count" }, message: "must have required property '" + "fragment_count" + "'", schema: schema70.required, parentSchema: schema70, data };
         if (vErrors === null) {
             vErrors = [err8];
         }
@@ -4582,7 +4873,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.manifest_uri === undefined) {
-        const err9 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "manifest_uri" }, message: "must have required property '" + "manifest_uri" + "'", schema: schema68.required, parentSchema: schema68, data };
+        const err9 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "manifest_uri" }, message: "must have required property '" + "manifest_uri" + "'", schema: schema70.required, parentSchema: schema70, data };
         if (vErrors === null) {
             vErrors = [err9];
         }
@@ -4592,7 +4883,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.fragment_uri_template === undefined) {
-        const err10 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "fragment_uri_template" }, message: "must have required property '" + "fragment_uri_template" + "'", schema: schema68.required, parentSchema: schema68, data };
+        const err10 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "fragment_uri_template" }, message: "must have required property '" + "fragment_uri_template" + "'", schema: schema70.required, parentSchema: schema70, data };
         if (vErrors === null) {
             vErrors = [err10];
         }
@@ -4602,8 +4893,8 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func31.call(schema68.properties, key0))) {
-            const err11 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema68, data };
+        if (!(func32.call(schema70.properties, key0))) {
+            const err11 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema70, data };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -4616,7 +4907,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.version !== undefined) {
         let data0 = data.version;
         if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
-            const err12 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema68.properties.version.type, parentSchema: schema68.properties.version, data: data0 };
+            const err12 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema70.properties.version.type, parentSchema: schema70.properties.version, data: data0 };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -4627,7 +4918,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if ((typeof data0 == "number") && (isFinite(data0))) {
             if (data0 > 1 || isNaN(data0)) {
-                const err13 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema68.properties.version, data: data0 };
+                const err13 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema70.properties.version, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err13];
                 }
@@ -4637,7 +4928,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err14 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema68.properties.version, data: data0 };
+                const err14 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema70.properties.version, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err14];
                 }
@@ -4652,7 +4943,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.operation;
         if (typeof data1 === "string") {
             if (func1(data1) > 512) {
-                const err15 = { instancePath: instancePath + "/operation", schemaPath: "#/properties/operation/maxLength", keyword: "maxLength", params: { limit: 512 }, message: "must NOT have more than 512 characters", schema: 512, parentSchema: schema68.properties.operation, data: data1 };
+                const err15 = { instancePath: instancePath + "/operation", schemaPath: "#/properties/operation/maxLength", keyword: "maxLength", params: { limit: 512 }, message: "must NOT have more than 512 characters", schema: 512, parentSchema: schema70.properties.operation, data: data1 };
                 if (vErrors === null) {
                     vErrors = [err15];
                 }
@@ -4661,8 +4952,8 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
             }
-            if (!pattern14.test(data1)) {
-                const err16 = { instancePath: instancePath + "/operation", schemaPath: "#/properties/operation/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_]*$", parentSchema: schema68.properties.operation, data: data1 };
+            if (!pattern15.test(data1)) {
+                const err16 = { instancePath: instancePath + "/operation", schemaPath: "#/properties/operation/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_]*$", parentSchema: schema70.properties.operation, data: data1 };
                 if (vErrors === null) {
                     vErrors = [err16];
                 }
@@ -4673,7 +4964,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err17 = { instancePath: instancePath + "/operation", schemaPath: "#/properties/operation/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.operation.type, parentSchema: schema68.properties.operation, data: data1 };
+            const err17 = { instancePath: instancePath + "/operation", schemaPath: "#/properties/operation/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.operation.type, parentSchema: schema70.properties.operation, data: data1 };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -4687,7 +4978,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.alias;
         if (typeof data2 === "string") {
             if (func1(data2) > 128) {
-                const err18 = { instancePath: instancePath + "/alias", schemaPath: "#/properties/alias/maxLength", keyword: "maxLength", params: { limit: 128 }, message: "must NOT have more than 128 characters", schema: 128, parentSchema: schema68.properties.alias, data: data2 };
+                const err18 = { instancePath: instancePath + "/alias", schemaPath: "#/properties/alias/maxLength", keyword: "maxLength", params: { limit: 128 }, message: "must NOT have more than 128 characters", schema: 128, parentSchema: schema70.properties.alias, data: data2 };
                 if (vErrors === null) {
                     vErrors = [err18];
                 }
@@ -4696,8 +4987,8 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
             }
-            if (!pattern15.test(data2)) {
-                const err19 = { instancePath: instancePath + "/alias", schemaPath: "#/properties/alias/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_-]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_-]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_-]*$", parentSchema: schema68.properties.alias, data: data2 };
+            if (!pattern16.test(data2)) {
+                const err19 = { instancePath: instancePath + "/alias", schemaPath: "#/properties/alias/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_-]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_-]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_-]*$", parentSchema: schema70.properties.alias, data: data2 };
                 if (vErrors === null) {
                     vErrors = [err19];
                 }
@@ -4708,7 +4999,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err20 = { instancePath: instancePath + "/alias", schemaPath: "#/properties/alias/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.alias.type, parentSchema: schema68.properties.alias, data: data2 };
+            const err20 = { instancePath: instancePath + "/alias", schemaPath: "#/properties/alias/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.alias.type, parentSchema: schema70.properties.alias, data: data2 };
             if (vErrors === null) {
                 vErrors = [err20];
             }
@@ -4721,8 +5012,8 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.source_sha256 !== undefined) {
         let data3 = data.source_sha256;
         if (typeof data3 === "string") {
-            if (!pattern16.test(data3)) {
-                const err21 = { instancePath: instancePath + "/source_sha256", schemaPath: "#/properties/source_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema68.properties.source_sha256, data: data3 };
+            if (!pattern17.test(data3)) {
+                const err21 = { instancePath: instancePath + "/source_sha256", schemaPath: "#/properties/source_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema70.properties.source_sha256, data: data3 };
                 if (vErrors === null) {
                     vErrors = [err21];
                 }
@@ -4733,7 +5024,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err22 = { instancePath: instancePath + "/source_sha256", schemaPath: "#/properties/source_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.source_sha256.type, parentSchema: schema68.properties.source_sha256, data: data3 };
+            const err22 = { instancePath: instancePath + "/source_sha256", schemaPath: "#/properties/source_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.source_sha256.type, parentSchema: schema70.properties.source_sha256, data: data3 };
             if (vErrors === null) {
                 vErrors = [err22];
             }
@@ -4746,8 +5037,8 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.schema_sha256 !== undefined) {
         let data4 = data.schema_sha256;
         if (typeof data4 === "string") {
-            if (!pattern16.test(data4)) {
-                const err23 = { instancePath: instancePath + "/schema_sha256", schemaPath: "#/properties/schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema68.properties.schema_sha256, data: data4 };
+            if (!pattern17.test(data4)) {
+                const err23 = { instancePath: instancePath + "/schema_sha256", schemaPath: "#/properties/schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema70.properties.schema_sha256, data: data4 };
                 if (vErrors === null) {
                     vErrors = [err23];
                 }
@@ -4758,7 +5049,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err24 = { instancePath: instancePath + "/schema_sha256", schemaPath: "#/properties/schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.schema_sha256.type, parentSchema: schema68.properties.schema_sha256, data: data4 };
+            const err24 = { instancePath: instancePath + "/schema_sha256", schemaPath: "#/properties/schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.schema_sha256.type, parentSchema: schema70.properties.schema_sha256, data: data4 };
             if (vErrors === null) {
                 vErrors = [err24];
             }
@@ -4771,8 +5062,8 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.input_schema_sha256 !== undefined) {
         let data5 = data.input_schema_sha256;
         if (typeof data5 === "string") {
-            if (!pattern16.test(data5)) {
-                const err25 = { instancePath: instancePath + "/input_schema_sha256", schemaPath: "#/properties/input_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema68.properties.input_schema_sha256, data: data5 };
+            if (!pattern17.test(data5)) {
+                const err25 = { instancePath: instancePath + "/input_schema_sha256", schemaPath: "#/properties/input_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema70.properties.input_schema_sha256, data: data5 };
                 if (vErrors === null) {
                     vErrors = [err25];
                 }
@@ -4783,7 +5074,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err26 = { instancePath: instancePath + "/input_schema_sha256", schemaPath: "#/properties/input_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.input_schema_sha256.type, parentSchema: schema68.properties.input_schema_sha256, data: data5 };
+            const err26 = { instancePath: instancePath + "/input_schema_sha256", schemaPath: "#/properties/input_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.input_schema_sha256.type, parentSchema: schema70.properties.input_schema_sha256, data: data5 };
             if (vErrors === null) {
                 vErrors = [err26];
             }
@@ -4796,8 +5087,8 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.output_schema_sha256 !== undefined) {
         let data6 = data.output_schema_sha256;
         if (typeof data6 === "string") {
-            if (!pattern16.test(data6)) {
-                const err27 = { instancePath: instancePath + "/output_schema_sha256", schemaPath: "#/properties/output_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema68.properties.output_schema_sha256, data: data6 };
+            if (!pattern17.test(data6)) {
+                const err27 = { instancePath: instancePath + "/output_schema_sha256", schemaPath: "#/properties/output_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema70.properties.output_schema_sha256, data: data6 };
                 if (vErrors === null) {
                     vErrors = [err27];
                 }
@@ -4808,7 +5099,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err28 = { instancePath: instancePath + "/output_schema_sha256", schemaPath: "#/properties/output_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.output_schema_sha256.type, parentSchema: schema68.properties.output_schema_sha256, data: data6 };
+            const err28 = { instancePath: instancePath + "/output_schema_sha256", schemaPath: "#/properties/output_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.output_schema_sha256.type, parentSchema: schema70.properties.output_schema_sha256, data: data6 };
             if (vErrors === null) {
                 vErrors = [err28];
             }
@@ -4821,7 +5112,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.schema_bytes !== undefined) {
         let data7 = data.schema_bytes;
         if (!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) {
-            const err29 = { instancePath: instancePath + "/schema_bytes", schemaPath: "#/properties/schema_bytes/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema68.properties.schema_bytes.type, parentSchema: schema68.properties.schema_bytes, data: data7 };
+            const err29 = { instancePath: instancePath + "/schema_bytes", schemaPath: "#/properties/schema_bytes/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema70.properties.schema_bytes.type, parentSchema: schema70.properties.schema_bytes, data: data7 };
             if (vErrors === null) {
                 vErrors = [err29];
             }
@@ -4832,7 +5123,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if ((typeof data7 == "number") && (isFinite(data7))) {
             if (data7 > 16777216 || isNaN(data7)) {
-                const err30 = { instancePath: instancePath + "/schema_bytes", schemaPath: "#/properties/schema_bytes/maximum", keyword: "maximum", params: { comparison: "<=", limit: 16777216 }, message: "must be <= 16777216", schema: 16777216, parentSchema: schema68.properties.schema_bytes, data: data7 };
+                const err30 = { instancePath: instancePath + "/schema_bytes", schemaPath: "#/properties/schema_bytes/maximum", keyword: "maximum", params: { comparison: "<=", limit: 16777216 }, message: "must be <= 16777216", schema: 16777216, parentSchema: schema70.properties.schema_bytes, data: data7 };
                 if (vErrors === null) {
                     vErrors = [err30];
                 }
@@ -4842,7 +5133,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data7 < 1 || isNaN(data7)) {
-                const err31 = { instancePath: instancePath + "/schema_bytes", schemaPath: "#/properties/schema_bytes/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema68.properties.schema_bytes, data: data7 };
+                const err31 = { instancePath: instancePath + "/schema_bytes", schemaPath: "#/properties/schema_bytes/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema70.properties.schema_bytes, data: data7 };
                 if (vErrors === null) {
                     vErrors = [err31];
                 }
@@ -4856,7 +5147,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.fragment_count !== undefined) {
         let data8 = data.fragment_count;
         if (!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) {
-            const err32 = { instancePath: instancePath + "/fragment_count", schemaPath: "#/properties/fragment_count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema68.properties.fragment_count.type, parentSchema: schema68.properties.fragment_count, data: data8 };
+            const err32 = { instancePath: instancePath + "/fragment_count", schemaPath: "#/properties/fragment_count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema70.properties.fragment_count.type, parentSchema: schema70.properties.fragment_count, data: data8 };
             if (vErrors === null) {
                 vErrors = [err32];
             }
@@ -4867,7 +5158,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if ((typeof data8 == "number") && (isFinite(data8))) {
             if (data8 > 4100 || isNaN(data8)) {
-                const err33 = { instancePath: instancePath + "/fragment_count", schemaPath: "#/properties/fragment_count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 4100 }, message: "must be <= 4100", schema: 4100, parentSchema: schema68.properties.fragment_count, data: data8 };
+                const err33 = { instancePath: instancePath + "/fragment_count", schemaPath: "#/properties/fragment_count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 4100 }, message: "must be <= 4100", schema: 4100, parentSchema: schema70.properties.fragment_count, data: data8 };
                 if (vErrors === null) {
                     vErrors = [err33];
                 }
@@ -4877,7 +5168,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data8 < 1 || isNaN(data8)) {
-                const err34 = { instancePath: instancePath + "/fragment_count", schemaPath: "#/properties/fragment_count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema68.properties.fragment_count, data: data8 };
+                const err34 = { instancePath: instancePath + "/fragment_count", schemaPath: "#/properties/fragment_count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema70.properties.fragment_count, data: data8 };
                 if (vErrors === null) {
                     vErrors = [err34];
                 }
@@ -4891,7 +5182,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.manifest_uri !== undefined) {
         let data9 = data.manifest_uri;
         if (typeof data9 !== "string") {
-            const err35 = { instancePath: instancePath + "/manifest_uri", schemaPath: "#/properties/manifest_uri/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.manifest_uri.type, parentSchema: schema68.properties.manifest_uri, data: data9 };
+            const err35 = { instancePath: instancePath + "/manifest_uri", schemaPath: "#/properties/manifest_uri/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.manifest_uri.type, parentSchema: schema70.properties.manifest_uri, data: data9 };
             if (vErrors === null) {
                 vErrors = [err35];
             }
@@ -4904,7 +5195,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.fragment_uri_template !== undefined) {
         let data10 = data.fragment_uri_template;
         if (typeof data10 !== "string") {
-            const err36 = { instancePath: instancePath + "/fragment_uri_template", schemaPath: "#/properties/fragment_uri_template/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.fragment_uri_template.type, parentSchema: schema68.properties.fragment_uri_template, data: data10 };
+            const err36 = { instancePath: instancePath + "/fragment_uri_template", schemaPath: "#/properties/fragment_uri_template/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.fragment_uri_template.type, parentSchema: schema70.properties.fragment_uri_template, data: data10 };
             if (vErrors === null) {
                 vErrors = [err36];
             }
@@ -4916,7 +5207,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err37 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema68.type, parentSchema: schema68, data };
+    const err37 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema70.type, parentSchema: schema70, data };
     if (vErrors === null) {
         vErrors = [err37];
     }
@@ -4924,17 +5215,17 @@ else {
         vErrors.push(err37);
     }
     errors++;
-} validate56.errors = vErrors; return errors === 0; }
-validate56.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema70 = { "type": "object", "additionalProperties": false, "required": ["results"], "properties": { "results": { "type": "array", "maxItems": 100, "items": { "$ref": "#/$defs/SchemaSearchResult" } } } };
-const schema71 = { "description": "One catalogue hit.", "type": "object", "additionalProperties": false, "required": ["manifest", "score", "description"], "properties": { "manifest": { "$ref": "#/$defs/SchemaManifest" }, "score": { "description": "Relevance, higher is better; comparable only within one response.", "type": "number", "minimum": 0 }, "description": { "description": "The operation's summary and description, as indexed.", "type": "string" } } };
-function validate58(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate58.evaluated; if (evaluated0.dynamicProps) {
+} validate58.errors = vErrors; return errors === 0; }
+validate58.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+const schema72 = { "type": "object", "additionalProperties": false, "required": ["results"], "properties": { "results": { "type": "array", "maxItems": 100, "items": { "$ref": "#/$defs/SchemaSearchResult" } } } };
+const schema73 = { "description": "One catalogue hit.", "type": "object", "additionalProperties": false, "required": ["manifest", "score", "description"], "properties": { "manifest": { "$ref": "#/$defs/SchemaManifest" }, "score": { "description": "Relevance, higher is better; comparable only within one response.", "type": "number", "minimum": 0 }, "description": { "description": "The operation's summary and description, as indexed.", "type": "string" } } };
+function validate60(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate60.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.manifest === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "manifest" }, message: "must have required property '" + "manifest" + "'", schema: schema71.required, parentSchema: schema71, data };
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "manifest" }, message: "must have required property '" + "manifest" + "'", schema: schema73.required, parentSchema: schema73, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -4944,7 +5235,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.score === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "score" }, message: "must have required property '" + "score" + "'", schema: schema71.required, parentSchema: schema71, data };
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "score" }, message: "must have required property '" + "score" + "'", schema: schema73.required, parentSchema: schema73, data };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -4954,7 +5245,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.description === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "description" }, message: "must have required property '" + "description" + "'", schema: schema71.required, parentSchema: schema71, data };
+        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "description" }, message: "must have required property '" + "description" + "'", schema: schema73.required, parentSchema: schema73, data };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -4965,7 +5256,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "manifest") || (key0 === "score")) || (key0 === "description"))) {
-            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema71, data };
+            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema73, data };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -4979,7 +5270,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.manifest;
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             if (data0.version === undefined) {
-                const err4 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "version" }, message: "must have required property '" + "version" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err4 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "version" }, message: "must have required property '" + "version" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -4989,7 +5280,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.operation === undefined) {
-                const err5 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "operation" }, message: "must have required property '" + "operation" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err5 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "operation" }, message: "must have required property '" + "operation" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -4999,7 +5290,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.alias === undefined) {
-                const err6 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "alias" }, message: "must have required property '" + "alias" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err6 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "alias" }, message: "must have required property '" + "alias" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -5009,7 +5300,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.source_sha256 === undefined) {
-                const err7 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "source_sha256" }, message: "must have required property '" + "source_sha256" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err7 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "source_sha256" }, message: "must have required property '" + "source_sha256" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -5019,7 +5310,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.schema_sha256 === undefined) {
-                const err8 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "schema_sha256" }, message: "must have required property '" + "schema_sha256" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err8 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "schema_sha256" }, message: "must have required property '" + "schema_sha256" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -5029,7 +5320,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.input_schema_sha256 === undefined) {
-                const err9 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "input_schema_sha256" }, message: "must have required property '" + "input_schema_sha256" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err9 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "input_schema_sha256" }, message: "must have required property '" + "input_schema_sha256" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -5039,7 +5330,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.output_schema_sha256 === undefined) {
-                const err10 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "output_schema_sha256" }, message: "must have required property '" + "output_schema_sha256" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err10 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "output_schema_sha256" }, message: "must have required property '" + "output_schema_sha256" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err10];
                 }
@@ -5049,7 +5340,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.schema_bytes === undefined) {
-                const err11 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "schema_bytes" }, message: "must have required property '" + "schema_bytes" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err11 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "schema_bytes" }, message: "must have required property '" + "schema_bytes" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -5059,7 +5350,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.fragment_count === undefined) {
-                const err12 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "fragment_count" }, message: "must have required property '" + "fragment_count" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err12 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "fragment_count" }, message: "must have required property '" + "fragment_count" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err12];
                 }
@@ -5069,7 +5360,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.manifest_uri === undefined) {
-                const err13 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "manifest_uri" }, message: "must have required property '" + "manifest_uri" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err13 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "manifest_uri" }, message: "must have required property '" + "manifest_uri" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err13];
                 }
@@ -5079,7 +5370,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.fragment_uri_template === undefined) {
-                const err14 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "fragment_uri_template" }, message: "must have required property '" + "fragment_uri_template" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err14 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "fragment_uri_template" }, message: "must have required property '" + "fragment_uri_template" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err14];
                 }
@@ -5089,8 +5380,8 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             for (const key1 in data0) {
-                if (!(func31.call(schema68.properties, key1))) {
-                    const err15 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema68, data: data0 };
+                if (!(func32.call(schema70.properties, key1))) {
+                    const err15 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema70, data: data0 };
                     if (vErrors === null) {
                         vErrors = [err15];
                     }
@@ -5103,7 +5394,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.version !== undefined) {
                 let data1 = data0.version;
                 if (!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))) {
-                    const err16 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema68.properties.version.type, parentSchema: schema68.properties.version, data: data1 };
+                    const err16 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema70.properties.version.type, parentSchema: schema70.properties.version, data: data1 };
                     if (vErrors === null) {
                         vErrors = [err16];
                     }
@@ -5114,7 +5405,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 if ((typeof data1 == "number") && (isFinite(data1))) {
                     if (data1 > 1 || isNaN(data1)) {
-                        const err17 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema68.properties.version, data: data1 };
+                        const err17 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema70.properties.version, data: data1 };
                         if (vErrors === null) {
                             vErrors = [err17];
                         }
@@ -5124,7 +5415,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                     }
                     if (data1 < 1 || isNaN(data1)) {
-                        const err18 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema68.properties.version, data: data1 };
+                        const err18 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema70.properties.version, data: data1 };
                         if (vErrors === null) {
                             vErrors = [err18];
                         }
@@ -5139,7 +5430,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                 let data2 = data0.operation;
                 if (typeof data2 === "string") {
                     if (func1(data2) > 512) {
-                        const err19 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/maxLength", keyword: "maxLength", params: { limit: 512 }, message: "must NOT have more than 512 characters", schema: 512, parentSchema: schema68.properties.operation, data: data2 };
+                        const err19 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/maxLength", keyword: "maxLength", params: { limit: 512 }, message: "must NOT have more than 512 characters", schema: 512, parentSchema: schema70.properties.operation, data: data2 };
                         if (vErrors === null) {
                             vErrors = [err19];
                         }
@@ -5148,8 +5439,8 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                         errors++;
                     }
-                    if (!pattern14.test(data2)) {
-                        const err20 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_]*$", parentSchema: schema68.properties.operation, data: data2 };
+                    if (!pattern15.test(data2)) {
+                        const err20 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_]*$", parentSchema: schema70.properties.operation, data: data2 };
                         if (vErrors === null) {
                             vErrors = [err20];
                         }
@@ -5160,7 +5451,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err21 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.operation.type, parentSchema: schema68.properties.operation, data: data2 };
+                    const err21 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.operation.type, parentSchema: schema70.properties.operation, data: data2 };
                     if (vErrors === null) {
                         vErrors = [err21];
                     }
@@ -5174,7 +5465,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                 let data3 = data0.alias;
                 if (typeof data3 === "string") {
                     if (func1(data3) > 128) {
-                        const err22 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/maxLength", keyword: "maxLength", params: { limit: 128 }, message: "must NOT have more than 128 characters", schema: 128, parentSchema: schema68.properties.alias, data: data3 };
+                        const err22 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/maxLength", keyword: "maxLength", params: { limit: 128 }, message: "must NOT have more than 128 characters", schema: 128, parentSchema: schema70.properties.alias, data: data3 };
                         if (vErrors === null) {
                             vErrors = [err22];
                         }
@@ -5183,8 +5474,8 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                         errors++;
                     }
-                    if (!pattern15.test(data3)) {
-                        const err23 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_-]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_-]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_-]*$", parentSchema: schema68.properties.alias, data: data3 };
+                    if (!pattern16.test(data3)) {
+                        const err23 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_-]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_-]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_-]*$", parentSchema: schema70.properties.alias, data: data3 };
                         if (vErrors === null) {
                             vErrors = [err23];
                         }
@@ -5195,7 +5486,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err24 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.alias.type, parentSchema: schema68.properties.alias, data: data3 };
+                    const err24 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.alias.type, parentSchema: schema70.properties.alias, data: data3 };
                     if (vErrors === null) {
                         vErrors = [err24];
                     }
@@ -5208,8 +5499,8 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.source_sha256 !== undefined) {
                 let data4 = data0.source_sha256;
                 if (typeof data4 === "string") {
-                    if (!pattern16.test(data4)) {
-                        const err25 = { instancePath: instancePath + "/manifest/source_sha256", schemaPath: "#/$defs/SchemaManifest/properties/source_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema68.properties.source_sha256, data: data4 };
+                    if (!pattern17.test(data4)) {
+                        const err25 = { instancePath: instancePath + "/manifest/source_sha256", schemaPath: "#/$defs/SchemaManifest/properties/source_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema70.properties.source_sha256, data: data4 };
                         if (vErrors === null) {
                             vErrors = [err25];
                         }
@@ -5220,7 +5511,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err26 = { instancePath: instancePath + "/manifest/source_sha256", schemaPath: "#/$defs/SchemaManifest/properties/source_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.source_sha256.type, parentSchema: schema68.properties.source_sha256, data: data4 };
+                    const err26 = { instancePath: instancePath + "/manifest/source_sha256", schemaPath: "#/$defs/SchemaManifest/properties/source_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.source_sha256.type, parentSchema: schema70.properties.source_sha256, data: data4 };
                     if (vErrors === null) {
                         vErrors = [err26];
                     }
@@ -5233,8 +5524,8 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.schema_sha256 !== undefined) {
                 let data5 = data0.schema_sha256;
                 if (typeof data5 === "string") {
-                    if (!pattern16.test(data5)) {
-                        const err27 = { instancePath: instancePath + "/manifest/schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema68.properties.schema_sha256, data: data5 };
+                    if (!pattern17.test(data5)) {
+                        const err27 = { instancePath: instancePath + "/manifest/schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema70.properties.schema_sha256, data: data5 };
                         if (vErrors === null) {
                             vErrors = [err27];
                         }
@@ -5245,7 +5536,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err28 = { instancePath: instancePath + "/manifest/schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.schema_sha256.type, parentSchema: schema68.properties.schema_sha256, data: data5 };
+                    const err28 = { instancePath: instancePath + "/manifest/schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.schema_sha256.type, parentSchema: schema70.properties.schema_sha256, data: data5 };
                     if (vErrors === null) {
                         vErrors = [err28];
                     }
@@ -5258,8 +5549,8 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.input_schema_sha256 !== undefined) {
                 let data6 = data0.input_schema_sha256;
                 if (typeof data6 === "string") {
-                    if (!pattern16.test(data6)) {
-                        const err29 = { instancePath: instancePath + "/manifest/input_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/input_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema68.properties.input_schema_sha256, data: data6 };
+                    if (!pattern17.test(data6)) {
+                        const err29 = { instancePath: instancePath + "/manifest/input_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/input_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema70.properties.input_schema_sha256, data: data6 };
                         if (vErrors === null) {
                             vErrors = [err29];
                         }
@@ -5270,7 +5561,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err30 = { instancePath: instancePath + "/manifest/input_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/input_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.input_schema_sha256.type, parentSchema: schema68.properties.input_schema_sha256, data: data6 };
+                    const err30 = { instancePath: instancePath + "/manifest/input_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/input_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.input_schema_sha256.type, parentSchema: schema70.properties.input_schema_sha256, data: data6 };
                     if (vErrors === null) {
                         vErrors = [err30];
                     }
@@ -5283,8 +5574,8 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.output_schema_sha256 !== undefined) {
                 let data7 = data0.output_schema_sha256;
                 if (typeof data7 === "string") {
-                    if (!pattern16.test(data7)) {
-                        const err31 = { instancePath: instancePath + "/manifest/output_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/output_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema68.properties.output_schema_sha256, data: data7 };
+                    if (!pattern17.test(data7)) {
+                        const err31 = { instancePath: instancePath + "/manifest/output_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/output_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema70.properties.output_schema_sha256, data: data7 };
                         if (vErrors === null) {
                             vErrors = [err31];
                         }
@@ -5295,7 +5586,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err32 = { instancePath: instancePath + "/manifest/output_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/output_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.output_schema_sha256.type, parentSchema: schema68.properties.output_schema_sha256, data: data7 };
+                    const err32 = { instancePath: instancePath + "/manifest/output_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/output_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.output_schema_sha256.type, parentSchema: schema70.properties.output_schema_sha256, data: data7 };
                     if (vErrors === null) {
                         vErrors = [err32];
                     }
@@ -5308,7 +5599,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.schema_bytes !== undefined) {
                 let data8 = data0.schema_bytes;
                 if (!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) {
-                    const err33 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema68.properties.schema_bytes.type, parentSchema: schema68.properties.schema_bytes, data: data8 };
+                    const err33 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema70.properties.schema_bytes.type, parentSchema: schema70.properties.schema_bytes, data: data8 };
                     if (vErrors === null) {
                         vErrors = [err33];
                     }
@@ -5319,7 +5610,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 if ((typeof data8 == "number") && (isFinite(data8))) {
                     if (data8 > 16777216 || isNaN(data8)) {
-                        const err34 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/maximum", keyword: "maximum", params: { comparison: "<=", limit: 16777216 }, message: "must be <= 16777216", schema: 16777216, parentSchema: schema68.properties.schema_bytes, data: data8 };
+                        const err34 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/maximum", keyword: "maximum", params: { comparison: "<=", limit: 16777216 }, message: "must be <= 16777216", schema: 16777216, parentSchema: schema70.properties.schema_bytes, data: data8 };
                         if (vErrors === null) {
                             vErrors = [err34];
                         }
@@ -5329,7 +5620,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                     }
                     if (data8 < 1 || isNaN(data8)) {
-                        const err35 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema68.properties.schema_bytes, data: data8 };
+                        const err35 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema70.properties.schema_bytes, data: data8 };
                         if (vErrors === null) {
                             vErrors = [err35];
                         }
@@ -5343,7 +5634,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.fragment_count !== undefined) {
                 let data9 = data0.fragment_count;
                 if (!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) {
-                    const err36 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema68.properties.fragment_count.type, parentSchema: schema68.properties.fragment_count, data: data9 };
+                    const err36 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema70.properties.fragment_count.type, parentSchema: schema70.properties.fragment_count, data: data9 };
                     if (vErrors === null) {
                         vErrors = [err36];
                     }
@@ -5354,7 +5645,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 if ((typeof data9 == "number") && (isFinite(data9))) {
                     if (data9 > 4100 || isNaN(data9)) {
-                        const err37 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 4100 }, message: "must be <= 4100", schema: 4100, parentSchema: schema68.properties.fragment_count, data: data9 };
+                        const err37 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 4100 }, message: "must be <= 4100", schema: 4100, parentSchema: schema70.properties.fragment_count, data: data9 };
                         if (vErrors === null) {
                             vErrors = [err37];
                         }
@@ -5364,7 +5655,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                     }
                     if (data9 < 1 || isNaN(data9)) {
-                        const err38 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema68.properties.fragment_count, data: data9 };
+                        const err38 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema70.properties.fragment_count, data: data9 };
                         if (vErrors === null) {
                             vErrors = [err38];
                         }
@@ -5378,7 +5669,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.manifest_uri !== undefined) {
                 let data10 = data0.manifest_uri;
                 if (typeof data10 !== "string") {
-                    const err39 = { instancePath: instancePath + "/manifest/manifest_uri", schemaPath: "#/$defs/SchemaManifest/properties/manifest_uri/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.manifest_uri.type, parentSchema: schema68.properties.manifest_uri, data: data10 };
+                    const err39 = { instancePath: instancePath + "/manifest/manifest_uri", schemaPath: "#/$defs/SchemaManifest/properties/manifest_uri/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.manifest_uri.type, parentSchema: schema70.properties.manifest_uri, data: data10 };
                     if (vErrors === null) {
                         vErrors = [err39];
                     }
@@ -5391,7 +5682,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.fragment_uri_template !== undefined) {
                 let data11 = data0.fragment_uri_template;
                 if (typeof data11 !== "string") {
-                    const err40 = { instancePath: instancePath + "/manifest/fragment_uri_template", schemaPath: "#/$defs/SchemaManifest/properties/fragment_uri_template/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.fragment_uri_template.type, parentSchema: schema68.properties.fragment_uri_template, data: data11 };
+                    const err40 = { instancePath: instancePath + "/manifest/fragment_uri_template", schemaPath: "#/$defs/SchemaManifest/properties/fragment_uri_template/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.fragment_uri_template.type, parentSchema: schema70.properties.fragment_uri_template, data: data11 };
                     if (vErrors === null) {
                         vErrors = [err40];
                     }
@@ -5403,7 +5694,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err41 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema68.type, parentSchema: schema68, data: data0 };
+            const err41 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema70.type, parentSchema: schema70, data: data0 };
             if (vErrors === null) {
                 vErrors = [err41];
             }
@@ -5417,7 +5708,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
         let data12 = data.score;
         if ((typeof data12 == "number") && (isFinite(data12))) {
             if (data12 < 0 || isNaN(data12)) {
-                const err42 = { instancePath: instancePath + "/score", schemaPath: "#/properties/score/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema71.properties.score, data: data12 };
+                const err42 = { instancePath: instancePath + "/score", schemaPath: "#/properties/score/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema73.properties.score, data: data12 };
                 if (vErrors === null) {
                     vErrors = [err42];
                 }
@@ -5428,7 +5719,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err43 = { instancePath: instancePath + "/score", schemaPath: "#/properties/score/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema71.properties.score.type, parentSchema: schema71.properties.score, data: data12 };
+            const err43 = { instancePath: instancePath + "/score", schemaPath: "#/properties/score/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema73.properties.score.type, parentSchema: schema73.properties.score, data: data12 };
             if (vErrors === null) {
                 vErrors = [err43];
             }
@@ -5441,7 +5732,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== undefined) {
         let data13 = data.description;
         if (typeof data13 !== "string") {
-            const err44 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema71.properties.description.type, parentSchema: schema71.properties.description, data: data13 };
+            const err44 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema73.properties.description.type, parentSchema: schema73.properties.description, data: data13 };
             if (vErrors === null) {
                 vErrors = [err44];
             }
@@ -5453,7 +5744,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err45 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema71.type, parentSchema: schema71, data };
+    const err45 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema73.type, parentSchema: schema73, data };
     if (vErrors === null) {
         vErrors = [err45];
     }
@@ -5461,15 +5752,15 @@ else {
         vErrors.push(err45);
     }
     errors++;
-} validate58.errors = vErrors; return errors === 0; }
-validate58.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-function validate57(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate57.evaluated; if (evaluated0.dynamicProps) {
+} validate60.errors = vErrors; return errors === 0; }
+validate60.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate59(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate59.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.results === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "results" }, message: "must have required property '" + "results" + "'", schema: schema70.required, parentSchema: schema70, data };
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "results" }, message: "must have required property '" + "results" + "'", schema: schema72.required, parentSchema: schema72, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -5480,7 +5771,7 @@ function validate57(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "results")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema70, data };
+            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema72, data };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -5494,7 +5785,7 @@ function validate57(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.results;
         if (Array.isArray(data0)) {
             if (data0.length > 100) {
-                const err2 = { instancePath: instancePath + "/results", schemaPath: "#/properties/results/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items", schema: 100, parentSchema: schema70.properties.results, data: data0 };
+                const err2 = { instancePath: instancePath + "/results", schemaPath: "#/properties/results/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items", schema: 100, parentSchema: schema72.properties.results, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -5505,14 +5796,14 @@ function validate57(data, { instancePath = "", parentData, parentDataProperty, r
             }
             const len0 = data0.length;
             for (let i0 = 0; i0 < len0; i0++) {
-                if (!(validate58(data0[i0], { instancePath: instancePath + "/results/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
-                    vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+                if (!(validate60(data0[i0], { instancePath: instancePath + "/results/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+                    vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
                     errors = vErrors.length;
                 }
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/results", schemaPath: "#/properties/results/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema70.properties.results.type, parentSchema: schema70.properties.results, data: data0 };
+            const err3 = { instancePath: instancePath + "/results", schemaPath: "#/properties/results/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema72.properties.results.type, parentSchema: schema72.properties.results, data: data0 };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -5524,7 +5815,7 @@ function validate57(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema70.type, parentSchema: schema70, data };
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema72.type, parentSchema: schema72, data };
     if (vErrors === null) {
         vErrors = [err4];
     }
@@ -5532,15 +5823,15 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate57.errors = vErrors; return errors === 0; }
-validate57.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-function validate60(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate60.evaluated; if (evaluated0.dynamicProps) {
+} validate59.errors = vErrors; return errors === 0; }
+validate59.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate62(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate62.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.manifest === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "manifest" }, message: "must have required property '" + "manifest" + "'", schema: schema71.required, parentSchema: schema71, data };
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "manifest" }, message: "must have required property '" + "manifest" + "'", schema: schema73.required, parentSchema: schema73, data };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -5550,7 +5841,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.score === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "score" }, message: "must have required property '" + "score" + "'", schema: schema71.required, parentSchema: schema71, data };
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "score" }, message: "must have required property '" + "score" + "'", schema: schema73.required, parentSchema: schema73, data };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -5560,7 +5851,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.description === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "description" }, message: "must have required property '" + "description" + "'", schema: schema71.required, parentSchema: schema71, data };
+        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "description" }, message: "must have required property '" + "description" + "'", schema: schema73.required, parentSchema: schema73, data };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -5571,7 +5862,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "manifest") || (key0 === "score")) || (key0 === "description"))) {
-            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema71, data };
+            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema73, data };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -5585,7 +5876,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.manifest;
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             if (data0.version === undefined) {
-                const err4 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "version" }, message: "must have required property '" + "version" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err4 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "version" }, message: "must have required property '" + "version" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -5595,7 +5886,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.operation === undefined) {
-                const err5 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "operation" }, message: "must have required property '" + "operation" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err5 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "operation" }, message: "must have required property '" + "operation" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -5605,7 +5896,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.alias === undefined) {
-                const err6 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "alias" }, message: "must have required property '" + "alias" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err6 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "alias" }, message: "must have required property '" + "alias" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -5615,7 +5906,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.source_sha256 === undefined) {
-                const err7 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "source_sha256" }, message: "must have required property '" + "source_sha256" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err7 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "source_sha256" }, message: "must have required property '" + "source_sha256" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -5625,7 +5916,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.schema_sha256 === undefined) {
-                const err8 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "schema_sha256" }, message: "must have required property '" + "schema_sha256" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err8 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "schema_sha256" }, message: "must have required property '" + "schema_sha256" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -5635,7 +5926,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.input_schema_sha256 === undefined) {
-                const err9 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "input_schema_sha256" }, message: "must have required property '" + "input_schema_sha256" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err9 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "input_schema_sha256" }, message: "must have required property '" + "input_schema_sha256" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -5645,7 +5936,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.output_schema_sha256 === undefined) {
-                const err10 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "output_schema_sha256" }, message: "must have required property '" + "output_schema_sha256" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err10 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "output_schema_sha256" }, message: "must have required property '" + "output_schema_sha256" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err10];
                 }
@@ -5655,7 +5946,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.schema_bytes === undefined) {
-                const err11 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "schema_bytes" }, message: "must have required property '" + "schema_bytes" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err11 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "schema_bytes" }, message: "must have required property '" + "schema_bytes" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -5665,7 +5956,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.fragment_count === undefined) {
-                const err12 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "fragment_count" }, message: "must have required property '" + "fragment_count" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err12 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "fragment_count" }, message: "must have required property '" + "fragment_count" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err12];
                 }
@@ -5675,7 +5966,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.manifest_uri === undefined) {
-                const err13 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "manifest_uri" }, message: "must have required property '" + "manifest_uri" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err13 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "manifest_uri" }, message: "must have required property '" + "manifest_uri" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err13];
                 }
@@ -5685,7 +5976,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.fragment_uri_template === undefined) {
-                const err14 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "fragment_uri_template" }, message: "must have required property '" + "fragment_uri_template" + "'", schema: schema68.required, parentSchema: schema68, data: data0 };
+                const err14 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/required", keyword: "required", params: { missingProperty: "fragment_uri_template" }, message: "must have required property '" + "fragment_uri_template" + "'", schema: schema70.required, parentSchema: schema70, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err14];
                 }
@@ -5695,8 +5986,8 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             for (const key1 in data0) {
-                if (!(func31.call(schema68.properties, key1))) {
-                    const err15 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema68, data: data0 };
+                if (!(func32.call(schema70.properties, key1))) {
+                    const err15 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema70, data: data0 };
                     if (vErrors === null) {
                         vErrors = [err15];
                     }
@@ -5709,7 +6000,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.version !== undefined) {
                 let data1 = data0.version;
                 if (!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))) {
-                    const err16 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema68.properties.version.type, parentSchema: schema68.properties.version, data: data1 };
+                    const err16 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema70.properties.version.type, parentSchema: schema70.properties.version, data: data1 };
                     if (vErrors === null) {
                         vErrors = [err16];
                     }
@@ -5720,7 +6011,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 if ((typeof data1 == "number") && (isFinite(data1))) {
                     if (data1 > 1 || isNaN(data1)) {
-                        const err17 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema68.properties.version, data: data1 };
+                        const err17 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema70.properties.version, data: data1 };
                         if (vErrors === null) {
                             vErrors = [err17];
                         }
@@ -5730,7 +6021,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                     }
                     if (data1 < 1 || isNaN(data1)) {
-                        const err18 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema68.properties.version, data: data1 };
+                        const err18 = { instancePath: instancePath + "/manifest/version", schemaPath: "#/$defs/SchemaManifest/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema70.properties.version, data: data1 };
                         if (vErrors === null) {
                             vErrors = [err18];
                         }
@@ -5745,7 +6036,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                 let data2 = data0.operation;
                 if (typeof data2 === "string") {
                     if (func1(data2) > 512) {
-                        const err19 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/maxLength", keyword: "maxLength", params: { limit: 512 }, message: "must NOT have more than 512 characters", schema: 512, parentSchema: schema68.properties.operation, data: data2 };
+                        const err19 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/maxLength", keyword: "maxLength", params: { limit: 512 }, message: "must NOT have more than 512 characters", schema: 512, parentSchema: schema70.properties.operation, data: data2 };
                         if (vErrors === null) {
                             vErrors = [err19];
                         }
@@ -5754,8 +6045,8 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                         errors++;
                     }
-                    if (!pattern14.test(data2)) {
-                        const err20 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_]*$", parentSchema: schema68.properties.operation, data: data2 };
+                    if (!pattern15.test(data2)) {
+                        const err20 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_]*$", parentSchema: schema70.properties.operation, data: data2 };
                         if (vErrors === null) {
                             vErrors = [err20];
                         }
@@ -5766,7 +6057,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err21 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.operation.type, parentSchema: schema68.properties.operation, data: data2 };
+                    const err21 = { instancePath: instancePath + "/manifest/operation", schemaPath: "#/$defs/SchemaManifest/properties/operation/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.operation.type, parentSchema: schema70.properties.operation, data: data2 };
                     if (vErrors === null) {
                         vErrors = [err21];
                     }
@@ -5780,7 +6071,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                 let data3 = data0.alias;
                 if (typeof data3 === "string") {
                     if (func1(data3) > 128) {
-                        const err22 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/maxLength", keyword: "maxLength", params: { limit: 128 }, message: "must NOT have more than 128 characters", schema: 128, parentSchema: schema68.properties.alias, data: data3 };
+                        const err22 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/maxLength", keyword: "maxLength", params: { limit: 128 }, message: "must NOT have more than 128 characters", schema: 128, parentSchema: schema70.properties.alias, data: data3 };
                         if (vErrors === null) {
                             vErrors = [err22];
                         }
@@ -5789,8 +6080,8 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                         errors++;
                     }
-                    if (!pattern15.test(data3)) {
-                        const err23 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_-]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_-]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_-]*$", parentSchema: schema68.properties.alias, data: data3 };
+                    if (!pattern16.test(data3)) {
+                        const err23 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_-]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_-]*$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_-]*$", parentSchema: schema70.properties.alias, data: data3 };
                         if (vErrors === null) {
                             vErrors = [err23];
                         }
@@ -5801,7 +6092,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err24 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.alias.type, parentSchema: schema68.properties.alias, data: data3 };
+                    const err24 = { instancePath: instancePath + "/manifest/alias", schemaPath: "#/$defs/SchemaManifest/properties/alias/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.alias.type, parentSchema: schema70.properties.alias, data: data3 };
                     if (vErrors === null) {
                         vErrors = [err24];
                     }
@@ -5814,8 +6105,8 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.source_sha256 !== undefined) {
                 let data4 = data0.source_sha256;
                 if (typeof data4 === "string") {
-                    if (!pattern16.test(data4)) {
-                        const err25 = { instancePath: instancePath + "/manifest/source_sha256", schemaPath: "#/$defs/SchemaManifest/properties/source_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema68.properties.source_sha256, data: data4 };
+                    if (!pattern17.test(data4)) {
+                        const err25 = { instancePath: instancePath + "/manifest/source_sha256", schemaPath: "#/$defs/SchemaManifest/properties/source_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema70.properties.source_sha256, data: data4 };
                         if (vErrors === null) {
                             vErrors = [err25];
                         }
@@ -5826,7 +6117,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err26 = { instancePath: instancePath + "/manifest/source_sha256", schemaPath: "#/$defs/SchemaManifest/properties/source_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.source_sha256.type, parentSchema: schema68.properties.source_sha256, data: data4 };
+                    const err26 = { instancePath: instancePath + "/manifest/source_sha256", schemaPath: "#/$defs/SchemaManifest/properties/source_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.source_sha256.type, parentSchema: schema70.properties.source_sha256, data: data4 };
                     if (vErrors === null) {
                         vErrors = [err26];
                     }
@@ -5839,8 +6130,8 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.schema_sha256 !== undefined) {
                 let data5 = data0.schema_sha256;
                 if (typeof data5 === "string") {
-                    if (!pattern16.test(data5)) {
-                        const err27 = { instancePath: instancePath + "/manifest/schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema68.properties.schema_sha256, data: data5 };
+                    if (!pattern17.test(data5)) {
+                        const err27 = { instancePath: instancePath + "/manifest/schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema70.properties.schema_sha256, data: data5 };
                         if (vErrors === null) {
                             vErrors = [err27];
                         }
@@ -5851,7 +6142,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err28 = { instancePath: instancePath + "/manifest/schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.schema_sha256.type, parentSchema: schema68.properties.schema_sha256, data: data5 };
+                    const err28 = { instancePath: instancePath + "/manifest/schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.schema_sha256.type, parentSchema: schema70.properties.schema_sha256, data: data5 };
                     if (vErrors === null) {
                         vErrors = [err28];
                     }
@@ -5864,8 +6155,8 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.input_schema_sha256 !== undefined) {
                 let data6 = data0.input_schema_sha256;
                 if (typeof data6 === "string") {
-                    if (!pattern16.test(data6)) {
-                        const err29 = { instancePath: instancePath + "/manifest/input_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/input_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema68.properties.input_schema_sha256, data: data6 };
+                    if (!pattern17.test(data6)) {
+                        const err29 = { instancePath: instancePath + "/manifest/input_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/input_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema70.properties.input_schema_sha256, data: data6 };
                         if (vErrors === null) {
                             vErrors = [err29];
                         }
@@ -5876,7 +6167,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err30 = { instancePath: instancePath + "/manifest/input_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/input_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.input_schema_sha256.type, parentSchema: schema68.properties.input_schema_sha256, data: data6 };
+                    const err30 = { instancePath: instancePath + "/manifest/input_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/input_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.input_schema_sha256.type, parentSchema: schema70.properties.input_schema_sha256, data: data6 };
                     if (vErrors === null) {
                         vErrors = [err30];
                     }
@@ -5889,8 +6180,8 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.output_schema_sha256 !== undefined) {
                 let data7 = data0.output_schema_sha256;
                 if (typeof data7 === "string") {
-                    if (!pattern16.test(data7)) {
-                        const err31 = { instancePath: instancePath + "/manifest/output_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/output_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema68.properties.output_schema_sha256, data: data7 };
+                    if (!pattern17.test(data7)) {
+                        const err31 = { instancePath: instancePath + "/manifest/output_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/output_schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema70.properties.output_schema_sha256, data: data7 };
                         if (vErrors === null) {
                             vErrors = [err31];
                         }
@@ -5901,7 +6192,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err32 = { instancePath: instancePath + "/manifest/output_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/output_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.output_schema_sha256.type, parentSchema: schema68.properties.output_schema_sha256, data: data7 };
+                    const err32 = { instancePath: instancePath + "/manifest/output_schema_sha256", schemaPath: "#/$defs/SchemaManifest/properties/output_schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.output_schema_sha256.type, parentSchema: schema70.properties.output_schema_sha256, data: data7 };
                     if (vErrors === null) {
                         vErrors = [err32];
                     }
@@ -5914,7 +6205,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.schema_bytes !== undefined) {
                 let data8 = data0.schema_bytes;
                 if (!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) {
-                    const err33 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema68.properties.schema_bytes.type, parentSchema: schema68.properties.schema_bytes, data: data8 };
+                    const err33 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema70.properties.schema_bytes.type, parentSchema: schema70.properties.schema_bytes, data: data8 };
                     if (vErrors === null) {
                         vErrors = [err33];
                     }
@@ -5925,7 +6216,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 if ((typeof data8 == "number") && (isFinite(data8))) {
                     if (data8 > 16777216 || isNaN(data8)) {
-                        const err34 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/maximum", keyword: "maximum", params: { comparison: "<=", limit: 16777216 }, message: "must be <= 16777216", schema: 16777216, parentSchema: schema68.properties.schema_bytes, data: data8 };
+                        const err34 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/maximum", keyword: "maximum", params: { comparison: "<=", limit: 16777216 }, message: "must be <= 16777216", schema: 16777216, parentSchema: schema70.properties.schema_bytes, data: data8 };
                         if (vErrors === null) {
                             vErrors = [err34];
                         }
@@ -5935,7 +6226,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                     }
                     if (data8 < 1 || isNaN(data8)) {
-                        const err35 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema68.properties.schema_bytes, data: data8 };
+                        const err35 = { instancePath: instancePath + "/manifest/schema_bytes", schemaPath: "#/$defs/SchemaManifest/properties/schema_bytes/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema70.properties.schema_bytes, data: data8 };
                         if (vErrors === null) {
                             vErrors = [err35];
                         }
@@ -5949,7 +6240,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.fragment_count !== undefined) {
                 let data9 = data0.fragment_count;
                 if (!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) {
-                    const err36 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema68.properties.fragment_count.type, parentSchema: schema68.properties.fragment_count, data: data9 };
+                    const err36 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema70.properties.fragment_count.type, parentSchema: schema70.properties.fragment_count, data: data9 };
                     if (vErrors === null) {
                         vErrors = [err36];
                     }
@@ -5960,7 +6251,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 if ((typeof data9 == "number") && (isFinite(data9))) {
                     if (data9 > 4100 || isNaN(data9)) {
-                        const err37 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 4100 }, message: "must be <= 4100", schema: 4100, parentSchema: schema68.properties.fragment_count, data: data9 };
+                        const err37 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 4100 }, message: "must be <= 4100", schema: 4100, parentSchema: schema70.properties.fragment_count, data: data9 };
                         if (vErrors === null) {
                             vErrors = [err37];
                         }
@@ -5970,7 +6261,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                     }
                     if (data9 < 1 || isNaN(data9)) {
-                        const err38 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema68.properties.fragment_count, data: data9 };
+                        const err38 = { instancePath: instancePath + "/manifest/fragment_count", schemaPath: "#/$defs/SchemaManifest/properties/fragment_count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema70.properties.fragment_count, data: data9 };
                         if (vErrors === null) {
                             vErrors = [err38];
                         }
@@ -5984,7 +6275,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.manifest_uri !== undefined) {
                 let data10 = data0.manifest_uri;
                 if (typeof data10 !== "string") {
-                    const err39 = { instancePath: instancePath + "/manifest/manifest_uri", schemaPath: "#/$defs/SchemaManifest/properties/manifest_uri/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.manifest_uri.type, parentSchema: schema68.properties.manifest_uri, data: data10 };
+                    const err39 = { instancePath: instancePath + "/manifest/manifest_uri", schemaPath: "#/$defs/SchemaManifest/properties/manifest_uri/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.manifest_uri.type, parentSchema: schema70.properties.manifest_uri, data: data10 };
                     if (vErrors === null) {
                         vErrors = [err39];
                     }
@@ -5997,7 +6288,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.fragment_uri_template !== undefined) {
                 let data11 = data0.fragment_uri_template;
                 if (typeof data11 !== "string") {
-                    const err40 = { instancePath: instancePath + "/manifest/fragment_uri_template", schemaPath: "#/$defs/SchemaManifest/properties/fragment_uri_template/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.fragment_uri_template.type, parentSchema: schema68.properties.fragment_uri_template, data: data11 };
+                    const err40 = { instancePath: instancePath + "/manifest/fragment_uri_template", schemaPath: "#/$defs/SchemaManifest/properties/fragment_uri_template/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema70.properties.fragment_uri_template.type, parentSchema: schema70.properties.fragment_uri_template, data: data11 };
                     if (vErrors === null) {
                         vErrors = [err40];
                     }
@@ -6009,7 +6300,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err41 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema68.type, parentSchema: schema68, data: data0 };
+            const err41 = { instancePath: instancePath + "/manifest", schemaPath: "#/$defs/SchemaManifest/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema70.type, parentSchema: schema70, data: data0 };
             if (vErrors === null) {
                 vErrors = [err41];
             }
@@ -6023,7 +6314,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
         let data12 = data.score;
         if ((typeof data12 == "number") && (isFinite(data12))) {
             if (data12 < 0 || isNaN(data12)) {
-                const err42 = { instancePath: instancePath + "/score", schemaPath: "#/properties/score/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema71.properties.score, data: data12 };
+                const err42 = { instancePath: instancePath + "/score", schemaPath: "#/properties/score/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema73.properties.score, data: data12 };
                 if (vErrors === null) {
                     vErrors = [err42];
                 }
@@ -6034,7 +6325,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err43 = { instancePath: instancePath + "/score", schemaPath: "#/properties/score/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema71.properties.score.type, parentSchema: schema71.properties.score, data: data12 };
+            const err43 = { instancePath: instancePath + "/score", schemaPath: "#/properties/score/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema73.properties.score.type, parentSchema: schema73.properties.score, data: data12 };
             if (vErrors === null) {
                 vErrors = [err43];
             }
@@ -6047,7 +6338,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== undefined) {
         let data13 = data.description;
         if (typeof data13 !== "string") {
-            const err44 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema71.properties.description.type, parentSchema: schema71.properties.description, data: data13 };
+            const err44 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema73.properties.description.type, parentSchema: schema73.properties.description, data: data13 };
             if (vErrors === null) {
                 vErrors = [err44];
             }
@@ -6059,7 +6350,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err45 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema71.type, parentSchema: schema71, data };
+    const err45 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema73.type, parentSchema: schema73, data };
     if (vErrors === null) {
         vErrors = [err45];
     }
@@ -6067,9 +6358,9 @@ else {
         vErrors.push(err45);
     }
     errors++;
-} validate60.errors = vErrors; return errors === 0; }
-validate60.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-function validate61(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate61.evaluated; if (evaluated0.dynamicProps) {
+} validate62.errors = vErrors; return errors === 0; }
+validate62.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate63(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate63.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
@@ -6142,14 +6433,14 @@ else {
         vErrors.push(err5);
     }
     errors++;
-} validate61.errors = vErrors; return errors === 0; }
-validate61.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-function validate62(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate62.evaluated; if (evaluated0.dynamicProps) {
+} validate63.errors = vErrors; return errors === 0; }
+validate63.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate64(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate64.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } const _errs0 = errors; let valid0 = false; let passing0 = null; const _errs1 = errors; if (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))) {
-    const err0 = { instancePath, schemaPath: "#/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema56.oneOf[0].type, parentSchema: schema56.oneOf[0], data };
+    const err0 = { instancePath, schemaPath: "#/oneOf/0/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema58.oneOf[0].type, parentSchema: schema58.oneOf[0], data };
     if (vErrors === null) {
         vErrors = [err0];
     }
@@ -6159,7 +6450,7 @@ function validate62(data, { instancePath = "", parentData, parentDataProperty, r
     errors++;
 } if ((typeof data == "number") && (isFinite(data))) {
     if (data > 18446744073709552000 || isNaN(data)) {
-        const err1 = { instancePath, schemaPath: "#/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema56.oneOf[0], data };
+        const err1 = { instancePath, schemaPath: "#/oneOf/0/maximum", keyword: "maximum", params: { comparison: "<=", limit: 18446744073709552000 }, message: "must be <= 18446744073709552000", schema: 18446744073709552000, parentSchema: schema58.oneOf[0], data };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -6169,7 +6460,7 @@ function validate62(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data < 1 || isNaN(data)) {
-        const err2 = { instancePath, schemaPath: "#/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema56.oneOf[0], data };
+        const err2 = { instancePath, schemaPath: "#/oneOf/0/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema58.oneOf[0], data };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -6182,8 +6473,8 @@ function validate62(data, { instancePath = "", parentData, parentDataProperty, r
     valid0 = true;
     passing0 = 0;
 } const _errs3 = errors; if (typeof data === "string") {
-    if (!pattern9.test(data)) {
-        const err3 = { instancePath, schemaPath: "#/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema56.oneOf[1], data };
+    if (!pattern10.test(data)) {
+        const err3 = { instancePath, schemaPath: "#/oneOf/1/pattern", keyword: "pattern", params: { pattern: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" }, message: "must match pattern \"" + "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$" + "\"", schema: "^(?:[1-9][0-9]{0,18}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-4]|18446744073709551615)$", parentSchema: schema58.oneOf[1], data };
         if (vErrors === null) {
             vErrors = [err3];
         }
@@ -6194,7 +6485,7 @@ function validate62(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err4 = { instancePath, schemaPath: "#/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema56.oneOf[1].type, parentSchema: schema56.oneOf[1], data };
+    const err4 = { instancePath, schemaPath: "#/oneOf/1/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema58.oneOf[1].type, parentSchema: schema58.oneOf[1], data };
     if (vErrors === null) {
         vErrors = [err4];
     }
@@ -6212,7 +6503,7 @@ else {
         passing0 = 1;
     }
 } if (!valid0) {
-    const err5 = { instancePath, schemaPath: "#/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema56.oneOf, parentSchema: schema56, data };
+    const err5 = { instancePath, schemaPath: "#/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf", schema: schema58.oneOf, parentSchema: schema58, data };
     if (vErrors === null) {
         vErrors = [err5];
     }
@@ -6231,8 +6522,8 @@ else {
             vErrors = null;
         }
     }
-} validate62.errors = vErrors; return errors === 0; }
-validate62.evaluated = { "dynamicProps": false, "dynamicItems": false };
+} validate64.errors = vErrors; return errors === 0; }
+validate64.evaluated = { "dynamicProps": false, "dynamicItems": false };
 /** Validates a `AccessPolicy` (components.schemas). */
 export const validateAccessPolicy: Validator<components["schemas"]["AccessPolicy"]> = validate27;
 /** Validates a `CallToolArguments` (components.schemas). */
@@ -6249,49 +6540,59 @@ export const validateErrorBody: Validator<components["schemas"]["ErrorBody"]> = 
 export const validateErrorDetail: Validator<components["schemas"]["ErrorDetail"]> = validate40;
 /** Validates a `GraphAccess` (components.schemas). */
 export const validateGraphAccess: Validator<components["schemas"]["GraphAccess"]> = validate41;
+/** Validates a `GraphNamespace` (components.schemas). */
+export const validateGraphNamespace: Validator<components["schemas"]["GraphNamespace"]> = validate43;
 /** Validates a `GraphQlMethod` (components.schemas). */
-export const validateGraphQlMethod: Validator<components["schemas"]["GraphQlMethod"]> = validate43;
+export const validateGraphQlMethod: Validator<components["schemas"]["GraphQlMethod"]> = validate44;
 /** Validates a `Health` (components.schemas). */
-export const validateHealth: Validator<components["schemas"]["Health"]> = validate44;
+export const validateHealth: Validator<components["schemas"]["Health"]> = validate45;
 /** Validates a `Liveness` (components.schemas). */
-export const validateLiveness: Validator<components["schemas"]["Liveness"]> = validate45;
+export const validateLiveness: Validator<components["schemas"]["Liveness"]> = validate46;
+/** Validates a `NamespaceRequest` (components.schemas). */
+export const validateNamespaceRequest: Validator<components["schemas"]["NamespaceRequest"]> = validate47;
 /** Validates a `NativeError` (components.schemas). */
-export const validateNativeError: Validator<components["schemas"]["NativeError"]> = validate46;
+export const validateNativeError: Validator<components["schemas"]["NativeError"]> = validate48;
 /** Validates a `NativeMethod` (components.schemas). */
-export const validateNativeMethod: Validator<components["schemas"]["NativeMethod"]> = validate47;
+export const validateNativeMethod: Validator<components["schemas"]["NativeMethod"]> = validate49;
 /** Validates a `NativeRequest` (components.schemas). */
-export const validateNativeRequest: Validator<components["schemas"]["NativeRequest"]> = validate48;
+export const validateNativeRequest: Validator<components["schemas"]["NativeRequest"]> = validate50;
 /** Validates a `NativeResponse` (components.schemas). */
-export const validateNativeResponse: Validator<components["schemas"]["NativeResponse"]> = validate50;
+export const validateNativeResponse: Validator<components["schemas"]["NativeResponse"]> = validate52;
 /** Validates a `NativeResult` (components.schemas). */
-export const validateNativeResult: Validator<components["schemas"]["NativeResult"]> = validate54;
+export const validateNativeResult: Validator<components["schemas"]["NativeResult"]> = validate56;
 /** Validates a `SchemaManifest` (components.schemas). */
-export const validateSchemaManifest: Validator<components["schemas"]["SchemaManifest"]> = validate56;
+export const validateSchemaManifest: Validator<components["schemas"]["SchemaManifest"]> = validate58;
 /** Validates a `SchemaSearchResponse` (components.schemas). */
-export const validateSchemaSearchResponse: Validator<components["schemas"]["SchemaSearchResponse"]> = validate57;
+export const validateSchemaSearchResponse: Validator<components["schemas"]["SchemaSearchResponse"]> = validate59;
 /** Validates a `SchemaSearchResult` (components.schemas). */
-export const validateSchemaSearchResult: Validator<components["schemas"]["SchemaSearchResult"]> = validate60;
+export const validateSchemaSearchResult: Validator<components["schemas"]["SchemaSearchResult"]> = validate62;
 /** Validates a `TextContent` (components.schemas). */
-export const validateTextContent: Validator<components["schemas"]["TextContent"]> = validate61;
+export const validateTextContent: Validator<components["schemas"]["TextContent"]> = validate63;
 /** Validates a `U64` (components.schemas). */
-export const validateU64: Validator<components["schemas"]["U64"]> = validate62;
+export const validateU64: Validator<components["schemas"]["U64"]> = validate64;
 /** Validates the request body of `Dispatch` (`NativeRequest`). */
-export const validateDispatchRequest: Validator<components["schemas"]["NativeRequest"]> = validate48;
+export const validateDispatchRequest: Validator<components["schemas"]["NativeRequest"]> = validate50;
 /** Validates the success response body of `Dispatch` (`NativeResponse`). */
-export const validateDispatchResponse: Validator<components["schemas"]["NativeResponse"]> = validate50;
+export const validateDispatchResponse: Validator<components["schemas"]["NativeResponse"]> = validate52;
 /** Validates the success response body of `GetGraphAccess` (`GraphAccess`). */
 export const validateGetGraphAccessResponse: Validator<components["schemas"]["GraphAccess"]> = validate41;
 /** Validates the request body of `PutGraphAccess` (`AccessPolicy`). */
 export const validatePutGraphAccessRequest: Validator<components["schemas"]["AccessPolicy"]> = validate27;
 /** Validates the success response body of `PutGraphAccess` (`GraphAccess`). */
 export const validatePutGraphAccessResponse: Validator<components["schemas"]["GraphAccess"]> = validate41;
+/** Validates the success response body of `GetGraphNamespace` (`GraphNamespace`). */
+export const validateGetGraphNamespaceResponse: Validator<components["schemas"]["GraphNamespace"]> = validate43;
+/** Validates the request body of `PutGraphNamespace` (`NamespaceRequest`). */
+export const validatePutGraphNamespaceRequest: Validator<components["schemas"]["NamespaceRequest"]> = validate47;
+/** Validates the success response body of `PutGraphNamespace` (`GraphNamespace`). */
+export const validatePutGraphNamespaceResponse: Validator<components["schemas"]["GraphNamespace"]> = validate43;
 /** Validates the success response body of `Health` (`Health`). */
-export const validateHealthResponse: Validator<components["schemas"]["Health"]> = validate44;
+export const validateHealthResponse: Validator<components["schemas"]["Health"]> = validate45;
 /** Validates the success response body of `Liveness` (`Liveness`). */
-export const validateLivenessResponse: Validator<components["schemas"]["Liveness"]> = validate45;
+export const validateLivenessResponse: Validator<components["schemas"]["Liveness"]> = validate46;
 /** Validates the success response body of `CallTool` (`CallToolResult`). */
 export const validateCallToolResponse: Validator<components["schemas"]["CallToolResult"]> = validate37;
 /** Validates the success response body of `SearchSchemas` (`SchemaSearchResponse`). */
-export const validateSearchSchemasResponse: Validator<components["schemas"]["SchemaSearchResponse"]> = validate57;
+export const validateSearchSchemasResponse: Validator<components["schemas"]["SchemaSearchResponse"]> = validate59;
 /** Validates the success response body of `GetSchemaManifest` (`SchemaManifest`). */
-export const validateGetSchemaManifestResponse: Validator<components["schemas"]["SchemaManifest"]> = validate56;
+export const validateGetSchemaManifestResponse: Validator<components["schemas"]["SchemaManifest"]> = validate58;

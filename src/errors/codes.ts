@@ -61,6 +61,8 @@ export const ERROR_CODES = {
   TG_GRAPH_EXISTS: { status: 409, meaning: 'A graph with this name already exists.' },
   TG_GRAPH_NAME_INVALID: { status: 400, meaning: 'A graph name breaks the graph name rule.' },
   TG_NAME_INVALID: { status: 400, meaning: 'A label, property name or edge type is not a valid GraphQL name.' },
+  TG_NAMESPACE_INVALID: { status: 400, meaning: 'A graph\'s federation namespace is not 1 to 32 lowercase letters and digits starting with a letter (or null).' },
+  TG_NAMESPACE_TAKEN: { status: 409, meaning: 'Another graph of this store already has this federation namespace: their names would collide in a supergraph.' },
   TG_VALUE_INVALID: { status: 400, meaning: 'A property value is not a supported scalar (NaN, Infinity, unsafe integer, nested object).' },
   TG_NODE_NOT_FOUND: { status: 404, meaning: 'No node has this id in the graph.' },
   TG_NODE_EXISTS: { status: 409, meaning: 'A node with this id already exists in the graph.' },

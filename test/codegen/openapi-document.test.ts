@@ -39,6 +39,7 @@ describe('specs/tool-server.openapi.yaml', () => {
     expect(operations.map(({ method, route, op }) => `${method.toUpperCase()} ${route} ${op.operationId}`).sort()).toEqual([
       'GET /graphql/subscribe subscribeGraph',
       'GET /graphs/{graph}/access getGraphAccess',
+      'GET /graphs/{graph}/namespace getGraphNamespace',
       'GET /healthz health',
       'GET /livez liveness',
       'GET /schemas/search searchSchemas',
@@ -47,6 +48,7 @@ describe('specs/tool-server.openapi.yaml', () => {
       'POST /dispatch dispatch',
       'POST /mcp/tools/call callTool',
       'PUT /graphs/{graph}/access putGraphAccess',
+      'PUT /graphs/{graph}/namespace putGraphNamespace',
     ]);
   });
 

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GraphEngine } from '../../src/graph/engine/index.ts';
 import { loadReferenceGraph } from '../../src/graph/fixtures/index.ts';
-import { sdlFromCatalogue } from '../../src/graph/schema/index.ts';
+import { replaceNamespace, sdlFromCatalogue } from '../../src/graph/schema/index.ts';
 import { createGraphService } from '../../src/graph/service/index.ts';
 import { startHost, type RunningHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
@@ -102,6 +102,24 @@ describe('watchGraphCatalogues: rebuilds off the commit path', () => {
     expect(operations(catalogue, 'Balloon')[0]).toBe('Balloon');
     expect(operations(catalogue, 'Rocket')).not.toContain('Rocket');
     expect(events).toEqual(['rebuild graph-other', 'remove graph-other', 'rebuild graph-other']);
+  });
+
+  it('rebuilds a graph\'s manifests when its namespace is set: every operation takes the prefixed name', async () => {
+    const { engine, catalogue, watch, events } = await served();
+    cleanup.push(async () => watch.close(), () => engine.close());
+    await watch.settled();
+    const plain = catalogue.entries().filter((e) => e.source === 'graph').map((e) => e.manifest.operation);
+    expect(plain).toContain('Person');
+    expect(plain).toContain('createNode');
+    events.length = 0;
+    await replaceNamespace(engine, 'demo', 'crm');
+    await watch.settled();
+    expect(events).toEqual(['rebuild graph']);
+    const namespaced = catalogue.entries().filter((e) => e.source === 'graph').map((e) => e.manifest.operation);
+    expect(namespaced.length).toBe(plain.length);
+    expect(namespaced.filter((name) => !name.startsWith('crm_'))).toEqual([]);
+    expect(namespaced).toEqual(expect.arrayContaining(['crm_Person', 'crm_PersonConnection', 'crm_createNode']));
+    for (const name of namespaced) expect(name).toMatch(/^[A-Za-z][A-Za-z0-9_]*$/);
   });
 
   it('settled() resolves at once with nothing pending, and close() releases a waiter without rebuilding', async () => {

@@ -6,7 +6,7 @@ import type { AccessDocument, Mutation, NodeRecord, PropertyType, PropertyValue 
 import type { WriteMeter } from './write-limits.ts';
 
 export interface PlanOptions {
-  /** Accept setAccess (the engine's own policy batches and replays); client batches never carry it. */
+  /** Accept setAccess and setNamespace (the engine's own batches and replays); client batches never carry them. */
   readonly access?: boolean;
   /** BatchRequest.visible: stored nodes it rejects count as missing for every mutation but createNode. */
   readonly visible?: (node: NodeRecord) => boolean;
@@ -138,6 +138,13 @@ export function planBatch(store: GraphStore, inputs: unknown, newId: () => strin
         const policy = input.policy;
         if (policy !== null && !isPlainObject(policy)) throw bad(`setAccess: expected a policy object or null; got ${describeValue(policy)}.`);
         mutations.push({ op: 'setAccess', policy: policy as AccessDocument | null });
+        ids.push(null);
+        continue;
+      }
+      if (options.access === true && isPlainObject(input) && input.op === 'setNamespace') {
+        const namespace = input.namespace;
+        if (namespace !== null && typeof namespace !== 'string') throw bad(`setNamespace: expected a name or null; got ${describeValue(namespace)}.`);
+        mutations.push({ op: 'setNamespace', namespace });
         ids.push(null);
         continue;
       }

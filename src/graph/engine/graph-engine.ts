@@ -164,6 +164,24 @@ export class GraphEngine {
     return this.#serial(name, () => this.#commitInQueue(name, expectedVersion, [{ op: 'setAccess', policy: frozen }], true));
   }
 
+  /** The graph's GraphQL namespace (null: none); TG_GRAPH_NOT_FOUND when there is no graph. */
+  namespace(name: string): string | null {
+    return this.#store(name).types.namespace;
+  }
+
+  /**
+   * Sets a graph's GraphQL namespace (null removes it) as one batch of its own, like setAccess:
+   * durable, versioned, replayed on restart and followed by other instances. It is a catalogue
+   * change (the epoch moves, so the GraphQL schema and the catalogue's manifests follow). The engine
+   * does not judge the name: src/graph/schema validates it first.
+   */
+  async setNamespace(name: string, namespace: string | null, expectedVersion?: number): Promise<CommitResult> {
+    this.#checkOpen();
+    assertGraphName(name);
+    checkExpectedVersion(expectedVersion);
+    return this.#serial(name, () => this.#commitInQueue(name, expectedVersion, [{ op: 'setNamespace', namespace }], true));
+  }
+
   async createGraph(name: string): Promise<GraphSummary> {
     this.#checkOpen();
     assertGraphName(name);

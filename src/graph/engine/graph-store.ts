@@ -413,6 +413,9 @@ export class GraphStore implements GraphView {
           // apply runs before the version moves: the batch's version is the next one.
           this.access = m.policy === null ? null : Object.freeze({ version: this.version + 1, policy: m.policy });
           break;
+        case 'setNamespace':
+          changed = this.types.setNamespace(m.namespace) || changed;
+          break;
       }
     }
     return changed;

@@ -37,9 +37,11 @@ export class GraphTypes {
   #labelOrder: string[] | null = null;
   #edgeOrder: string[] | null = null;
   #cached: GraphCatalogue | null = null;
+  #namespace: string | null = null;
 
-  static restore(data: { labels: readonly LabelInfo[]; edgeTypes: readonly EdgeTypeInfo[] }): GraphTypes {
+  static restore(data: { labels: readonly LabelInfo[]; edgeTypes: readonly EdgeTypeInfo[]; namespace?: string }): GraphTypes {
     const c = new GraphTypes();
+    if (data.namespace !== undefined) c.setNamespace(data.namespace);
     for (const info of data.labels) {
       c.addLabel(info.label);
       for (const [prop, type] of Object.entries(info.properties)) c.setType(info.label, prop, type);
@@ -83,6 +85,18 @@ export class GraphTypes {
    */
   get schemaFieldCount(): number {
     return this.#propertyCount + this.#pairCount;
+  }
+
+  get namespace(): string | null {
+    return this.#namespace;
+  }
+
+  /** Sets the GraphQL namespace (null: none); true when it changed (the catalogue and its epoch then change). */
+  setNamespace(namespace: string | null): boolean {
+    if (this.#namespace === namespace) return false;
+    this.#namespace = namespace;
+    this.#cached = null;
+    return true;
   }
 
   addLabel(label: string): boolean {
@@ -174,9 +188,12 @@ export class GraphTypes {
     for (const part of labelParts) hash.update(part.digest);
     hash.update('|');
     for (const part of edgeParts) hash.update(part.digest);
+    // Only a namespace adds to the digest: a graph without one keeps the epoch it always had.
+    if (this.#namespace !== null) hash.update(`|namespace:${this.#namespace}`);
     const epoch = hash.digest('hex').slice(0, 16);
     this.#cached = Object.freeze({
       epoch,
+      ...(this.#namespace === null ? {} : { namespace: this.#namespace }),
       labels: Object.freeze(labelParts.map((p) => p.info)),
       edgeTypes: Object.freeze(edgeParts.map((p) => p.info)),
     });

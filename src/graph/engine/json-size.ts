@@ -72,6 +72,8 @@ export function mutationJsonSize(m: MutationInput | Mutation): number {
       return 37 + m.op.length + m.src.length + m.tgt.length + m.type.length;
     case 'setAccess':
       return 40;
+    case 'setNamespace':
+      return 40 + (m.namespace?.length ?? 0);
   }
 }
 

@@ -36,6 +36,8 @@ export interface SnapshotHeader {
   readonly catalogue: {
     readonly labels: readonly LabelInfo[];
     readonly edgeTypes: readonly EdgeTypeInfo[];
+    /** The graph's GraphQL namespace; absent when it has none (and in snapshots older than namespaces). */
+    readonly namespace?: string;
   };
   readonly at: string;
   /** The graph's access policy at this version; absent when it has none (and in snapshots older than policies). */

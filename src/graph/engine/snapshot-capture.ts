@@ -43,8 +43,8 @@ export class SnapshotCapture implements SnapshotStream {
   constructor(store: GraphStore, at: string) {
     const all = store.allNodes();
     this.#cells = (Array.isArray(all) ? all : [...all]) as NodeCell[];
-    const { labels, edgeTypes } = store.catalogue;
-    this.header = { graph: store.name, version: store.version, at, catalogue: structuredClone({ labels, edgeTypes }), ...(store.access === null ? {} : { access: store.access }) };
+    const { labels, edgeTypes, namespace } = store.catalogue;
+    this.header = { graph: store.name, version: store.version, at, catalogue: structuredClone({ labels, edgeTypes, ...(namespace === undefined ? {} : { namespace }) }), ...(store.access === null ? {} : { access: store.access }) };
   }
 
   /** True once every chunk was produced, or the reader gave up: later commits need not call `beforeApply`. */

@@ -67,7 +67,13 @@ export type Mutation =
    * src/graph/access validates it before and compiles it after. Only `GraphEngine.setAccess` writes
    * one: client batches cannot carry it.
    */
-  | { readonly op: 'setAccess'; readonly policy: AccessDocument | null };
+  | { readonly op: 'setAccess'; readonly policy: AccessDocument | null }
+  /**
+   * Sets the graph's GraphQL namespace (null removes it): a catalogue fact, so the epoch moves and the
+   * schema follows. src/graph/schema validates the name before; only `GraphEngine.setNamespace`
+   * writes one: client batches cannot carry it.
+   */
+  | { readonly op: 'setNamespace'; readonly namespace: string | null };
 
 /** An access policy as the engine stores it: a JSON object (its schema is specs/access-policy.schema.json). */
 export type AccessDocument = Readonly<Record<string, unknown>>;
@@ -84,7 +90,7 @@ export interface StoredAccess {
  */
 export type MutationInput =
   | { readonly op: 'createNode'; readonly id?: string; readonly label: string; readonly props?: Properties }
-  | Exclude<Mutation, { op: 'createNode' | 'setAccess' }>;
+  | Exclude<Mutation, { op: 'createNode' | 'setAccess' | 'setNamespace' }>;
 
 export type MutationOp = Mutation['op'];
 
@@ -156,6 +162,8 @@ export interface EdgeTypeInfo {
  */
 export interface GraphCatalogue {
   readonly epoch: string;
+  /** The graph's GraphQL namespace (docs/graphql.md#namespaces), absent when it has none. */
+  readonly namespace?: string;
   readonly labels: readonly LabelInfo[];
   readonly edgeTypes: readonly EdgeTypeInfo[];
 }

@@ -30,7 +30,7 @@ function applies(state: CollectState, condition: string, typeName: string): bool
   const abstract = schema.getType(condition);
   if (abstract === undefined || abstract === null || !isAbstractType(abstract)) return false;
   const object = schema.getType(typeName);
-  if (object === undefined || object === null) return condition === 'Node';
+  if (object === undefined || object === null) return condition === state.graphSchema.names.nodeType;
   return schema.isSubType(abstract, object as never);
 }
 

@@ -12,12 +12,15 @@ export function encodeCursor(label: string, id: string): string {
   return Buffer.from(`${CURSOR_PREFIX}${label}:${id}`, 'utf8').toString('base64url');
 }
 
-/** The node id a cursor points at; TG_CURSOR_INVALID when it is malformed or from another label. */
-export function decodeCursor(cursor: string, label: string, argument: string): string {
+/**
+ * The node id a cursor points at; TG_CURSOR_INVALID when it is malformed or from another label.
+ * Messages name connection fields with the graph's namespace `prefix` (`crm_PersonConnection`), if any.
+ */
+export function decodeCursor(cursor: string, label: string, argument: string, prefix = ''): string {
   const shown = describeValue(cursor);
   const text = /^[A-Za-z0-9_-]*$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
   if (!text.startsWith(CURSOR_PREFIX)) {
-    throw new ToolgraphError('TG_CURSOR_INVALID', `${argument}: ${shown} is not a cursor of this server; pass a cursor or pageInfo.startCursor/endCursor from an earlier ${label}Connection page.`, {
+    throw new ToolgraphError('TG_CURSOR_INVALID', `${argument}: ${shown} is not a cursor of this server; pass a cursor or pageInfo.startCursor/endCursor from an earlier ${prefix}${label}Connection page.`, {
       details: { argument },
     });
   }
@@ -26,7 +29,7 @@ export function decodeCursor(cursor: string, label: string, argument: string): s
   const cursorLabel = colon < 0 ? '' : rest.slice(0, colon);
   const id = colon < 0 ? '' : rest.slice(colon + 1);
   if (cursorLabel !== label || id.length === 0) {
-    throw new ToolgraphError('TG_CURSOR_INVALID', `${argument}: the cursor ${shown} belongs to ${cursorLabel === '' ? 'no connection' : `${cursorLabel}Connection`}, not ${label}Connection.`, {
+    throw new ToolgraphError('TG_CURSOR_INVALID', `${argument}: the cursor ${shown} belongs to ${cursorLabel === '' ? 'no connection' : `${prefix}${cursorLabel}Connection`}, not ${prefix}${label}Connection.`, {
       details: { argument },
     });
   }

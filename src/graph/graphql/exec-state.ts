@@ -49,7 +49,7 @@ export interface ExecState {
   readonly listLimit: number;
   /**
    * Set when graphql-js walks the shaped values (operations that mix introspection with label
-   * fields): the label of every shaped node object, for abstract-type resolution.
+   * fields): the type name of every shaped node object (its label, after a namespace's prefix), for abstract-type resolution.
    */
   readonly labels: WeakMap<object, string> | null;
 }

@@ -70,11 +70,11 @@ function optionalString(args: Record<string, unknown>, name: string): string | u
   return typeof v === 'string' ? v : undefined;
 }
 
-/** `Label(first, limit, filters…)`: one label scan, then the selection level by level. */
-function* labelList(state: ExecState, label: string, key: string, nodes: readonly FieldNode[]): Work<Shaped[]> {
-  const args = rootArguments(state, label, nodes[0]!);
+/** `Label(first, limit, filters…)` (named `fieldName`: a namespace prefixes it): one label scan, then the selection level by level. */
+function* labelList(state: ExecState, fieldName: string, label: string, key: string, nodes: readonly FieldNode[]): Work<Shaped[]> {
+  const args = rootArguments(state, fieldName, nodes[0]!);
   const count = pageSize(optionalInt(args, 'first'), optionalInt(args, 'limit'), () => ({ nodes, path: [key] }));
-  const rows = scanPage(state, label, filtersOf(args), count);
+  const rows = scanPage(state, fieldName, label, filtersOf(args), count);
   return yield* shapeNodes(state, rows, nodes, 0, (i) => [key, i]);
 }
 
@@ -83,7 +83,7 @@ function* labelList(state: ExecState, label: string, key: string, nodes: readonl
  * budget allows (or, without a page, past the list limit): that row is enough to refuse, so a scan
  * never holds a list the refusal will throw away.
  */
-function scanPage(state: ExecState, label: string, filter: Record<string, Scalar>, count: number | undefined): NodeRecord[] {
+function scanPage(state: ExecState, fieldName: string, label: string, filter: Record<string, Scalar>, count: number | undefined): NodeRecord[] {
   const left = state.meter.rowsLeft();
   if (count !== undefined) {
     const rows = state.view.scan(label, { filter, first: count <= left ? count : left + 1 });
@@ -92,7 +92,7 @@ function scanPage(state: ExecState, label: string, filter: Record<string, Scalar
   }
   const ask = Math.min(state.listLimit, left);
   const rows = state.view.scan(label, ask < Number.MAX_SAFE_INTEGER ? { filter, first: ask + 1 } : { filter });
-  if (rows.length > state.listLimit) throw overListLimit(label, state.listLimit);
+  if (rows.length > state.listLimit) throw overListLimit(fieldName, state.listLimit);
   state.meter.rows(rows.length, 0);
   return rows;
 }
@@ -126,15 +126,14 @@ function* labelConnection(state: ExecState, fieldName: string, label: string, ke
     throw new ToolgraphError('TG_BAD_REQUEST', `${fieldName}: cursor is another name for after; give one of them (or both the same).`);
   }
   const resume = afterCursor ?? cursorArg;
-  const after = resume === undefined ? undefined : decodeCursor(resume, label, afterCursor !== undefined ? 'after' : 'cursor');
+  const after = resume === undefined ? undefined : decodeCursor(resume, label, afterCursor !== undefined ? 'after' : 'cursor', state.graphSchema.names.fieldPrefix);
   const beforeCursor = optionalString(args, 'before');
-  const before = beforeCursor === undefined ? undefined : decodeCursor(beforeCursor, label, 'before');
+  const before = beforeCursor === undefined ? undefined : decodeCursor(beforeCursor, label, 'before', state.graphSchema.names.fieldPrefix);
   const page = connectionPage(state.view, label, { filter: filtersOf(args), ...bounded(state, first, last), after, before });
   if (first === undefined && last === undefined && page.nodes.length > state.listLimit) throw overListLimit(fieldName, state.listLimit);
   state.meter.rows(page.nodes.length, 0);
 
-  const connectionType = `${fieldName}`;
-  const edgeType = state.graphSchema.labels.get(label)!.model.edgeType;
+  const { connectionType, edgeType } = state.graphSchema.labels.get(label)!.model;
   const out: Shaped = {};
   for (const [ckey, cnodes] of collectFields(state, connectionType, subSelections(nodes))) {
     const name = cnodes[0]!.name.value;
@@ -209,14 +208,16 @@ function* entities(state: ExecState, key: string, nodes: readonly FieldNode[]): 
     const rep = representations[i];
     const typename = typeof rep === 'object' && rep !== null ? (rep as Record<string, unknown>)['__typename'] : undefined;
     const id = typeof rep === 'object' && rep !== null ? (rep as Record<string, unknown>)['id'] : undefined;
-    if (typeof typename !== 'string' || !state.graphSchema.labels.has(typename) || typeof id !== 'string') {
+    // __typename names a label's type: the label itself, or with a namespace its prefixed name.
+    const label = typeof typename === 'string' ? state.graphSchema.labelOfType.get(typename) : undefined;
+    if (label === undefined || typeof id !== 'string') {
       state.errors.push(graphqlError('TG_BAD_REQUEST',
-        `_entities: representation ${i} must be an object with __typename (a label: ${[...state.graphSchema.labels.keys()].join(', ')}) and a string id; got ${describeValue(rep)}${typeof typename === 'string' ? ` with __typename ${describeValue(typename)}` : ''}.`,
+        `_entities: representation ${i} must be an object with __typename (a label: ${[...state.graphSchema.labelOfType.keys()].join(', ')}) and a string id; got ${describeValue(rep)}${typeof typename === 'string' ? ` with __typename ${describeValue(typename)}` : ''}.`,
         { nodes, path: [key, i] }));
       continue;
     }
     const node = state.view.node(id);
-    if (node === undefined || node.label !== typename) continue;
+    if (node === undefined || node.label !== label) continue;
     found.push(node);
     at.push(i);
   }
@@ -247,7 +248,7 @@ function* rootValue(state: ExecState, key: string, nodes: readonly FieldNode[]):
   const root = state.graphSchema.roots.get(name);
   try {
     switch (root?.kind) {
-      case 'list': return yield* labelList(state, root.label, key, nodes);
+      case 'list': return yield* labelList(state, name, root.label, key, nodes);
       case 'connection': return yield* labelConnection(state, name, root.label, key, nodes);
       case 'entities': return yield* entities(state, key, nodes);
       case 'service': return service(state, nodes);

@@ -38,11 +38,11 @@ export const GENERIC_RESOLVERS = Object.freeze({
 });
 
 /** The resolvers of the types every graph's schema has (buildSubgraphSchema's form). */
-export function fixedTypeResolvers(): Record<string, Record<string, unknown>> {
+export function fixedTypeResolvers(nodeType = 'Node'): Record<string, Record<string, unknown>> {
   const shaped = (fields: readonly string[]) => Object.fromEntries(fields.map((f) => [f, shapedField]));
   return {
     Query: { _service: rootField },
-    Node: { __resolveType: resolveLabel },
+    [nodeType]: { __resolveType: resolveLabel },
     PageInfo: shaped(['hasNextPage', 'hasPreviousPage', 'startCursor', 'endCursor']),
     DeleteResult: shaped(['ok', 'id']),
     EdgeResult: shaped(['ok']),

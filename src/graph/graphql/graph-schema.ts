@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import type { GraphCatalogue, PropertyType } from '../engine/index.ts';
-import { schemaModelFromCatalogue, schemaModelSteps, sdlFromModel, type EdgeField, type LabelModel, type SchemaModel } from '../schema/index.ts';
+import { schemaModelFromCatalogue, schemaModelSteps, sdlFromModel, type EdgeField, type LabelModel, type NamespaceNames, type SchemaModel } from '../schema/index.ts';
 import { SchemaAssembler } from './schema-assembler.ts';
 
 /** A label's field as the executor reads it: the node id, a property, or an edge to follow. */
@@ -35,8 +35,14 @@ export interface GraphSchema {
    * Printed on first read: most schemas never serve it.
    */
   readonly sdl: string;
+  /** Label (as the engine stores it) → its plan. */
   readonly labels: ReadonlyMap<string, LabelPlan>;
+  /** Query (and Subscription) field name → what it reads. */
   readonly roots: ReadonlyMap<string, RootField>;
+  /** The namespace's prefixes (docs/graphql.md#namespaces); empty without one. */
+  readonly names: NamespaceNames;
+  /** A label type's name → the label (`_entities` representations name types). */
+  readonly labelOfType: ReadonlyMap<string, string>;
   /** `<Label>Connection` and `<Label>Edge` type names → label. */
   readonly connectionTypes: ReadonlyMap<string, string>;
   readonly edgeTypes: ReadonlyMap<string, string>;
@@ -92,17 +98,19 @@ export class GraphSchemaBuilder {
     const roots = new Map<string, RootField>([['_entities', { kind: 'entities' }], ['_service', { kind: 'service' }]]);
     const connectionTypes = new Map<string, string>();
     const edgeTypes = new Map<string, string>();
+    const labelOfType = new Map<string, string>();
     for (const label of model.labels) {
       labels.set(label.label, labelPlan(label));
-      roots.set(label.label, { kind: 'list', label: label.label });
-      roots.set(label.connectionType, { kind: 'connection', label: label.label });
+      labelOfType.set(label.typeName, label.label);
+      roots.set(label.listField, { kind: 'list', label: label.label });
+      roots.set(label.connectionField, { kind: 'connection', label: label.label });
       connectionTypes.set(label.connectionType, label.label);
       edgeTypes.set(label.edgeType, label.label);
     }
     const unions = new Map<string, ReadonlySet<string>>(model.unions.map((u) => [u.name, new Set(u.members)]));
     let sdl: string | undefined;
     return {
-      epoch: catalogue.epoch, schema, model, labels, roots, connectionTypes, edgeTypes, unions,
+      epoch: catalogue.epoch, schema, model, labels, roots, names: model.names, labelOfType, connectionTypes, edgeTypes, unions,
       get sdl() {
         sdl ??= sdlFromModel(model);
         return sdl;

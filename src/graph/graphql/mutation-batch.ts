@@ -12,7 +12,10 @@ import { commitVisible, visibleView, type GraphqlEngine } from './visible-view.t
 
 interface PlannedField {
   readonly key: string;
+  /** The mutation it runs (`createNode`…): the field's name without the namespace's prefix. */
   readonly name: string;
+  /** The field's name as the schema has it (`crm_createNode` in namespace crm). */
+  readonly field: string;
   readonly nodes: readonly FieldNode[];
   /** Index of its mutation in the batch; -1 for __typename. */
   readonly index: number;
@@ -65,13 +68,16 @@ function planBatch(state: ExecState, fields: CollectedFields): { planned: Planne
   const inputs: MutationInput[] = [];
   let expectedVersion: number | undefined;
   let versionFrom = '';
+  const prefix = state.graphSchema.names.fieldPrefix;
   for (const [key, nodes] of fields) {
-    const name = nodes[0]!.name.value;
-    if (name === '__typename') {
-      planned.push({ key, name, nodes, index: -1 });
+    const field = nodes[0]!.name.value;
+    if (field === '__typename') {
+      planned.push({ key, name: field, field, nodes, index: -1 });
       continue;
     }
-    const args = getArgumentValues(mutationType.getFields()[name]!, nodes[0]!, state.variables as Record<string, unknown>);
+    // Validation admitted only this schema's Mutation fields, which all carry the prefix.
+    const name = field.slice(prefix.length);
+    const args = getArgumentValues(mutationType.getFields()[field]!, nodes[0]!, state.variables as Record<string, unknown>);
     const expected = args['expectedVersion'];
     if (typeof expected === 'number') {
       if (expectedVersion !== undefined && expected !== expectedVersion) {
@@ -81,7 +87,7 @@ function planBatch(state: ExecState, fields: CollectedFields): { planned: Planne
       expectedVersion = expected;
       versionFrom = key;
     }
-    planned.push({ key, name, nodes, index: inputs.length });
+    planned.push({ key, name, field, nodes, index: inputs.length });
     inputs.push(toInput(name, args));
   }
   for (let i = 0; i < inputs.length; i++) {
@@ -92,7 +98,7 @@ function planBatch(state: ExecState, fields: CollectedFields): { planned: Planne
     if (later >= 0) {
       const field = planned.find((p) => p.index === i)!;
       throw Object.assign(new ToolgraphError('TG_BAD_REQUEST',
-        `${field.key}: ${field.name} returns node ${describeValue(id)}, but ${planned.find((p) => p.index === later)!.key} deletes it later in the same operation; split the operation in two.`), { key: field.key });
+        `${field.key}: ${field.field} returns node ${describeValue(id)}, but ${planned.find((p) => p.index === later)!.key} deletes it later in the same operation; split the operation in two.`), { key: field.key });
     }
   }
   return { planned, inputs, expectedVersion };

@@ -5,7 +5,7 @@ import {
   type GraphQLField, type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap, type GraphQLFieldMap, type GraphQLInputType,
   type GraphQLInterfaceType, type GraphQLNamedType, type GraphQLOutputType,
 } from 'graphql';
-import { sdlFromModel, type LabelModel, type PropertyField, type SchemaModel, type UnionModel } from '../schema/index.ts';
+import { namespaceNames, sdlFromModel, type LabelModel, type NamespaceNames, type PropertyField, type SchemaModel, type UnionModel } from '../schema/index.ts';
 import { GENERIC_RESOLVERS, fixedTypeResolvers } from './generic-resolvers.ts';
 
 type Field = GraphQLField<unknown, unknown>;
@@ -36,7 +36,10 @@ const JSONScalar = new GraphQLScalarType({
   description: 'Arbitrary JSON: the props of createNode and the set of updateNode.',
 });
 
-/** What every graph's schema holds whatever its labels: built once, by @apollo/subgraph, from the SDL of an empty graph. */
+/**
+ * What every graph's schema holds whatever its labels: built once per namespace (the Mutation fields
+ * and the Node interface take its prefixes), by @apollo/subgraph, from the SDL of an empty graph.
+ */
 interface FixedParts {
   readonly base: GraphQLSchema;
   readonly json: GraphQLNamedType;
@@ -49,36 +52,38 @@ interface FixedParts {
   readonly serviceField: Field;
 }
 
-let fixedParts: FixedParts | undefined;
+const fixedParts = new Map<string | null, FixedParts>();
 
 /**
  * Builds the fixed parts now (once per process: tens of milliseconds of @apollo/subgraph's own
  * build), so the first schema a started server builds does not pay for them.
  */
 export function warmSchemaAssembly(): void {
-  fixed();
+  fixed(namespaceNames(null));
 }
 
-function fixed(): FixedParts {
-  if (fixedParts !== undefined) return fixedParts;
-  const empty: SchemaModel = { epoch: '', labels: [], unions: [] };
-  const base = buildSubgraphSchema({ typeDefs: parse(sdlFromModel(empty)), resolvers: { JSON: JSONScalar, ...fixedTypeResolvers() } as SubgraphResolvers });
+function fixed(names: NamespaceNames): FixedParts {
+  const known = fixedParts.get(names.namespace);
+  if (known !== undefined) return known;
+  const empty: SchemaModel = { epoch: '', names, labels: [], unions: [] };
+  const base = buildSubgraphSchema({ typeDefs: parse(sdlFromModel(empty)), resolvers: { JSON: JSONScalar, ...fixedTypeResolvers(names.nodeType) } as SubgraphResolvers });
   const type = <T extends GraphQLNamedType>(name: string): T => {
     const found = base.getType(name);
     if (found === undefined) throw new Error(`the base subgraph schema has no type ${name}`);
     return found as T;
   };
-  fixedParts = {
+  const parts: FixedParts = {
     base,
     json: type('JSON'),
     mutation: type('Mutation'),
-    node: type('Node'),
+    node: type(names.nodeType),
     pageInfo: type('PageInfo'),
     tail: ['PageInfo', 'EdgeResult', 'DeleteResult', 'link__Purpose', 'link__Import', 'federation__FieldSet', '_Any', '_Service'].map((name) => type(name)),
     any: type('_Any'),
     serviceField: base.getQueryType()!.getFields()['_service']!,
   };
-  return fixedParts;
+  fixedParts.set(names.namespace, parts);
+  return parts;
 }
 
 type SubgraphResolvers = NonNullable<Extract<Parameters<typeof buildSubgraphSchema>[0], { typeDefs: unknown }>['resolvers']>;
@@ -124,18 +129,21 @@ interface ConnectionTemplates {
   readonly pageInfo: Field;
 }
 
-let connectionFields: ConnectionTemplates | undefined;
-function connectionTemplates(): ConnectionTemplates {
-  if (connectionFields === undefined) {
+/** Per FixedParts: `pageInfo` references that schema's PageInfo object. */
+const connectionFields = new WeakMap<FixedParts, ConnectionTemplates>();
+function connectionTemplates(parts: FixedParts): ConnectionTemplates {
+  let templates = connectionFields.get(parts);
+  if (templates === undefined) {
     const fields = fieldsOf({
       node: { type: PLACEHOLDER, resolve: shapedField },
       cursor: { type: new GraphQLNonNull(GraphQLString), resolve: shapedField },
       edges: { type: PLACEHOLDER, resolve: shapedField },
-      pageInfo: { type: new GraphQLNonNull(fixed().pageInfo), resolve: shapedField },
+      pageInfo: { type: new GraphQLNonNull(parts.pageInfo), resolve: shapedField },
     });
-    connectionFields = { node: fields['node']!, cursor: fields['cursor']!, edges: fields['edges']!, pageInfo: fields['pageInfo']! };
+    templates = { node: fields['node']!, cursor: fields['cursor']!, edges: fields['edges']!, pageInfo: fields['pageInfo']! };
+    connectionFields.set(parts, templates);
   }
-  return connectionFields;
+  return templates;
 }
 
 /** What a label contributes that depends on its own model alone: built once per LabelModel. */
@@ -195,7 +203,8 @@ export class SchemaAssembler {
   readonly #placed = new WeakMap<LabelModel, PlacedLabel>();
   /** By name and members; trimmed to the most recently used. */
   readonly #unions = new Map<string, PlacedUnion>();
-  #entitiesTemplate: Field | undefined;
+  /** Per FixedParts: the field's argument references that schema's `_Any`. */
+  readonly #entitiesTemplates = new WeakMap<FixedParts, Field>();
 
   assemble(model: SchemaModel): GraphQLSchema {
     const steps = this.steps(model);
@@ -212,7 +221,7 @@ export class SchemaAssembler {
    * concurrent builds may interleave: each works on its own snapshot of the placements it reuses.
    */
   *steps(model: SchemaModel): Generator<void, GraphQLSchema, void> {
-    const parts = fixed();
+    const parts = fixed(model.names);
     const unionKey = (u: UnionModel): string => `${u.name}\u0000${u.members.join(',')}`;
 
     // Types that must be placed again: new or changed ones, then every type whose fields reach one.
@@ -222,7 +231,7 @@ export class SchemaAssembler {
       if (list === undefined) referrers.set(target, [from]);
       else list.push(from);
     };
-    for (const label of model.labels) for (const e of label.edges) refer(e.targetType, label.label);
+    for (const label of model.labels) for (const e of label.edges) refer(e.targetType, label.typeName);
     for (const union of model.unions) for (const member of union.members) refer(member, union.name);
     const stale = new Set<string>();
     const markStale = (name: string): void => {
@@ -243,8 +252,8 @@ export class SchemaAssembler {
     const keptUnions = new Map<string, PlacedUnion>();
     for (const label of model.labels) {
       const placed = this.#placed.get(label);
-      if (placed === undefined) markStale(label.label);
-      else kept.set(label.label, placed);
+      if (placed === undefined) markStale(label.typeName);
+      else kept.set(label.typeName, placed);
     }
     for (const union of model.unions) {
       const placed = this.#unions.get(unionKey(union));
@@ -258,12 +267,12 @@ export class SchemaAssembler {
     // another schema of the same builder could reference other objects, so check and widen until stable.
     for (;;) {
       registry.clear();
-      for (const label of model.labels) if (!stale.has(label.label)) registry.set(label.label, kept.get(label.label)!.type);
+      for (const label of model.labels) if (!stale.has(label.typeName)) registry.set(label.typeName, kept.get(label.typeName)!.type);
       for (const union of model.unions) if (!stale.has(union.name)) registry.set(union.name, keptUnions.get(union.name)!.type);
       let made = 0;
       for (const label of model.labels) {
-        if (!stale.has(label.label)) continue;
-        registry.set(label.label, this.#labelType(label, registry));
+        if (!stale.has(label.typeName)) continue;
+        registry.set(label.typeName, this.#labelType(label, registry, parts));
         if (++made % 100 === 0) yield;
       }
       for (const union of model.unions) {
@@ -271,9 +280,9 @@ export class SchemaAssembler {
       }
       const mismatched: string[] = [];
       for (const label of model.labels) {
-        if (stale.has(label.label)) continue;
-        const { targets } = kept.get(label.label)!;
-        if (label.edges.some((e, i) => registry.get(e.targetType) !== targets[i])) mismatched.push(label.label);
+        if (stale.has(label.typeName)) continue;
+        const { targets } = kept.get(label.typeName)!;
+        if (label.edges.some((e, i) => registry.get(e.targetType) !== targets[i])) mismatched.push(label.typeName);
       }
       for (const union of model.unions) {
         if (stale.has(union.name)) continue;
@@ -287,17 +296,17 @@ export class SchemaAssembler {
 
     const placedLabels = new Map<string, PlacedLabel>();
     for (const label of model.labels) {
-      if (!stale.has(label.label)) {
-        placedLabels.set(label.label, kept.get(label.label)!);
+      if (!stale.has(label.typeName)) {
+        placedLabels.set(label.typeName, kept.get(label.typeName)!);
         continue;
       }
-      placedLabels.set(label.label, this.#place(label, registry.get(label.label) as GraphQLObjectType, registry));
+      placedLabels.set(label.typeName, this.#place(label, registry.get(label.typeName) as GraphQLObjectType, registry, parts));
       yield;
     }
     // Complete the new label types now, a step each, rather than all inside graphql-js's walk.
     for (const label of model.labels) {
-      if (!stale.has(label.label)) continue;
-      (registry.get(label.label) as GraphQLObjectType).getFields();
+      if (!stale.has(label.typeName)) continue;
+      (registry.get(label.typeName) as GraphQLObjectType).getFields();
       yield;
     }
     const placedUnions = new Map<string, PlacedUnion>();
@@ -310,14 +319,14 @@ export class SchemaAssembler {
     }
     this.#trimUnions(model.unions.length);
 
-    const labelTypes = model.labels.map((l) => placedLabels.get(l.label)!.type);
+    const labelTypes = model.labels.map((l) => placedLabels.get(l.typeName)!.type);
     const entity = labelTypes.length > 0 ? new GraphQLUnionType({ name: '_Entity', types: labelTypes, resolveType: resolveLabel }) : undefined;
     const query = new AssembledObjectType('Query', [], () => {
       const fields: FieldMap = {};
       for (const label of model.labels) {
-        const placed = placedLabels.get(label.label)!;
-        fields[label.label] = placed.listField;
-        fields[label.connectionType] = placed.connectionField;
+        const placed = placedLabels.get(label.typeName)!;
+        fields[label.listField] = placed.listField;
+        fields[label.connectionField] = placed.connectionField;
       }
       if (entity !== undefined) fields['_entities'] = this.#entitiesField(entity, parts);
       fields['_service'] = parts.serviceField;
@@ -325,7 +334,7 @@ export class SchemaAssembler {
     });
     const subscription = model.labels.length === 0 ? undefined : new AssembledObjectType('Subscription', [], () => {
       const fields: FieldMap = {};
-      for (const label of model.labels) fields[label.label] = placedLabels.get(label.label)!.subscriptionField;
+      for (const label of model.labels) fields[label.listField] = placedLabels.get(label.typeName)!.subscriptionField;
       return fields;
     });
     // The order buildSubgraphSchema gives its types (the order of the SDL, then federation's), so
@@ -334,7 +343,7 @@ export class SchemaAssembler {
     if (subscription !== undefined) types.push(subscription);
     types.push(parts.node, ...labelTypes, ...model.unions.map((u) => placedUnions.get(u.name)!.type));
     for (const label of model.labels) {
-      const placed = placedLabels.get(label.label)!;
+      const placed = placedLabels.get(label.typeName)!;
       types.push(placed.connection, placed.edge);
     }
     types.push(...parts.tail);
@@ -348,8 +357,8 @@ export class SchemaAssembler {
   }
 
   /** A label's type for this schema: its own fields, then edge fields to the registry's types. */
-  #labelType(label: LabelModel, registry: ReadonlyMap<string, GraphQLNamedType>): GraphQLObjectType {
-    return new AssembledObjectType(label.label, [fixed().node], () => {
+  #labelType(label: LabelModel, registry: ReadonlyMap<string, GraphQLNamedType>, fixedParts: FixedParts): GraphQLObjectType {
+    return new AssembledObjectType(label.typeName, [fixedParts.node], () => {
       const parts = this.#partsOf(label);
       const fields: FieldMap = {};
       for (const field of parts.own) fields[field.name] = field;
@@ -359,16 +368,16 @@ export class SchemaAssembler {
   }
 
   /** Places a label's connection types and root fields around its new type, and remembers the placement. */
-  #place(label: LabelModel, type: GraphQLObjectType, registry: ReadonlyMap<string, GraphQLNamedType>): PlacedLabel {
+  #place(label: LabelModel, type: GraphQLObjectType, registry: ReadonlyMap<string, GraphQLNamedType>, fixedParts: FixedParts): PlacedLabel {
     const own = this.#partsOf(label);
-    const t = connectionTemplates();
+    const t = connectionTemplates(fixedParts);
     const edge = new AssembledObjectType(label.edgeType, [], () => ({ node: { ...t.node, type: new GraphQLNonNull(type) }, cursor: t.cursor }));
     const connection = new AssembledObjectType(label.connectionType, [], () => ({ edges: { ...t.edges, type: listOf(edge) }, pageInfo: t.pageInfo }));
     const placed: PlacedLabel = {
       type, connection, edge,
-      listField: { ...own.list, name: label.label, type: listOf(type) },
-      connectionField: { ...own.connection, name: label.connectionType, type: new GraphQLNonNull(connection) },
-      subscriptionField: { ...own.subscription, name: label.label, type: listOf(type) },
+      listField: { ...own.list, name: label.listField, type: listOf(type) },
+      connectionField: { ...own.connection, name: label.connectionField, type: new GraphQLNonNull(connection) },
+      subscriptionField: { ...own.subscription, name: label.listField, type: listOf(type) },
       targets: label.edges.map((e) => registry.get(e.targetType)!),
     };
     this.#placed.set(label, placed);
@@ -385,10 +394,14 @@ export class SchemaAssembler {
   }
 
   #entitiesField(entity: GraphQLUnionType, parts: FixedParts): Field {
-    this.#entitiesTemplate ??= fieldsOf({
-      entities: { type: PLACEHOLDER, args: { representations: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(parts.any))) } }, resolve: rootField },
-    })['entities']!;
-    return { ...this.#entitiesTemplate, name: '_entities', type: new GraphQLNonNull(new GraphQLList(entity)) };
+    let template = this.#entitiesTemplates.get(parts);
+    if (template === undefined) {
+      template = fieldsOf({
+        entities: { type: PLACEHOLDER, args: { representations: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(parts.any))) } }, resolve: rootField },
+      })['entities']!;
+      this.#entitiesTemplates.set(parts, template);
+    }
+    return { ...template, name: '_entities', type: new GraphQLNonNull(new GraphQLList(entity)) };
   }
 
   /** Keeps the unions of the last few schemas (several graphs share a builder); the rest are placed again when needed. */

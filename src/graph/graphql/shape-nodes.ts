@@ -98,22 +98,25 @@ function* shapeGroup(
   state: ExecState, label: string, rows: readonly NodeRecord[], positions: readonly number[] | null,
   nodes: readonly FieldNode[], level: number, pathOf: (i: number) => (string | number)[], out: Shaped[],
 ): Work<void> {
-  const fields = collectFields(state, label, subSelections(nodes));
+  // The label's GraphQL type: fragments match it and `__typename` answers it (the namespace's prefix, if any).
+  const prefix = state.graphSchema.names.typePrefix;
+  const typeName = prefix === '' ? label : `${prefix}${label}`;
+  const fields = collectFields(state, typeName, subSelections(nodes));
   const known = staticSteps.get(fields)?.get(label);
-  const steps: Step[] = known ?? (yield* planSteps(state, label, fields, rows, level, pathOf, positions));
+  const steps: Step[] = known ?? (yield* planSteps(state, label, typeName, fields, rows, level, pathOf, positions));
   // The JSON these objects serialise to, at least: keys and punctuation now, before they are built;
   // ids, strings and lists as each slice is placed.
   state.meter.bytes(rows.length * fixedBytes(steps));
   for (let from = 0; from < rows.length; from += SLICE) {
     const to = from + SLICE < rows.length ? from + SLICE : rows.length;
-    shapeRows(state, label, rows, positions, steps, pathOf, out, from, to);
+    shapeRows(state, typeName, rows, positions, steps, pathOf, out, from, to);
     if (to < rows.length && state.meter.yieldDue) yield;
   }
 }
 
 /** Shapes rows[from..to) of a group into `out`; charges their values' JSON and ticks the clock. */
 function shapeRows(
-  state: ExecState, label: string, rows: readonly NodeRecord[], positions: readonly number[] | null, steps: readonly Step[],
+  state: ExecState, typeName: string, rows: readonly NodeRecord[], positions: readonly number[] | null, steps: readonly Step[],
   pathOf: (i: number) => (string | number)[], out: Shaped[], from: number, to: number,
 ): void {
   const labels = state.labels;
@@ -155,7 +158,7 @@ function shapeRows(
         }
       }
     }
-    if (labels !== null) labels.set(obj, label);
+    if (labels !== null) labels.set(obj, typeName);
     out[positions === null ? j : positions[j]!] = obj;
   }
   state.meter.bytes(bytes);
@@ -224,7 +227,7 @@ function checkedInt(state: ExecState, value: unknown, step: { key: string; nodes
 const staticSteps = new WeakMap<CollectedFields, Map<string, Step[]>>();
 
 function* planSteps(
-  state: ExecState, label: string, fields: CollectedFields, rows: readonly NodeRecord[], level: number,
+  state: ExecState, label: string, typeName: string, fields: CollectedFields, rows: readonly NodeRecord[], level: number,
   pathOf: (i: number) => (string | number)[], positions: readonly number[] | null,
 ): Work<Step[]> {
   const position = (j: number): number => (positions === null ? j : positions[j]!);
@@ -234,7 +237,7 @@ function* planSteps(
   for (const [key, fieldNodes] of fields) {
     const name = fieldNodes[0]!.name.value;
     if (name === '__typename') {
-      steps.push({ kind: 'const', key, value: label });
+      steps.push({ kind: 'const', key, value: typeName });
       continue;
     }
     const field = name === 'id' ? { kind: 'id' as const } : plan?.fields.get(name);

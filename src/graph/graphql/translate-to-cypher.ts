@@ -10,13 +10,13 @@ import { collectFields, subSelections, type CollectState } from './collect-field
 import { cypherLiteral, cypherName } from './cypher-text.ts';
 import { selectOperation } from './execute-operation.ts';
 import type { GraphSchema } from './graph-schema.ts';
-import { noNodeTypeMessage } from './use-graph-validation.ts';
+import { listFieldsOf, noNodeTypeMessage } from './use-graph-validation.ts';
 
 /** One root field of the query as one Cypher statement. */
 export interface TranslatedRoot {
   /** The response key (alias or field name) the statement's rows fill. */
   readonly key: string;
-  /** The root field: a label, or `__typename`. */
+  /** The root field: a label's list field (the label, after a namespace's prefix), or `__typename`. */
   readonly field: string;
   readonly cypher: string;
   /** True: the value is the list of the first column of every row; false: the first column of the one row. */
@@ -106,11 +106,16 @@ class Translator {
     return this.state.graphSchema;
   }
 
+  /** The label's GraphQL type name, as `__typename` answers it (a namespace prefixes it). */
+  typeName(label: string): string {
+    return `${this.schema.names.typePrefix}${label}`;
+  }
+
   /** `Label(first, limit, filters…)`: `MATCH … RETURN <projection> AS key ORDER BY id LIMIT n`. */
-  labelList(label: string, key: string, nodes: readonly FieldNode[]): TranslatedRoot {
+  labelList(fieldName: string, label: string, key: string, nodes: readonly FieldNode[]): TranslatedRoot {
     const queryType = this.schema.schema.getQueryType() as GraphQLObjectType;
-    const args = getArgumentValues(queryType.getFields()[label]!, nodes[0]!, this.state.variables as Record<string, unknown>);
-    const limit = pageSize(label, args['first'], args['limit']);
+    const args = getArgumentValues(queryType.getFields()[fieldName]!, nodes[0]!, this.state.variables as Record<string, unknown>);
+    const limit = pageSize(fieldName, args['first'], args['limit']);
     const filters: PlanFilter[] = [];
     for (const name of Object.keys(args)) if (!PAGINATION_ARGS.has(name)) filters.push({ property: name, value: args[name] as Scalar | null });
     this.plan.push({ kind: 'scan', path: key, level: 0, label, filters, limit });
@@ -120,17 +125,17 @@ class Translator {
     const absent = filters.filter((f) => f.value === null).map((f) => `${v}.${cypherName(f.property)} IS NULL`);
     const lines = [`MATCH (${v}:${cypherName(label)}${equal.length > 0 ? ` {${equal.join(', ')}}` : ''})`];
     if (absent.length > 0) lines.push(`WHERE ${absent.join(' AND ')}`);
-    lines.push(`RETURN ${this.projection(v, label, cypherLiteral(label), nodes, key, 0, new Set([v]))} AS ${cypherName(key)}`);
+    lines.push(`RETURN ${this.projection(v, label, cypherLiteral(this.typeName(label)), nodes, key, 0, new Set([v]))} AS ${cypherName(key)}`);
     lines.push(`ORDER BY ${v}.id`);
     if (limit !== null) lines.push(`LIMIT ${limit}`);
-    return { key, field: label, cypher: lines.join('\n'), list: true };
+    return { key, field: fieldName, cypher: lines.join('\n'), list: true };
   }
 
   /** `v {…}`: the fields the selection asks of a node of `label`, keyed by response key, in selection order. */
   projection(v: string, label: string, typename: string, nodes: readonly FieldNode[], path: string, level: number, taken: ReadonlySet<string>): string {
     const plan = this.schema.labels.get(label);
     const items: string[] = [];
-    for (const [key, fieldNodes] of collectFields(this.state, label, subSelections(nodes))) {
+    for (const [key, fieldNodes] of collectFields(this.state, this.typeName(label), subSelections(nodes))) {
       const name = fieldNodes[0]!.name.value;
       const field = name === '__typename' ? undefined : name === 'id' ? { kind: 'id' as const } : plan?.fields.get(name);
       if (field === undefined) {
@@ -160,17 +165,20 @@ class Translator {
     const pattern = `(${v})${edge.direction === 'out' ? `-${rel}->` : `<-${rel}-`}(${w}${single === null ? '' : `:${cypherName(single)}`})`;
     let value: string;
     if (single !== null) {
-      value = this.projection(w, single, cypherLiteral(single), nodes, path, level + 1, inner);
+      value = this.projection(w, single, cypherLiteral(this.typeName(single)), nodes, path, level + 1, inner);
     } else {
       // Several labels: each gets its own selection (fragments by type condition), as the executor
       // shapes each label's group; one projection when they agree, else a CASE over the label.
+      // A namespace's type names are not labels: each label then answers its own `__typename` literal
+      // (the projections differ exactly when `__typename` is selected, and the CASE below takes over).
       const mark = this.plan.length;
-      const shared = edge.labels.map((l) => this.projection(w, l, `labels(${w})[0]`, nodes, path, level + 1, inner));
+      const prefixed = this.schema.names.typePrefix !== '';
+      const shared = edge.labels.map((l) => this.projection(w, l, prefixed ? cypherLiteral(this.typeName(l)) : `labels(${w})[0]`, nodes, path, level + 1, inner));
       if (shared.every((text) => text === shared[0])) {
         value = shared[0]!;
       } else {
         this.plan.length = mark;
-        const branches = edge.labels.map((l) => `WHEN ${cypherLiteral(l)} THEN ${this.projection(w, l, cypherLiteral(l), nodes, path, level + 1, inner)}`);
+        const branches = edge.labels.map((l) => `WHEN ${cypherLiteral(l)} THEN ${this.projection(w, l, cypherLiteral(this.typeName(l)), nodes, path, level + 1, inner)}`);
         value = `CASE labels(${w})[0] ${branches.join(' ')} END`;
       }
     }
@@ -179,8 +187,8 @@ class Translator {
 }
 
 function invalid(errors: readonly GraphQLError[], schema: GraphSchema, introspection: boolean): never {
-  const labels = [...schema.labels.keys()];
-  const noNodeType = errors.map((e) => noNodeTypeMessage(e.message, labels, introspection)).find((m) => m !== null);
+  const roots = listFieldsOf(schema);
+  const noNodeType = errors.map((e) => noNodeTypeMessage(e.message, roots, introspection, schema.names.fieldPrefix)).find((m) => m !== null);
   if (noNodeType !== undefined) throw new ToolgraphError('TG_GRAPHQL_NO_NODE_TYPE', noNodeType);
   throw new ToolgraphError('TG_GRAPHQL_INVALID', errors.map((e) => e.message).join(' '));
 }
@@ -223,8 +231,8 @@ export function translateToCypher(graphSchema: GraphSchema, query: string | Docu
     const name = nodes[0]!.name.value;
     const root = graphSchema.roots.get(name);
     if (name === '__typename') roots.push({ key, field: name, cypher: `RETURN 'Query' AS ${cypherName(key)}`, list: false });
-    else if (root?.kind === 'list') roots.push(translator.labelList(root.label, key, nodes));
-    else if (root?.kind === 'connection') refuse(`${name}: connections (cursor pages) have no translation to the Cypher subset; ask ${root.label}(first: …) instead.`);
+    else if (root?.kind === 'list') roots.push(translator.labelList(name, root.label, key, nodes));
+    else if (root?.kind === 'connection') refuse(`${name}: connections (cursor pages) have no translation to the Cypher subset; ask ${graphSchema.names.fieldPrefix}${root.label}(first: …) instead.`);
     else refuse(`${name} has no translation to the Cypher subset: only label fields (and __typename) translate.`);
   }
   return { operation: operation.name?.value ?? null, roots, plan: translator.plan };

@@ -9,16 +9,23 @@ const UNKNOWN_ROOT = /^Cannot query field "([^"]+)" on type "Query"\./;
 /**
  * The spec's text for a validation error on a Query field that is no label, or null when `message`
  * is another validation error. With introspection off the schema is not advertised, so neither are the labels.
+ * `roots` are the label list fields; a namespace's `prefix` is named (its fields are `<prefix><Label>`).
  */
-export function noNodeTypeMessage(message: string, labels: readonly string[], introspection: boolean): string | null {
+export function noNodeTypeMessage(message: string, roots: readonly string[], introspection: boolean, prefix = ''): string | null {
   const match = UNKNOWN_ROOT.exec(message);
   if (match === null) return null;
-  const known = !introspection ? '' : labels.length === 0 ? ' (this graph has no labels yet)' : ` (${labels.join(', ')}, each also as <Label>Connection)`;
-  return `GraphQL: no node type "${match[1]!}" in this graph; root fields must be node labels${known}, or _entities and _service.`;
+  const known = !introspection ? '' : roots.length === 0 ? ' (this graph has no labels yet)' : ` (${roots.join(', ')}, each also as ${prefix}<Label>Connection)`;
+  const prefixed = prefix === '' ? '' : ` prefixed by the graph's namespace, "${prefix}"`;
+  return `GraphQL: no node type "${match[1]!}" in this graph; root fields must be node labels${prefixed}${known}, or _entities and _service.`;
+}
+
+/** The label list fields of a schema, as the unknown-root-field message lists them. */
+export function listFieldsOf(graphSchema: GraphqlRequestContext['graphSchema']): string[] {
+  return graphSchema.model.labels.map((l) => l.listField);
 }
 
 function noNodeType(error: GraphQLError, context: GraphqlRequestContext, introspection: boolean): GraphQLError {
-  const message = noNodeTypeMessage(error.message, [...context.graphSchema.labels.keys()], introspection)!;
+  const message = noNodeTypeMessage(error.message, listFieldsOf(context.graphSchema), introspection, context.graphSchema.names.fieldPrefix)!;
   return graphqlError('TG_GRAPHQL_NO_NODE_TYPE', message, { nodes: error.nodes, http: { status: 400, spec: true } });
 }
 

@@ -1,5 +1,6 @@
 import { ToolgraphError } from '../../errors/index.ts';
 import type { GraphCatalogue, LabelInfo, PropertyType } from '../engine/index.ts';
+import { namespaceNames, type NamespaceNames } from './namespace.ts';
 
 /**
  * How the catalogue maps to GraphQL, as data: the SDL printer and the resolvers read the same
@@ -20,6 +21,9 @@ import type { GraphCatalogue, LabelInfo, PropertyType } from '../engine/index.ts
  *   argument; an explicit null matches nodes without the property.
  * - A generated type name that equals a label (say a label `PersonConnection` beside `Person`) is
  *   refused with TG_NAME_INVALID.
+ * - With a namespace (namespace.ts), every type name above takes the type prefix (`Crm_Person`,
+ *   `Crm_AuthoredTarget`, `Crm_Node`) and every root field the field prefix (`crm_Person`,
+ *   `crm_PersonConnection`); labels, properties and edge types stay what the engine stores.
  */
 export interface PropertyField {
   readonly kind: 'property';
@@ -36,12 +40,18 @@ export interface EdgeField {
   readonly direction: 'out' | 'in';
   /** Labels at the other end seen from this label, sorted. */
   readonly labels: readonly string[];
-  /** The element type: a label, or a union name. */
+  /** The element type: a label's type, or a union name. */
   readonly targetType: string;
 }
 
 export interface LabelModel {
+  /** The label as the engine stores it. */
   readonly label: string;
+  /** Its GraphQL type: the label, after the namespace's type prefix. */
+  readonly typeName: string;
+  /** Its Query (and Subscription) list field and its connection field: after the namespace's field prefix. */
+  readonly listField: string;
+  readonly connectionField: string;
   readonly properties: readonly PropertyField[];
   readonly edges: readonly EdgeField[];
   /** Scalar properties usable as equality filter arguments. */
@@ -52,11 +62,14 @@ export interface LabelModel {
 
 export interface UnionModel {
   readonly name: string;
+  /** Member type names (labels' types), sorted. */
   readonly members: readonly string[];
 }
 
 export interface SchemaModel {
   readonly epoch: string;
+  /** The namespace's prefixes (empty without one). */
+  readonly names: NamespaceNames;
   readonly labels: readonly LabelModel[];
   readonly unions: readonly UnionModel[];
 }
@@ -124,6 +137,7 @@ interface RawEdge {
 
 /** What the labels' names and the edge types decide: type names, unions, and each label's edges. */
 interface Structure {
+  readonly names: NamespaceNames;
   readonly labelNames: readonly string[];
   readonly edgeTypes: GraphCatalogue['edgeTypes'];
   readonly connections: ReadonlyMap<string, readonly [string, string]>;
@@ -136,7 +150,8 @@ let lastStructure: Structure | undefined;
 /** A label's edge fields, settled for one structure and its property names. */
 const settledEdges = new WeakMap<LabelInfo, { readonly structure: Structure; readonly edges: readonly EdgeField[] }>();
 
-function sameStructure(structure: Structure, labelNames: readonly string[], edgeTypes: GraphCatalogue['edgeTypes']): boolean {
+function sameStructure(structure: Structure, names: NamespaceNames, labelNames: readonly string[], edgeTypes: GraphCatalogue['edgeTypes']): boolean {
+  if (structure.names !== names) return false;
   if (structure.labelNames.length !== labelNames.length || structure.edgeTypes.length !== edgeTypes.length) return false;
   for (let i = 0; i < labelNames.length; i++) if (structure.labelNames[i] !== labelNames[i]) return false;
   // GraphTypes hands out the same EdgeTypeInfo object while an edge type's pairs stay.
@@ -146,8 +161,10 @@ function sameStructure(structure: Structure, labelNames: readonly string[], edge
 
 function structureOf(catalogue: GraphCatalogue): Structure {
   const labelNames = catalogue.labels.map((l) => l.label);
-  if (lastStructure !== undefined && sameStructure(lastStructure, labelNames, catalogue.edgeTypes)) return lastStructure;
-  const taken = new Set<string>([...FIXED_TYPES, ...labelNames]);
+  const names = namespaceNames(catalogue.namespace);
+  if (lastStructure !== undefined && sameStructure(lastStructure, names, labelNames, catalogue.edgeTypes)) return lastStructure;
+  const T = names.typePrefix;
+  const taken = new Set<string>([...FIXED_TYPES, names.nodeType, ...labelNames.map((l) => `${T}${l}`)]);
   const claim = (name: string, why: string): string => {
     if (taken.has(name)) {
       throw new ToolgraphError('TG_NAME_INVALID', `The GraphQL type name "${name}" (${why}) is already taken by a label or a fixed type; rename that label.`);
@@ -158,7 +175,7 @@ function structureOf(catalogue: GraphCatalogue): Structure {
 
   const connections = new Map<string, [string, string]>();
   for (const label of labelNames) {
-    connections.set(label, [claim(`${label}Connection`, `the connection type of ${label}`), claim(`${label}Edge`, `the edge type of ${label}`)]);
+    connections.set(label, [claim(`${T}${label}Connection`, `the connection type of ${label}`), claim(`${T}${label}Edge`, `the edge type of ${label}`)]);
   }
 
   // Per edge type: every target label and every source label, for the unions.
@@ -176,13 +193,13 @@ function structureOf(catalogue: GraphCatalogue): Structure {
       push(incoming, tgt, info.type, src);
     }
     if (tgts.size > 1) {
-      const name = claim(`${pascalCase(info.type)}Target`, `the targets of ${info.type}`);
-      unions.push({ name, members: [...tgts].sort() });
+      const name = claim(`${T}${pascalCase(info.type)}Target`, `the targets of ${info.type}`);
+      unions.push({ name, members: [...tgts].sort().map((l) => `${T}${l}`) });
       unionName.set(`out\u0000${info.type}`, name);
     }
     if (srcs.size > 1) {
-      const name = claim(`${pascalCase(info.type)}Source`, `the sources of ${info.type}`);
-      unions.push({ name, members: [...srcs].sort() });
+      const name = claim(`${T}${pascalCase(info.type)}Source`, `the sources of ${info.type}`);
+      unions.push({ name, members: [...srcs].sort().map((l) => `${T}${l}`) });
       unionName.set(`in\u0000${info.type}`, name);
     }
   }
@@ -195,7 +212,7 @@ function structureOf(catalogue: GraphCatalogue): Structure {
       if (!map) return;
       for (const edgeType of [...map.keys()].sort()) {
         const others = [...new Set(map.get(edgeType))].sort();
-        const targetType = others.length === 1 ? others[0]! : unionName.get(`${direction}\u0000${edgeType}`)!;
+        const targetType = others.length === 1 ? `${T}${others[0]!}` : unionName.get(`${direction}\u0000${edgeType}`)!;
         edges.push({ edgeType, direction, labels: others, targetType });
       }
     };
@@ -203,7 +220,7 @@ function structureOf(catalogue: GraphCatalogue): Structure {
     add(incoming.get(label), 'in');
     if (edges.length > 0) raw.set(label, edges);
   }
-  lastStructure = { labelNames, edgeTypes: catalogue.edgeTypes, connections, unions, raw };
+  lastStructure = { names, labelNames, edgeTypes: catalogue.edgeTypes, connections, unions, raw };
   return lastStructure;
 }
 
@@ -251,7 +268,7 @@ export function* schemaModelSteps(catalogue: GraphCatalogue): Generator<void, Sc
     labels.push(labelModelOf(info, structure));
     if (labels.length % 100 === 0) yield;
   }
-  return { epoch: catalogue.epoch, labels, unions: structure.unions };
+  return { epoch: catalogue.epoch, names: structure.names, labels, unions: structure.unions };
 }
 
 function labelModelOf(info: LabelInfo, structure: Structure): LabelModel {
@@ -261,7 +278,11 @@ function labelModelOf(info: LabelInfo, structure: Structure): LabelModel {
   const previous = labelModels.get(info);
   if (previous !== undefined && previous.connectionType === connectionType && previous.edgeType === edgeType
     && (previous.edges === edges || sameEdges(previous.edges, edges))) return previous;
-  const model: LabelModel = { label: info.label, properties, edges, connectionType, edgeType, filters };
+  const { typePrefix, fieldPrefix } = structure.names;
+  const model: LabelModel = {
+    label: info.label, typeName: `${typePrefix}${info.label}`, listField: `${fieldPrefix}${info.label}`,
+    connectionField: `${fieldPrefix}${info.label}Connection`, properties, edges, connectionType, edgeType, filters,
+  };
   labelModels.set(info, model);
   return model;
 }

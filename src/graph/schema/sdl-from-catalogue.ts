@@ -1,4 +1,5 @@
 import type { GraphCatalogue } from '../engine/index.ts';
+import type { NamespaceNames } from './namespace.ts';
 import { schemaModelFromCatalogue, type LabelModel, type SchemaModel } from './schema-model.ts';
 
 /** Federation v2.3: has @key, @shareable and @external, and every current router and gateway reads it. */
@@ -20,8 +21,8 @@ function filterArgs(label: LabelModel): string {
   return ['id: ID', ...label.filters.map((f) => `${f.name}: ${f.graphqlType}`)].join(', ');
 }
 
-function printLabel(label: LabelModel): string {
-  const lines = [`type ${label.label} implements Node @key(fields: "id") {`, '  id: ID!'];
+function printLabel(label: LabelModel, names: NamespaceNames): string {
+  const lines = [`type ${label.typeName} implements ${names.nodeType} @key(fields: "id") {`, '  id: ID!'];
   for (const p of label.properties) lines.push(`  ${p.name}: ${p.graphqlType}`);
   for (const e of label.edges) lines.push(`  ${e.name}(first: Int, limit: Int): [${e.targetType}!]!`);
   lines.push('}');
@@ -36,7 +37,7 @@ function printConnection(label: LabelModel): string {
     '}',
     '',
     `type ${label.edgeType} @shareable {`,
-    `  node: ${label.label}!`,
+    `  node: ${label.typeName}!`,
     '  cursor: String!',
     '}',
   ].join('\n');
@@ -52,15 +53,15 @@ interface LabelText {
 
 const labelTexts = new WeakMap<LabelModel, LabelText>();
 
-function labelText(label: LabelModel): LabelText {
+function labelText(label: LabelModel, names: NamespaceNames): LabelText {
   let text = labelTexts.get(label);
   if (text === undefined) {
     const filters = filterArgs(label);
-    const list = `  ${label.label}(first: Int, limit: Int, ${filters}): [${label.label}!]!`;
+    const list = `  ${label.listField}(first: Int, limit: Int, ${filters}): [${label.typeName}!]!`;
     text = {
-      query: `${list}\n  ${label.connectionType}(first: Int, last: Int, after: String, before: String, cursor: String, ${filters}): ${label.connectionType}!`,
+      query: `${list}\n  ${label.connectionField}(first: Int, last: Int, after: String, before: String, cursor: String, ${filters}): ${label.connectionType}!`,
       subscription: list,
-      type: printLabel(label),
+      type: printLabel(label, names),
       connection: printConnection(label),
     };
     labelTexts.set(label, text);
@@ -74,8 +75,10 @@ export function sdlFromModel(model: SchemaModel): string {
 
   const query = ['type Query {'];
   const subscription = ['type Subscription {'];
+  const names = model.names;
+  const f = names.fieldPrefix;
   for (const label of model.labels) {
-    const text = labelText(label);
+    const text = labelText(label, names);
     query.push(text.query);
     subscription.push(text.subscription);
   }
@@ -84,13 +87,13 @@ export function sdlFromModel(model: SchemaModel): string {
   // An empty graph still has a Query type: federation adds _service to it.
   out.push(model.labels.length > 0 ? query.join('\n') : 'type Query', '');
 
-  out.push(MUTATION_DOC, [
+  out.push(f === '' ? MUTATION_DOC : MUTATION_DOC.replace(/^(#   )(\w+)\((.*)$/gm, (_line, lead: string, name: string, rest: string) => `${lead}${f}${name}(${rest}`), [
     'type Mutation {',
-    '  createNode(label: String!, props: JSON!, id: ID, expectedVersion: Int): Node!',
-    '  updateNode(id: ID!, set: JSON, unset: [String!], expectedVersion: Int): Node!',
-    '  deleteNode(id: ID!, expectedVersion: Int): DeleteResult!',
-    '  addEdge(src: ID!, tgt: ID!, type: String!, expectedVersion: Int): EdgeResult!',
-    '  removeEdge(src: ID!, tgt: ID!, type: String!, expectedVersion: Int): EdgeResult!',
+    `  ${f}createNode(label: String!, props: JSON!, id: ID, expectedVersion: Int): ${names.nodeType}!`,
+    `  ${f}updateNode(id: ID!, set: JSON, unset: [String!], expectedVersion: Int): ${names.nodeType}!`,
+    `  ${f}deleteNode(id: ID!, expectedVersion: Int): DeleteResult!`,
+    `  ${f}addEdge(src: ID!, tgt: ID!, type: String!, expectedVersion: Int): EdgeResult!`,
+    `  ${f}removeEdge(src: ID!, tgt: ID!, type: String!, expectedVersion: Int): EdgeResult!`,
     '}',
   ].join('\n'), '');
 
@@ -98,10 +101,10 @@ export function sdlFromModel(model: SchemaModel): string {
     out.push('# Each root field of a subscription needs an explicit first or limit of at most 100.', subscription.join('\n'), '');
   }
 
-  out.push('"""A node of any label."""', 'interface Node {\n  id: ID!\n}', '');
-  for (const label of model.labels) out.push(labelText(label).type, '');
+  out.push('"""A node of any label."""', `interface ${names.nodeType} {\n  id: ID!\n}`, '');
+  for (const label of model.labels) out.push(labelText(label, names).type, '');
   for (const union of model.unions) out.push(`union ${union.name} = ${union.members.join(' | ')}`, '');
-  for (const label of model.labels) out.push(labelText(label).connection, '');
+  for (const label of model.labels) out.push(labelText(label, names).connection, '');
 
   out.push(
     'type PageInfo @shareable {\n  hasNextPage: Boolean!\n  hasPreviousPage: Boolean!\n  startCursor: String\n  endCursor: String\n}', '',

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ACCESS_ROUTE_PREFIX, handleAccessRoute, type AccessRouteEngine } from './access-route.ts';
+import { handleNamespaceRoute, namespaceRouteGraph, type NamespaceRouteEngine } from './namespace-route.ts';
 import { ToolgraphError } from '../../errors/index.ts';
 import { pathOf, readBody, sendError, type HttpService } from '../../http/index.ts';
 import type { Logger } from '../../log/index.ts';
@@ -11,8 +12,8 @@ export const DISPATCH_PATH = '/dispatch';
 export const DISPATCH_BODY_LIMIT = 1024 * 1024;
 
 export interface GraphServiceOptions {
-  /** The graphs: Cypher runs on them, and /graphs/{graph}/access reads and replaces their policies. */
-  readonly engine: DispatchDeps['engine'] & AccessRouteEngine;
+  /** The graphs: Cypher runs on them, /graphs/{graph}/access reads and replaces their policies, /graphs/{graph}/namespace their namespaces. */
+  readonly engine: DispatchDeps['engine'] & AccessRouteEngine & NamespaceRouteEngine;
   readonly logger: Logger;
   /** Authenticates the request (throws TG_UNAUTHENTICATED and the like); called before the body is read. */
   readonly resolvePrincipal: (req: IncomingMessage) => Promise<Principal>;
@@ -47,6 +48,11 @@ export function createGraphService(options: GraphServiceOptions): HttpService {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = pathOf(req);
+    const namespaced = namespaceRouteGraph(path);
+    if (namespaced !== undefined) {
+      await handleNamespaceRoute(req, res, options.engine, await resolvePrincipal(req), namespaced);
+      return;
+    }
     if (path.startsWith(`${ACCESS_ROUTE_PREFIX}/`)) {
       await handleAccessRoute(req, res, options.engine, await resolvePrincipal(req), path);
       return;

@@ -30,6 +30,37 @@ describe('the assembled GraphQL schema', () => {
     }), { numRuns: 30 });
   });
 
+  it('equals buildSubgraphSchema of the SDL when a namespace comes, changes and goes between steps of growth', () => {
+    fc.assert(fc.property(growthRounds, fc.array(fc.constantFrom(null, 'crm', 'tickets'), { minLength: 8, maxLength: 8 }), (rounds, namespaces) => {
+      const types = new GraphTypes();
+      const builder = new GraphSchemaBuilder();
+      rounds.forEach((round, i) => {
+        for (const s of round) apply(types, s);
+        types.setNamespace(namespaces[i]!);
+        const built = builder.build(types.read());
+        const expected = reference(types);
+        expect(printSchema(built.schema)).toBe(printSchema(expected));
+        expect(introspectionFromSchema(built.schema)).toEqual(introspectionFromSchema(expected));
+        expect(validateSchema(new GraphQLSchema({ ...built.schema.toConfig(), assumeValid: false }))).toEqual([]);
+        expect(built.sdl).toBe(sdlFromCatalogue(types.read()));
+        if (namespaces[i] !== null) {
+          const prefix = `${namespaces[i]!.charAt(0).toUpperCase()}${namespaces[i]!.slice(1)}_`;
+          const own = Object.keys(built.schema.getTypeMap()).filter((name) => !name.startsWith('__') && !name.startsWith('_') && !name.startsWith('link__') && !name.startsWith('federation__'));
+          // Every type the graph defines carries the prefix, except the shared, @shareable ones.
+          expect(own.filter((name) => !name.startsWith(prefix)).sort()).toEqual(
+            ['Boolean', 'DeleteResult', 'EdgeResult', 'Float', 'ID', 'Int', 'JSON', 'Mutation', 'PageInfo', 'Query', 'String', 'Subscription'].filter((name) => built.schema.getType(name) !== undefined));
+          for (const root of [built.schema.getQueryType(), built.schema.getMutationType(), built.schema.getSubscriptionType()]) {
+            // By key: validation looks fields up by their key in the field map, printing by their name.
+            for (const [key, field] of Object.entries(root?.getFields() ?? {})) {
+              expect(key).toBe(field.name);
+              if (!key.startsWith('_')) expect(key.startsWith(`${namespaces[i]!}_`), key).toBe(true);
+            }
+          }
+        }
+      });
+    }), { numRuns: 30 });
+  });
+
   it('validates documents as the reference does, federation fields included', () => {
     const types = new GraphTypes();
     for (const s of [{ kind: 'pair', type: 'KNOWS', src: 0, tgt: 1 }, { kind: 'pair', type: 'KNOWS', src: 0, tgt: 2 }, { kind: 'property', label: 0, name: 'n', type: 'Int' }] as const) apply(types, s);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CarrierPrincipal } from '../../../src/graph/carrier/index.ts';
 import type { GraphEngine, GraphView } from '../../../src/graph/engine/index.ts';
 import { createSubscriptionExecutor } from '../../../src/graph/graphql/index.ts';
+import { replaceNamespace } from '../../../src/graph/schema/index.ts';
 import { graphql, pipelineFor, referenceEngine } from './support.ts';
 
 const ADA: CarrierPrincipal = { subject: 'ada', scopes: ['kg:read'], groups: [] };
@@ -33,6 +34,25 @@ describe('the GraphQL surface as the carrier\'s subscription executor', () => {
     expect(queried.errors).toBeUndefined();
     expect(JSON.stringify(frame)).toBe(JSON.stringify({ data: queried.data }));
     expect((frame.data as { P: unknown[] }).P).toHaveLength(3);
+  });
+
+  it('serves a namespaced graph\'s Subscription fields (crm_Person) as its Query fields, and refuses the plain names', async () => {
+    const namespaced = await referenceEngine();
+    try {
+      await replaceNamespace(namespaced, 'demo', 'crm');
+      const executor = createSubscriptionExecutor({ restrict: same });
+      const view = namespaced.view('demo');
+      const selection = 'crm_Person(first: 2) { __typename name AUTHORED(first: 1) { __typename ... on Crm_Document { title } } }';
+      const frame = executor.run(view, executor.prepare(view.catalogue, request(`subscription { ${selection} }`)), ADA);
+      const queried = await graphql(pipelineFor(namespaced), `query { ${selection} }`);
+      expect(queried.errors).toBeUndefined();
+      expect(JSON.stringify(frame)).toBe(JSON.stringify({ data: queried.data }));
+      expect((frame.data as { crm_Person: { __typename: string }[] }).crm_Person[0]!.__typename).toBe('Crm_Person');
+      expect(() => executor.prepare(view.catalogue, request('subscription { Person(first: 1) { id } }')))
+        .toThrow(expect.objectContaining({ code: 'TG_GRAPHQL_NO_NODE_TYPE' }));
+    } finally {
+      await namespaced.close();
+    }
   });
 
   it('coerces variables once and validates like graphql-js (one root field per subscription)', () => {

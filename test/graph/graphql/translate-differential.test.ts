@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphEngine, MutationInput } from '../../../src/graph/engine/index.ts';
 import { runCypherJson } from '../../../src/graph/cypher/index.ts';
 import { dataFromCypher, translateToCypher, type GraphSchema } from '../../../src/graph/graphql/index.ts';
+import { replaceNamespace } from '../../../src/graph/schema/index.ts';
 import { openEngine } from '../engine/helpers.ts';
 import { graphql, graphqlOptions, pipelineFor } from './support.ts';
 
@@ -66,6 +67,8 @@ function random(seed: number): { int(n: number): number; chance(p: number): bool
 /** A random query over the schema: text plus variables, with fragments kept in a side list. */
 function randomQuery(schema: GraphSchema, spec: GraphSpec, seed: number): { query: string; variables: Record<string, unknown> } {
   const r = random(seed);
+  // A label's type and root field: the label itself, or its namespaced names.
+  const type = (label: string): string => schema.labels.get(label)!.model.typeName;
   const fragments: string[] = [];
   const variableDefs: string[] = [];
   const variables: Record<string, unknown> = {};
@@ -114,16 +117,16 @@ function randomQuery(schema: GraphSchema, spec: GraphSpec, seed: number): { quer
         const args = pageArgs();
         const inner = edge.labels.length === 1
           ? selection(edge.labels[0]!, depth + 1, member)
-          : [r.chance(0.5) ? '__typename' : '... on Node { id }', ...edge.labels.filter(() => r.chance(0.7)).map((l) => `... on ${l} { ${selection(l, depth + 1, true)} }`)].join(' ');
+          : [r.chance(0.5) ? '__typename' : `... on ${schema.names.nodeType} { id }`, ...edge.labels.filter(() => r.chance(0.7)).map((l) => `... on ${type(l)} { ${selection(l, depth + 1, true)} }`)].join(' ');
         const key = args.length > 0 || member ? `${fresh()}: ` : alias();
         parts.push(`${key}${edge.name}${args.length > 0 ? `(${args.join(', ')})` : ''}${directive()} { ${inner} }`);
       } else if (r.chance(0.5)) {
-        parts.push(`... on ${label}${directive()} { ${selection(label, depth + 1, member)} }`);
+        parts.push(`... on ${type(label)}${directive()} { ${selection(label, depth + 1, member)} }`);
       } else {
         const name = `F${fragments.length}`;
         fragments.push('');
         const index = fragments.length - 1;
-        fragments[index] = `fragment ${name} on ${label} { ${selection(label, depth + 1, member)} }`;
+        fragments[index] = `fragment ${name} on ${type(label)} { ${selection(label, depth + 1, member)} }`;
         parts.push(`...${name}${directive()}`);
       }
     }
@@ -151,7 +154,7 @@ function randomQuery(schema: GraphSchema, spec: GraphSpec, seed: number): { quer
       }
     }
     if (r.chance(0.1) && nodesOf.length > 0) args.push(`id: ${JSON.stringify(r.pick(nodesOf).id)}`);
-    roots.push(`${i > 0 || r.chance(0.2) ? `${r.chance(0.3) ? 'with' : 'r'}${i}: ` : ''}${label}${args.length > 0 ? `(${args.join(', ')})` : ''} { ${selection(label, 0)} }`);
+    roots.push(`${i > 0 || r.chance(0.2) ? `${r.chance(0.3) ? 'with' : 'r'}${i}: ` : ''}${model.listField}${args.length > 0 ? `(${args.join(', ')})` : ''} { ${selection(label, 0)} }`);
   }
   if (r.chance(0.1)) roots.push('__typename');
   const head = variableDefs.length > 0 ? `query Q(${variableDefs.join(', ')}) ` : r.chance(0.5) ? 'query ' : '';
@@ -167,9 +170,10 @@ afterAll(async () => {
   await engine.close();
 });
 
-async function load(spec: GraphSpec): Promise<string> {
+async function load(spec: GraphSpec, namespaced = false): Promise<string> {
   const graph = `g${++graphs}`;
   await engine.createGraph(graph);
+  if (namespaced) await replaceNamespace(engine, graph, `ns${graphs}`);
   const mutations: MutationInput[] = spec.nodes.map((n) => ({ op: 'createNode', id: n.id, label: n.label, props: n.props as never }));
   const seen = new Set<string>();
   for (const e of spec.edges) {
@@ -185,7 +189,7 @@ async function load(spec: GraphSpec): Promise<string> {
 }
 
 describe('GraphQL → Cypher: differential', () => {
-  it('the GraphQL data and the translated Cypher data serialise to the same bytes (1000 random graphs and queries)', async () => {
+  const differential = async (runs: number, namespaced: boolean): Promise<{ nested: number; unions: number }> => {
     // Random selections count many aliases and fields: the limits are not what this test is about.
     const pipeline = pipelineFor(engine, graphqlOptions({
       TOOLGRAPH_GRAPHQL_MAX_ALIASES: '10000', TOOLGRAPH_GRAPHQL_MAX_COST: '100000000', TOOLGRAPH_GRAPHQL_MAX_DEPTH: '100',
@@ -194,7 +198,7 @@ describe('GraphQL → Cypher: differential', () => {
     let unions = 0;
     let nested = 0;
     await fc.assert(fc.asyncProperty(graphArb, fc.integer(), async (spec, seed) => {
-      const graph = await load(spec);
+      const graph = await load(spec, namespaced);
       try {
         const schema = pipeline.schemaOf(graph);
         const { query, variables } = randomQuery(schema, spec, seed);
@@ -215,9 +219,20 @@ describe('GraphQL → Cypher: differential', () => {
       } finally {
         await engine.dropGraph(graph);
       }
-    }), { numRuns: 1000 });
+    }), { numRuns: runs });
+    return { nested, unions };
+  };
+
+  it('the GraphQL data and the translated Cypher data serialise to the same bytes (1000 random graphs and queries)', async () => {
+    const { nested, unions } = await differential(1000, false);
     // The generator reaches the interesting shapes, not only flat scans.
     expect(nested).toBeGreaterThan(300);
     expect(unions).toBeGreaterThan(20);
+  }, 120_000);
+
+  it('the same holds for graphs with a namespace (prefixed root fields, type conditions and __typename; 300 random graphs)', async () => {
+    const { nested, unions } = await differential(300, true);
+    expect(nested).toBeGreaterThan(90);
+    expect(unions).toBeGreaterThan(5);
   }, 120_000);
 });

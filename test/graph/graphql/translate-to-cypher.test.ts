@@ -4,6 +4,7 @@ import type { GraphEngine } from '../../../src/graph/engine/index.ts';
 import { runCypher } from '../../../src/graph/cypher/index.ts';
 import { buildGraphSchema, dataFromCypher, translateToCypher, type GraphSchema } from '../../../src/graph/graphql/index.ts';
 import { cypherLiteral, cypherName } from '../../../src/graph/graphql/cypher-text.ts';
+import { replaceNamespace } from '../../../src/graph/schema/index.ts';
 import { graphql, pipelineFor, referenceEngine } from './support.ts';
 
 let engine: GraphEngine;
@@ -49,6 +50,28 @@ describe('translateToCypher', () => {
     const t = translateToCypher(schema, '{ Person(first: 1) { a: AUTHORED { ... on Document { title } ... on Repository { id } } b: AUTHORED { ... on Node { id } } } }');
     expect(t.roots[0]!.cypher).toContain("a: [(person)-[:AUTHORED]->(node) | CASE labels(node)[0] WHEN 'Document' THEN node {.title} WHEN 'Repository' THEN node {.id} END]");
     expect(t.roots[0]!.cypher).toContain('b: [(person)-[:AUTHORED]->(node) | node {.id}]');
+  });
+
+  it('translates a namespaced graph: prefixed root fields and type conditions, the label in MATCH, the type in __typename', async () => {
+    const namespaced = await referenceEngine();
+    try {
+      await replaceNamespace(namespaced, 'demo', 'crm');
+      const crm = buildGraphSchema(namespaced.view('demo').catalogue);
+      const t = translateToCypher(crm, '{ crm_Person(first: 1) { __typename AUTHORED { __typename ... on Crm_Document { title } } } }');
+      expect(t.roots).toEqual([{
+        key: 'crm_Person', field: 'crm_Person', list: true,
+        cypher: [
+          'MATCH (person:Person)',
+          "RETURN person {__typename: 'Crm_Person', AUTHORED: [(person)-[:AUTHORED]->(node) | CASE labels(node)[0] WHEN 'Document' THEN node {__typename: 'Crm_Document', .title} WHEN 'Repository' THEN node {__typename: 'Crm_Repository'} END]} AS crm_Person",
+          'ORDER BY person.id',
+          'LIMIT 1',
+        ].join('\n'),
+      }]);
+      expect(() => translateToCypher(crm, '{ Person { id } }')).toThrow(/^GraphQL: no node type "Person" in this graph; root fields must be node labels prefixed by the graph's namespace, "crm_" \(crm_Document, /);
+      expect(() => translateToCypher(crm, '{ crm_PersonConnection { pageInfo { hasNextPage } } }')).toThrow('crm_PersonConnection: connections (cursor pages) have no translation to the Cypher subset; ask crm_Person(first: …) instead.');
+    } finally {
+      await namespaced.close();
+    }
   });
 
   it('names nested variables apart and follows incoming edges backwards', () => {

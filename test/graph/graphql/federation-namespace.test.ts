@@ -1,6 +1,7 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { composeServices } from '@apollo/composition';
+import { composeServices as composeWithGuild } from '@theguild/federation-composition';
 import { ApolloGateway } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
 import { buildSubgraphSchema } from '@apollo/subgraph';
@@ -87,6 +88,9 @@ describe('federation namespaces', () => {
   it('without namespaces the graphs collide (the issue), with one each they compose with zero errors', async () => {
     const before = composeServices(await subgraphs());
     expect((before.errors ?? []).map((e) => e.extensions['code'])).toContain('INVALID_FIELD_SHARING');
+    // The Guild's composer (Hive's) refuses the same collisions.
+    const guildBefore = composeWithGuild(await subgraphs());
+    expect(guildBefore.errors?.length ?? 0).toBeGreaterThan(0);
 
     expect(await replaceNamespace(engine, 'crm', 'crm')).toEqual({ graph: 'crm', version: expect.any(Number), namespace: 'crm' });
     await replaceNamespace(engine, 'tickets', 'tickets');
@@ -101,6 +105,9 @@ describe('federation namespaces', () => {
 
     const after = composeServices([...await subgraphs(), { name: 'reviews', typeDefs: parse(REVIEWS_SDL), url: reviewsUrl }]);
     expect(after.errors ?? []).toEqual([]);
+    const guildAfter = composeWithGuild([...await subgraphs(), { name: 'reviews', typeDefs: parse(REVIEWS_SDL), url: reviewsUrl }]);
+    expect((guildAfter.errors ?? []).map((e) => e.message)).toEqual([]);
+    expect(guildAfter.supergraphSdl).toContain('tickets_createNode');
   });
 
   it('a gateway answers one query across the three graphs, and routes a mutation to the graph it names only', async () => {

@@ -28,7 +28,7 @@ export interface ServeBearerAuth {
 
 export type BearerAuthSettings = Pick<ResolvedValues,
   'authType' | 'oidcConfigUrl' | 'tokenAudience' | 'oidcClientId' | 'oidcClientSecret' |
-  'oauthAuthorizationEndpoint' | 'oauthTokenEndpoint' | 'oauthIssuer' | 'oauthJwksUri'> & Partial<Pick<ResolvedValues, 'idpRetryMaxMs'>>;
+  'oauthAuthorizationEndpoint' | 'oauthTokenEndpoint' | 'oauthIssuer' | 'oauthJwksUri'> & Partial<Pick<ResolvedValues, 'idpRetryMaxMs' | 'oauthMaxClients'>>;
 
 export interface ServeBearerAuthOptions {
   /** Where the OAuth proxy keeps its clients, sign-ins, codes and refresh-token owners (shared by replicas). */
@@ -174,6 +174,7 @@ export async function openServeBearerAuth(values: BearerAuthSettings, logger: Lo
         verify,
         logger,
         scopesSupported: GRAPH_SCOPES,
+        ...(values.oauthMaxClients === undefined ? {} : { maxClients: values.oauthMaxClients }),
       });
       // The authorization server clients sign in at is this one (the SDK's metadata names it with a trailing slash for an origin).
       const metadata = createResourceMetadataService(protectedResourceMetadata({ resource: audience, issuer: new URL(publicBaseUrl).href, scopesSupported: GRAPH_SCOPES }));

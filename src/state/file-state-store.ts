@@ -178,6 +178,22 @@ export class FileStateStore implements StateStore {
     await this.#serial(space, key, () => unlink(file).catch(ignoreMissing));
   }
 
+  /** Reads every entry of the space: for rare checks (a registration), not for a request's hot path. */
+  async count(space: string): Promise<number> {
+    checkEntry(space, 'count');
+    const now = this.#now();
+    let live = 0;
+    for (const shard of await readdir(join(this.#dir, space)).catch(() => [] as string[])) {
+      const folder = join(this.#dir, space, shard);
+      for (const name of await readdir(folder).catch(() => [] as string[])) {
+        if (!name.endsWith('.json')) continue;
+        const entry = await this.#read(join(folder, name)).catch(() => undefined);
+        if (entry !== undefined && entry.expiresAt > now) live++;
+      }
+    }
+    return live;
+  }
+
   async sweep(): Promise<number> {
     const now = this.#now();
     let removed = 0;

@@ -73,6 +73,15 @@ export class MemoryStateStore implements StateStore {
     this.#entries.delete(`${space}\0${key}`);
   }
 
+  async count(space: string): Promise<number> {
+    checkEntry(space, 'count');
+    const prefix = `${space}\0`;
+    const now = this.#now();
+    let live = 0;
+    for (const [id, entry] of this.#entries) if (id.startsWith(prefix) && entry.expiresAt > now) live++;
+    return live;
+  }
+
   async sweep(): Promise<number> {
     const now = this.#now();
     let removed = 0;

@@ -119,6 +119,12 @@ export class PostgresStateStore implements StateStore {
     await this.#query(`DELETE FROM ${this.#table} WHERE space = $1 AND key = $2`, [space, key]);
   }
 
+  async count(space: string): Promise<number> {
+    checkEntry(space, 'count');
+    const { rows } = await this.#query<{ n: string }>(`SELECT count(*) AS n FROM ${this.#table} WHERE space = $1 AND expires_at > now()`, [space]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async sweep(): Promise<number> {
     const { rowCount } = await this.#query(`DELETE FROM ${this.#table} WHERE expires_at <= now()`, []);
     return rowCount ?? 0;

@@ -29,6 +29,8 @@ export interface StateStore {
   take<T>(space: string, key: string): Promise<T | undefined>;
   /** Removes the value, live or not. */
   delete(space: string, key: string): Promise<void>;
+  /** How many live entries `space` holds (for caps on state that callers create: registrations). */
+  count(space: string): Promise<number>;
   /** Removes every expired entry now (the store also does this periodically); returns how many. */
   sweep(): Promise<number>;
   /** Stops the periodic sweep and releases connections. */

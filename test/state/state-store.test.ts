@@ -137,6 +137,18 @@ describe.each(flavours)('the $name state store', (flavour) => {
     expect(await store.get('sweep', 'live')).toBe(3);
   });
 
+  it('counts the live entries of a space', async () => {
+    expect(await store.count('counted')).toBe(0);
+    await store.set('counted', 'a', 1, 60_000);
+    await store.set('counted', 'b', 2, 60_000);
+    await store.add('counted', 'c', 3, 60_000);
+    await store.set('counted', 'gone', 4, 30);
+    await store.set('other-space', 'a', 1, 60_000);
+    await expect.poll(() => store.count('counted'), { interval: 20, timeout: 5_000 }).toBe(3);
+    await store.take('counted', 'c');
+    expect(await store.count('counted')).toBe(2);
+  });
+
   it('shares what it holds with a second handle on the same place (a restart, another replica)', async () => {
     const other = twin();
     try {

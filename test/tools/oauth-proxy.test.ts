@@ -259,6 +259,26 @@ describe('AUTH_TYPE=oauth-proxy with configured endpoints (no discovery document
   });
 });
 
+describe('registrations are capped (TOOLGRAPH_OAUTH_MAX_CLIENTS)', () => {
+  it('refuses a registration past the cap (too_many_requests, naming the setting), counted over the shared store', async () => {
+    const running = await startProxy({ AUTH_TYPE: 'oidc-proxy', OIDC_CONFIG_URL: idp.discoveryUrl, TOOLGRAPH_OAUTH_MAX_CLIENTS: '2' });
+    try {
+      await registerClient(running.origin);
+      await registerClient(running.origin);
+      const refused = await fetch(`${running.origin}/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'one too many', redirect_uris: [receiver.url], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_post' }),
+      });
+      // RFC 7591 answers every registration error with 400 and a JSON error code (the SDK's handler does).
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ error: 'too_many_requests', error_description: expect.stringContaining('TOOLGRAPH_OAUTH_MAX_CLIENTS') });
+    } finally {
+      await running.close();
+    }
+  });
+});
+
 describe('proxy logs', () => {
   it('carry no token, code or client secret', () => {
     const text = logs.flat().join('\n');

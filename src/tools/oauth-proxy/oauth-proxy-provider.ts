@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
-import { InvalidGrantError, InvalidTargetError, ServerError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { InvalidGrantError, InvalidTargetError, ServerError, TooManyRequestsError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
@@ -50,6 +50,8 @@ export interface OAuthProxyOptions {
   readonly logger: Logger;
   /** Sign-ins waiting for consent or for the IdP: how long one may take. Default 10 minutes. */
   readonly signInTtlMs?: number;
+  /** TOOLGRAPH_OAUTH_MAX_CLIENTS: most clients registered at once, over every replica. Default 10,000. */
+  readonly maxClients?: number;
   readonly fetch?: typeof fetch;
 }
 
@@ -149,6 +151,13 @@ export class OAuthProxyProvider implements OAuthServerProvider {
       getClient: async (clientId) => (clientId.length > 0 && clientId.length <= 256 ? this.#state.get<OAuthClientInformationFull>(OAUTH_PROXY_SPACES.clients, clientId) : undefined),
       registerClient: async (client) => {
         const full = client as OAuthClientInformationFull;
+        // Registration is open (RFC 7591) and a registration lives 30 days: without a cap, the store
+        // would grow with whatever a client sends. Counted over the shared store, so across replicas.
+        const max = this.#options.maxClients ?? 10_000;
+        if (await this.#state.count(OAUTH_PROXY_SPACES.clients) >= max) {
+          this.#options.logger.warn({ max, setting: 'TOOLGRAPH_OAUTH_MAX_CLIENTS' }, 'OAuth proxy: registration refused, the proxy holds its most clients');
+          throw new TooManyRequestsError(`This authorization server holds its most registered clients (${max}, TOOLGRAPH_OAUTH_MAX_CLIENTS); registrations expire 30 days after they are made, retry later.`);
+        }
         await this.#state.set(OAUTH_PROXY_SPACES.clients, full.client_id, full, OAUTH_CLIENT_TTL_MS);
         this.#options.logger.info({ clientId: full.client_id, clientName: full.client_name }, 'OAuth proxy: client registered');
         return full;

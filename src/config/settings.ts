@@ -2,7 +2,7 @@ import { describeAgents, resolveAgents, type AgentsSettings } from './agent-sett
 import { join } from 'node:path';
 import { xdgPaths } from './xdg-paths.ts';
 import {
-  absolutePath, booleanValue, httpUrl, integerIn, jwksLocation, listenHost, loopbackAddress, oneOf, postgresUrl, sqlName, stringValue,
+  absolutePath, booleanValue, DEFAULT_METRICS_ADDRESS, httpUrl, integerIn, jwksLocation, listenHost, loopbackAddress, oneOf, postgresUrl, sqlName, stringValue,
   type ListenAddress, type ValueParser,
 } from './value-parsers.ts';
 
@@ -65,6 +65,9 @@ export const SETTINGS = {
   keepAliveTimeoutMs: withDefault({ area: 'general', description: 'Milliseconds an idle kept-alive connection of the main port stays open after its last response (node:http adds one second of grace)', env: 'TOOLGRAPH_KEEP_ALIVE_TIMEOUT_MS', flag: '--keep-alive-timeout-ms', configKey: 'keep_alive_timeout_ms', default: 5_000, parser: integerIn(1, 600_000) }),
   overloadHeapPercent: withDefault({ area: 'general', description: 'Percent of the V8 heap limit in use at which the process sheds load: new requests get 503 TG_OVERLOADED and running queries stop at their next budget check (100 turns this check off)', env: 'TOOLGRAPH_OVERLOAD_HEAP_PERCENT', flag: '--overload-heap-percent', configKey: 'overload_heap_percent', default: 90, parser: integerIn(10, 100) }),
   overloadEventLoopDelayMs: withDefault({ area: 'general', description: 'Median event-loop delay, in milliseconds over a quarter-second reading, at which the process sheds load as for the heap', env: 'TOOLGRAPH_OVERLOAD_EVENT_LOOP_DELAY_MS', flag: '--overload-event-loop-delay-ms', configKey: 'overload_event_loop_delay_ms', default: 1000, parser: integerIn(10, 600_000) }),
+  metrics: withDefault({ area: 'general', description: 'Serve Prometheus metrics at /metrics (kg:admin under token auth) and record them; false serves none and records nothing (README "Metrics")', env: 'TOOLGRAPH_METRICS', flag: '--metrics', configKey: 'metrics', default: true, parser: booleanValue() }),
+  metricsListen: optional<ListenAddress>({ area: 'general', description: 'Also serve GET /metrics, with no token, on this loopback address of its own (for a local Prometheus agent); off unless set', env: 'TOOLGRAPH_METRICS_LISTEN', flag: '--metrics-listen', configKey: 'metrics_listen', parser: loopbackAddress(DEFAULT_METRICS_ADDRESS) }),
+  metricsGraphLabels: withDefault({ area: 'general', description: 'Label the per-graph engine gauges with the graph\'s name; off, they are sums over every graph and no metric names a graph (README "Metrics")', env: 'TOOLGRAPH_METRICS_GRAPH_LABELS', flag: '--metrics-graph-labels', configKey: 'metrics_graph_labels', default: false, parser: booleanValue() }),
   dataDir: withDefault({ area: 'general', description: 'Where the file persistence keeps graphs', env: 'TOOLGRAPH_DATA_DIR', flag: '--data-dir', configKey: 'data_dir', default: (env) => xdgPaths(env).dataDir, defaultLabel: '$XDG_DATA_HOME/toolgraph', parser: absolutePath() }),
   cacheDir: withDefault({ area: 'A', description: 'Content-addressed cache of fetched schemas', env: 'TOOLGRAPH_CACHE_DIR', flag: '--cache-dir', configKey: 'cache_dir', default: (env) => xdgPaths(env).cacheDir, defaultLabel: '$XDG_CACHE_HOME/toolgraph', parser: absolutePath() }),
   persistence: withDefault({ area: 'C', description: 'Graph persistence adapter', env: 'TOOLGRAPH_PERSISTENCE', flag: '--persistence', configKey: 'persistence', default: 'file', parser: oneOf(PERSISTENCE_KINDS) }),

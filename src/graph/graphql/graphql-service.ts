@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { ToolgraphError, describeValue, toToolgraphError } from '../../errors/index.ts';
-import { pathOf, readBody, type HttpService } from '../../http/index.ts';
+import { noteOutcome, pathOf, readBody, type HttpService } from '../../http/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { Principal } from '../dispatch/index.ts';
 import { GRAPH_NAME_PATTERN } from '../engine/index.ts';
@@ -204,12 +204,14 @@ export function createGraphqlService(options: GraphqlServiceOptions): HttpServic
       const answer = statusOf(response, negotiated);
       status = answer.status;
       outcome = String(response.errors[0]?.extensions?.['code'] ?? 'ok');
+      if (outcome !== 'ok') noteOutcome(res, outcome, response.errors[0]?.extensions?.['details']);
       send(res, status, CONTENT_TYPE[negotiated], response.body, answer.headers);
     } catch (thrown) {
       const refusal = thrown instanceof HttpRefusal ? thrown : new HttpRefusal(toToolgraphError(thrown));
       if (refusal.code === 'TG_INTERNAL') logger.error({ err: thrown }, 'graphql request failed');
       status = refusal.status;
       outcome = refusal.code;
+      noteOutcome(res, outcome);
       if (!res.headersSent) send(res, status, CONTENT_TYPE[media], refusalBody(refusal.message, refusal.code), refusal.headers);
       else res.destroy();
     } finally {

@@ -347,7 +347,16 @@ async function aggregateRows(clause: ReturnClause, plan: ProjectionPlan, source:
       // One group: fold the chunk at once (a count adds the chunk's length).
       let group = groups.get('');
       if (group === undefined) groups.set('', (group = { keys: [], source: chunk.rows[0]!, accumulators: accumulators() }));
-      for (const acc of group.accumulators) acc.addAll(chunk.rows, ctx);
+      if (group.accumulators.every((acc) => acc.countsRows)) {
+        for (const acc of group.accumulators) acc.addAll(chunk.rows, ctx);
+        continue;
+      }
+      // Values to fold (collect(properties(a)), say) can be large: a chunk of them is paused in too.
+      for (const row of chunk.rows) {
+        ctx.budget.tick();
+        if (ctx.budget.yieldDue) await ctx.budget.pause();
+        for (const acc of group.accumulators) acc.add(row, ctx);
+      }
       continue;
     }
     for (const row of chunk.rows) {

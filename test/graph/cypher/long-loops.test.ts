@@ -33,7 +33,7 @@ afterAll(async () => {
  * How many times the event loop turned (setImmediate callbacks ran) while `heavy` ran: a query that
  * pauses between slices of 10 ms lets it turn many times; one that holds the loop, once.
  */
-async function turnsDuring(heavy: string): Promise<number> {
+async function turnsDuring(heavy: string, limits = DEFAULT_BUDGET_LIMITS): Promise<number> {
   let turns = 0;
   let running = true;
   const spin = (): void => {
@@ -43,7 +43,10 @@ async function turnsDuring(heavy: string): Promise<number> {
   };
   setImmediate(spin);
   try {
-    await runCypherJson(engine, 'hubs', heavy);
+    // Answered or refused on the budget: what counts is whether the loop turned meanwhile.
+    await runCypherJson(engine, 'hubs', heavy, null, { limits }).catch((error: unknown) => {
+      if (!(error instanceof ToolgraphError) || error.code !== 'TG_QUERY_BUDGET_EXCEEDED') throw error;
+    });
   } finally {
     running = false;
   }
@@ -60,6 +63,11 @@ describe('long loops inside one chunk of rows', () => {
   it('a pattern predicate in WHERE over hubs pauses too', async () => {
     expect(await turnsDuring('MATCH (a:Hub) WHERE (a)-[:LINK]->(:Leaf {n: -1}) OR a.h = 0 RETURN count(*) AS n')).toBeGreaterThan(3);
     expect((await runCypher(engine, 'hubs', 'MATCH (a:Hub) WHERE (a)-[:LINK]->(:Leaf {n: -1}) OR a.h = 0 RETURN count(*) AS n')).rows).toEqual([[1]]);
+  });
+
+  it('an aggregate folding large values (collect of wide-node copies) pauses inside a chunk', async () => {
+    const limits = { ...DEFAULT_BUDGET_LIMITS, maxResultBytes: 64 * 1024 * 1024 };
+    expect(await turnsDuring('MATCH (a:Wide), (b:Leaf) RETURN size(collect(properties(a))) AS n', limits)).toBeGreaterThan(10);
   });
 
   it('a long ORDER BY (sorted in runs and merged, pausing between slices) is still a stable sort', async () => {

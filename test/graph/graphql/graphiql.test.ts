@@ -35,6 +35,9 @@ describe.skipIf(!available)(`GraphiQL in headless Chromium (${CHROMIUM})`, () =>
     const response = await page.goto(server.url, { waitUntil: 'load' });
     expect(response?.status()).toBe(200);
     expect(response?.headers()['content-type']).toContain('text/html');
+    // Sent br-compressed (Chromium asks for br); the page Chromium decompressed runs.
+    expect(response?.headers()['content-encoding']).toBe('br');
+    expect(response?.headers()['etag']).toMatch(/-br"$/);
     // GraphiQL is bundled into the page: nothing is fetched from a CDN.
     await page.locator('.graphiql-execute-button').waitFor({ timeout: 20_000 });
     const editor = page.locator('.graphiql-query-editor .monaco-editor, .graphiql-query-editor .CodeMirror').first();
@@ -58,5 +61,7 @@ describe.skipIf(!available)(`GraphiQL in headless Chromium (${CHROMIUM})`, () =>
     // Monaco renders spaces as no-break spaces.
     await expect.poll(async () => (await page.locator('.graphiql-response').first().innerText()).replace(/\s+/g, ' '), { timeout: 15_000 }).toContain('"name": "Ada Lovelace"');
     expect(failed.filter((url) => !url.startsWith(server.origin))).toEqual([]);
+    // One page serves every graph: it names its tab after the graph in its path.
+    expect(await page.title()).toBe('toolgraph: demo');
   });
 });

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../', import.meta.url);
@@ -22,6 +22,14 @@ describe('the repository stands alone', () => {
   it.each([['README.md', readme] as const, ...docs])('%s points at nothing outside the repository', (_name, text) => {
     const outside = [...text.matchAll(/(?:\]\(|`)(\.\.\/[^)`\s]*)/g)].map((m) => m[1]);
     expect(outside).toEqual([]);
+  });
+
+  it.each([['README.md', readme] as const, ...docs])('%s links only to files that exist', (name, text) => {
+    const base = new URL(name.startsWith('docs/') ? 'docs/' : './', root);
+    const links = [...text.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((target) => !/^[a-z]+:/i.test(target));
+    for (const target of links) expect(existsSync(new URL(target, base)), `${name} links to ${target}, which does not exist`).toBe(true);
+    // NOTES.md is the design's scratch file outside the repository.
+    expect(text).not.toMatch(/\bNOTES\.md\b/);
   });
 
   it('the specification and the design are in docs/', () => {

@@ -6,16 +6,25 @@ const readme = readFileSync(new URL('README.md', root), 'utf8');
 const docs = readdirSync(new URL('docs/', root)).filter((f) => f.endsWith('.md')).map((f) => [`docs/${f}`, readFileSync(new URL(`docs/${f}`, root), 'utf8')] as const);
 const tour = readme.slice(readme.indexOf('<!-- tour:start -->'), readme.indexOf('<!-- tour:end -->'));
 
-/** The commands of the tour's console blocks (lines starting with `$ `, continuation lines joined). */
-function tourCommands(): string[] {
+/** The commands of a text's console blocks (lines starting with `$ `, continuation lines joined). */
+function consoleCommands(text: string): string[] {
   const commands: string[] = [];
-  for (const block of tour.split('```console').slice(1)) {
+  for (const block of text.split('```console').slice(1)) {
     for (const line of block.slice(0, block.indexOf('```')).split('\n')) {
       if (line.startsWith('$ ')) commands.push(line.slice(2));
       else if (line.startsWith('    ') && commands.length > 0) commands[commands.length - 1] += line;
     }
   }
   return commands;
+}
+
+/** The files a command writes: `--out`, `--private`, `--jwks` and `>` redirections (quoted data aside). */
+function writtenFiles(command: string): string[] {
+  const unquoted = command.replace(/'[^']*'/g, "''");
+  return [
+    ...[...unquoted.matchAll(/--(?:out|private|jwks)\s+(\S+)/g)].map((m) => m[1]!),
+    ...[...unquoted.matchAll(/(?<![0-9&])>\s*([^\s&]+)/g)].map((m) => m[1]!).filter((t) => t !== '/dev/null'),
+  ];
 }
 
 describe('the repository stands alone', () => {
@@ -39,8 +48,16 @@ describe('the repository stands alone', () => {
   });
 });
 
+describe('console blocks', () => {
+  it.each([['README.md', readme] as const, ...docs])('%s writes example files (keys, exports, headers) to a temporary directory, never into the clone', (_name, text) => {
+    for (const command of consoleCommands(text)) {
+      for (const target of writtenFiles(command)) expect(target, `${command.slice(0, 120)} writes ${target} inside the clone`).toMatch(/^"?\$tmp\//);
+    }
+  });
+});
+
 describe('the guided tour', () => {
-  const commands = tourCommands();
+  const commands = consoleCommands(tour);
 
   it('has commands to check', () => {
     expect(commands.length).toBeGreaterThan(10);
@@ -48,10 +65,7 @@ describe('the guided tour', () => {
 
   it('writes its scratch files outside the clone, so git status stays clean', () => {
     // Quoted arguments (Cypher, JSON) are data, not redirections.
-    const targets = commands.map((command) => command.replace(/'[^']*'/g, "''")).flatMap((command) => [
-      ...[...command.matchAll(/--out\s+(\S+)/g)].map((m) => m[1]!),
-      ...[...command.matchAll(/(?<![0-9&])>\s*([^\s&]+)/g)].map((m) => m[1]!).filter((t) => t !== '/dev/null'),
-    ]);
+    const targets = commands.flatMap(writtenFiles);
     expect(targets.length).toBeGreaterThan(0);
     for (const target of targets) expect(target, `the tour writes ${target} inside the clone`).toMatch(/^(\$tmp\/|"\$tmp\/)/);
   });

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportSkip } from '../../support/skip-reason.ts';
 import type { GraphEngine } from '../../../src/graph/engine/index.ts';
 import { referenceEngine, startServer, type Server } from './support.ts';
 
@@ -8,9 +9,7 @@ import { referenceEngine, startServer, type Server } from './support.ts';
 const CHROMIUM = '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
 if (!available && process.env['CI']) throw new Error(`${CHROMIUM} is missing in CI; .ci/run installs Debian's chromium before the tests.`);
-if (!available) {
-  process.stderr.write(`graphiql.test.ts: skipped because ${CHROMIUM} is missing; install Debian's chromium (apt-get install -y chromium) to run the GraphiQL browser test (.ci/run does).\n`);
-}
+if (!available) reportSkip('The GraphiQL browser test', `${CHROMIUM} is missing`, "apt-get install -y chromium (Debian's; .ci/run installs it), then npm test");
 
 let engine: GraphEngine;
 let server: Server;

@@ -7,6 +7,7 @@ import { ToolgraphError } from '../../src/errors/index.ts';
 import { MemoryStateStore, PostgresStateStore, type StateStore } from '../../src/state/index.ts';
 import { Browser } from '../support/browser.ts';
 import { whoami } from '../support/downstream-api.ts';
+import { POSTGRES_HOW_TO_RUN, reportSkip } from '../support/skip-reason.ts';
 import { failure } from '../support/toolgraph-failure.ts';
 import { API, fakeClock, startDelegationFixture, type DelegationFixture } from './delegation-fixture.ts';
 
@@ -18,7 +19,7 @@ import { API, fakeClock, startDelegationFixture, type DelegationFixture } from '
  */
 const CLIENT = { id: 'toolgraph-consent-app', secret: `consent-secret-${crypto.randomUUID()}` };
 const databaseUrl = process.env['TEST_DATABASE_URL'];
-if (!databaseUrl) console.warn('caller-consent.test.ts: the PostgreSQL replicas are skipped because TEST_DATABASE_URL is not set (CI sets it)');
+if (!databaseUrl) reportSkip('The per-caller consent cases on PostgreSQL replicas', 'TEST_DATABASE_URL is unset', POSTGRES_HOW_TO_RUN);
 
 /** Each replica's handle on the one shared store. */
 interface Stores {

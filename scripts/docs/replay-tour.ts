@@ -112,6 +112,12 @@ async function startServer(prefix: string, s: Session, stdoutFile?: string): Pro
     child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening:\n${text}`)));
     setTimeout(() => reject(new Error(`the server did not listen within 60 s:\n${text}`)), 60_000).unref();
   });
+  // Log lines are written asynchronously (pino) and may trail the listing: wait until the output has
+  // stopped growing for a moment (at most 3 s), as a reader of the terminal would see it.
+  for (let waited = 0, last = -1; waited < 3000 && text.length !== last; waited += 300) {
+    last = text.length;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
   if (stdoutFile !== undefined) {
     writeFileSync(stdoutFile, text);
     return [];

@@ -95,13 +95,19 @@ export interface ConsentRequestsOptions {
 
 /** The tool error of a call that needs the caller's consent first: the link in the text, and in `details` for the MCP and REST layers. */
 export function consentRequired(prompt: ConsentPrompt, provider: string): ToolgraphError {
-  return new ToolgraphError('TG_CONSENT_REQUIRED', `Agent ${prompt.agent} needs your consent at ${provider}: open ${prompt.url} in your own browser, sign in as yourself and allow access (within ${Math.max(1, Math.round(prompt.expiresInSeconds / 60))} minutes), then call the tool again. The link is good once, for you only.`, {
+  return new ToolgraphError('TG_CONSENT_REQUIRED', `Agent ${prompt.agent} needs your consent at ${provider}: open ${prompt.url} in your own browser, sign in as yourself and allow access (within ${within(prompt.expiresInSeconds * 1000)}), then call the tool again. The link is good once, for you only.`, {
     details: { agent: prompt.agent, authorizationUrl: prompt.url, elicitationId: prompt.elicitationId, expiresInSeconds: prompt.expiresInSeconds },
   });
 }
 
+/** A duration as a person reads it: seconds under two minutes, else minutes. */
+function within(ms: number): string {
+  const seconds = Math.max(1, Math.round(ms / 1000));
+  return seconds < 120 ? `${seconds} seconds` : `${Math.round(seconds / 60)} minutes`;
+}
+
 function linkInvalid(step: string, ttlMs: number): ToolgraphError {
-  return new ToolgraphError('TG_CONSENT_LINK_INVALID', `This consent link (${step}) was already used, has expired (links last ${Math.max(1, Math.round(ttlMs / 60_000))} minutes), or was not issued by this server; nothing was stored. Call the tool again for a new link.`, { details: { step } });
+  return new ToolgraphError('TG_CONSENT_LINK_INVALID', `This consent link (${step}) was already used, has expired (links last ${within(ttlMs)}), or was not issued by this server; nothing was stored. Call the tool again for a new link.`, { details: { step } });
 }
 
 function bindingFailed(agent: string, sent: boolean): ToolgraphError {

@@ -68,8 +68,13 @@ export function createConsentService(credentials: DownstreamCredentials, logger:
     entryPath: CONSENT_CALLBACK_PATH,
     async handle(req, res) {
       const step = STEPS[pathOf(req)];
-      if (step === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      if (step === undefined) {
         page(res, 404, 'Not found', `This route only answers the steps of a consent under ${CONSENT_ROUTES_PATH}.`);
+        return;
+      }
+      // Only a browser's GET takes a step: a HEAD (a link checker, a prefetch) must not spend a link.
+      if (req.method !== 'GET') {
+        page(res, 405, 'Method not allowed', 'Open this link in a browser.', { allow: 'GET' });
         return;
       }
       const url = new URL(req.url ?? '/', 'http://consent.invalid');

@@ -117,8 +117,9 @@ describe('the rightful caller consents through the link', () => {
   it('opens the link in their own browser: a binding cookie, the SSO sign-in (PKCE, nonce), the vendor, the callback; then calls with their own token', async () => {
     const url = await consentUrlOf('alice');
     expect(url).toMatch(new RegExp(`^${running.origin}/agents/oauth/start\\?consent=[A-Za-z0-9_-]{43}$`));
-    // Asking again before opening it answers the same link.
+    // Asking again before opening it answers the same link; a HEAD (a link checker) does not spend it.
     expect(await consentUrlOf('alice')).toBe(url);
+    expect((await fetch(url, { method: 'HEAD', redirect: 'manual' })).status).toBe(405);
     const browser = browserOf('alice');
     const visit = await browser.visit(url);
     expect(visit.status, visit.body).toBe(200);

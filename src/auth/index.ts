@@ -51,9 +51,8 @@ export type { DownstreamCredential, CredentialSource, ResolveOptions, AgentCrede
 export { openDownstreamCredentials, providerServer } from './open-downstream-credentials.ts';
 export { CallerTokenSets, callerOf, consentKey, TOKEN_SETS_SPACE, DEFAULT_TOKEN_SET_TTL_MS } from './caller-token-sets.ts';
 export type { Caller, CallerTokenSetsOptions } from './caller-token-sets.ts';
-export { ConsentRequests, consentRequired, CONSENT_REQUESTS_SPACE, CONSENT_SIGN_INS_SPACE, CONSENT_STARTS_SPACE, CONSENT_REQUEST_TTL_MS } from './consent-requests.ts';
+export { ConsentRequests, consentRequired, CONSENT_REQUESTS_SPACE, CONSENT_REQUEST_TTL_MS } from './consent-requests.ts';
 export type { ConsentPrompt, ConsentRequestsOptions, ConsentRoutes, ConsentStep } from './consent-requests.ts';
-export { CONSENT_COOKIE_PREFIX } from './consent-cookie.ts';
 export type { ConsentCookieScope } from './consent-cookie.ts';
 export { refreshTokenSet } from './token-set-refresh.ts';
 export { tokenSetFromJson, tokenSetToJson } from './token-set-json.ts';

@@ -3,6 +3,10 @@ import type { CodegenConfig } from '@graphql-codegen/cli';
 /**
  * The GraphQL part of `npm run codegen` (scripts/codegen/run.ts runs it with `generate()` and writes the
  * outputs itself, adding headers). Paths are relative to the repository root.
+ *
+ * No resolver signatures: the graph service serves every graph through generic resolvers built from
+ * that graph's own catalogue at run time (src/graph/graphql), so signatures generated from the reference
+ * graph's SDL would type one graph's labels that no resolver is written for (docs/architecture.md).
  */
 const config: CodegenConfig = {
   schema: 'specs/graph.graphql',
@@ -11,17 +15,6 @@ const config: CodegenConfig = {
   // Local imports end in .ts, as everywhere else in this repository (Node 22 runs them directly).
   importExtension: '.ts',
   generates: {
-    'generated/graphql/resolvers.ts': {
-      plugins: ['typescript', 'typescript-resolvers'],
-      config: {
-        useTypeImports: true,
-        federation: true,
-        enumsAsTypes: true,
-        avoidOptionals: { field: true, inputValue: false, object: false, defaultValue: false },
-        contextType: 'unknown',
-        defaultScalarType: 'unknown',
-      },
-    },
     'generated/graphql/client/': {
       preset: 'client',
       presetConfig: {

@@ -11,8 +11,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // CI reads the JSON report for its closing `N passed, N failed` line.
-    reporters: process.env['CI'] ? ['default', 'json'] : ['default'],
+    // CI reads the JSON report for its closing `N passed, N failed` line; the skip summary closes
+    // every run with why tests were skipped and how to run them.
+    reporters: [...(process.env['CI'] ? ['default', 'json'] : ['default']), './test/support/skip-summary-reporter.ts'],
     outputFile: { json: '.tmp/vitest-report.json' },
   },
 });

@@ -17,7 +17,8 @@ import { resolveConfig } from '../../src/config/index.ts';
 import { startHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import { sha256Hex } from '../../src/graph/graphql/index.ts';
-import { rng } from './seeded-random.ts';
+import { generate, KNOWS_PER_PERSON, ORGS, PEOPLE, type Data, type Person } from './people-data.ts';
+import { SHAPES } from './graphql-shapes.ts';
 import { arg } from './bench-args.ts';
 import { NullPersistence } from './null-persistence.ts';
 
@@ -26,45 +27,8 @@ const ROUNDS = Number(arg('--rounds') ?? 5);
 const SECONDS = Number(arg('--seconds') ?? 4);
 const CONNECTIONS = Number(arg('--connections') ?? 20);
 const OUT = arg('--out');
-const PEOPLE = 20_000;
-const ORGS = 2_000;
-const KNOWS_PER_PERSON = 5;
 const GRAPH = 'bench';
 const LOCAL = { subject: 'bench', scopes: ['*'] };
-
-export const SHAPES = {
-  byId: '{ Person(id: "p00004242") { id name age } }',
-  filtered20: '{ Person(first: 20, active: true) { name KNOWS(first: 3) { name WORKS_AT { name } } } }',
-  deep100: '{ Person(first: 100) { id name age KNOWS(first: 3) { name age WORKS_AT { name } } } }',
-} as const;
-
-// ---- the data, identical on both sides ------------------------------------------------------
-
-
-interface Person { id: string; name: string; age: number; active: boolean }
-interface Org { id: string; name: string }
-interface Data { people: Person[]; orgs: Org[]; knows: Map<string, string[]>; worksAt: Map<string, string> }
-
-const personId = (i: number) => `p${String(i).padStart(8, '0')}`;
-const orgId = (i: number) => `o${String(i).padStart(6, '0')}`;
-
-function generate(): Data {
-  const r = rng(7);
-  const people = Array.from({ length: PEOPLE }, (_, i) => ({ id: personId(i), name: `Person ${i}`, age: 18 + Math.floor(r() * 60), active: r() < 0.5 }));
-  const orgs = Array.from({ length: ORGS }, (_, i) => ({ id: orgId(i), name: `Org ${i}` }));
-  const knows = new Map<string, string[]>();
-  for (const p of people) {
-    const set = new Set<string>();
-    while (set.size < KNOWS_PER_PERSON) {
-      const j = Math.floor(r() * PEOPLE);
-      if (personId(j) !== p.id) set.add(personId(j));
-    }
-    // The engine answers neighbours in id order; the hand-written side keeps the same order.
-    knows.set(p.id, [...set].sort());
-  }
-  const worksAt = new Map(people.map((p) => [p.id, orgId(Math.floor(r() * ORGS))]));
-  return { people, orgs, knows, worksAt };
-}
 
 
 async function loadEngine(data: Data): Promise<GraphEngine> {

@@ -25,6 +25,9 @@ const SUITES: Record<string, { readonly script: string; readonly about: string }
   secrets: { script: 'secrets.ts', about: 'secret reads/s with a cached store token against plain fetch; logins under 1,000 concurrent reads' },
   delegation: { script: 'delegation.ts', about: 'downstream calls with a cached delegated token against no delegation; exchanges under 1,000 calls' },
   tools: { script: 'tools.ts', about: 'tool calls (REST and MCP) with no auth, jwt and cached delegation against POST /dispatch alone' },
+  'hot-path': { script: 'hot-path.ts', about: 'ordinary reads (GraphQL byId, filtered20, deep100; /dispatch tour query and point read) against another build: --baseline DIR, alternating rounds, this checkout / baseline' },
+  pipelining: { script: 'pipelining.ts', about: 'the schema client\'s fragment fast path: the hand-written HTTP/1.1 pipelining client against undici Pool({ pipelining }), 4096 fragments from a real catalogue server' },
+  metrics: { script: 'metrics.ts', about: 'POST /dispatch and /graphql with Prometheus metrics on against a baseline without them (--baseline-root DIR: a checkout without the hooks)' },
   cli: { script: 'cli.ts', about: 'toolgraph --version, --help, graph list, cypher and npm start (time to listen) on the built dist/, against node -e 0' },
 };
 

@@ -1,34 +1,60 @@
-// A local OpenID provider for trying the auth types by hand: node scripts/dev/test-idp.ts [--proxy-redirect URL] [--audience AUD]
+// A local OpenID provider for trying the auth types by hand: npm run dev:idp [-- --audience AUD] [--public-url URL] [--env-file FILE]
 // It is the test IdP of test/support/idp.ts (oidc-provider on 127.0.0.1, JWT access tokens, an
-// automated login and consent for interactive flows). It prints the settings to start toolgraph
-// with, a client-credentials token for AUD (default http://127.0.0.1:4000) and, with
-// --proxy-redirect, a confidential client for AUTH_TYPE=oidc-proxy whose redirect URI is URL
-// ({TOOLGRAPH_PUBLIC_URL}/oauth/callback), also allowed the token exchange (ENABLE_DELEGATION).
+// automated login and consent for interactive flows). It prints, as `export X=...` lines, every
+// value the README's and docs' auth sessions use: the settings to start toolgraph with (the IdP's
+// discovery URL, the audience), a confidential client for AUTH_TYPE=oidc-proxy/oauth-proxy whose
+// redirect URI is {URL}/oauth/callback (also allowed the token exchange of ENABLE_DELEGATION), the
+// secrets of its two other clients (device flow and three-legged sign-ins of `toolgraph auth
+// login`), and user tokens for AUD valid eight hours. `--env-file FILE` also writes them to FILE
+// (mode 0600) for `. FILE`. npm runs it on the pinned Node 22 (node_modules/.bin/node).
 // Runs until Ctrl-C. For development only.
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startIdp, TOKEN_EXCHANGE_GRANT } from '../../test/support/idp.ts';
 
-const { values } = parseArgs({ options: { 'proxy-redirect': { type: 'string' }, audience: { type: 'string', default: 'http://127.0.0.1:4000' } } });
-const idp = await startIdp({ defaultAudience: values.audience });
-const lines = [
-  `OIDC_CONFIG_URL=${idp.discoveryUrl}`,
-  `READER=${await idp.mintToken({ scope: 'kg:read', audience: values.audience })}`,
+const { values } = parseArgs({
+  options: {
+    audience: { type: 'string', default: 'http://127.0.0.1:4000' },
+    'public-url': { type: 'string', default: 'http://127.0.0.1:4000' },
+    // The name the README used before: the proxy client's redirect URI itself.
+    'proxy-redirect': { type: 'string' },
+    'env-file': { type: 'string' },
+  },
+});
+const audience = values.audience;
+const redirect = values['proxy-redirect'] ?? `${values['public-url'].replace(/\/$/, '')}/oauth/callback`;
+const idp = await startIdp({ defaultAudience: audience, accessTokenTtl: 8 * 3600 });
+
+const proxySecret = `proxy-${crypto.randomUUID()}`;
+await idp.upsertClient({
+  client_id: 'toolgraph-proxy',
+  client_secret: proxySecret,
+  // The proxy's sign-ins, and RFC 8693 exchanges when the tool server delegates (same client).
+  grant_types: ['authorization_code', 'refresh_token', TOKEN_EXCHANGE_GRANT],
+  response_types: ['code'],
+  redirect_uris: [redirect],
+  token_endpoint_auth_method: 'client_secret_basic',
+  scope: 'openid email offline_access api kg:read kg:write kg:admin query:graphql',
+});
+
+/** Each value, with what it is; the users' tokens are the ones the README's sessions send. */
+const exports: [name: string, value: string, what: string][] = [
+  ['OIDC_CONFIG_URL', idp.discoveryUrl, "the IdP's discovery document"],
+  ['TOKEN_AUDIENCE', audience, "the tokens' audience (toolgraph's public URL)"],
+  ['OIDC_CLIENT_ID', 'toolgraph-proxy', `the proxy's client (oidc-proxy, oauth-proxy, delegation); redirect URI ${redirect}`],
+  ['OIDC_CLIENT_SECRET', proxySecret, "the proxy client's secret"],
+  ['TEST_CLIENT_ID', idp.clientId, 'a client for the device flow (toolgraph auth login --device)'],
+  ['TEST_CLIENT_SECRET', idp.clientSecret, "that client's secret"],
+  ['VENDOR_APP_CLIENT_ID', idp.threeLeggedClient.clientId, 'a native client for three-legged sign-ins (toolgraph auth login)'],
+  ['VENDOR_APP_CLIENT_SECRET', idp.threeLeggedClient.clientSecret, "that client's secret"],
+  ['ADMIN', await idp.mintToken({ sub: 'admin', scope: 'kg:admin', audience }), 'user admin, scope kg:admin'],
+  ['READER', await idp.mintToken({ sub: 'reader', scope: 'kg:read', audience, groups: ['analysts', 'person-001', 'person-003'] }), 'user reader, scope kg:read, groups analysts person-001 person-003'],
+  ['OTHER', await idp.mintToken({ sub: 'other', scope: 'kg:read', audience, groups: ['sales'] }), 'user other, scope kg:read, group sales'],
+  ['GRAPHQL_ONLY', await idp.mintToken({ sub: 'graphql-only', scope: 'query:graphql', audience }), 'user graphql-only, scope query:graphql only'],
 ];
-if (values['proxy-redirect']) {
-  const secret = `proxy-${crypto.randomUUID()}`;
-  const adapter = (idp.provider as unknown as { Client: { adapter: { upsert(id: string, payload: Record<string, unknown>): Promise<void> } } }).Client.adapter;
-  await adapter.upsert('toolgraph-proxy', {
-    client_id: 'toolgraph-proxy',
-    client_secret: secret,
-    // The proxy's sign-ins, and RFC 8693 exchanges when the tool server delegates (same client).
-    grant_types: ['authorization_code', 'refresh_token', TOKEN_EXCHANGE_GRANT],
-    response_types: ['code'],
-    redirect_uris: [values['proxy-redirect']],
-    token_endpoint_auth_method: 'client_secret_basic',
-    scope: 'openid email offline_access api kg:read kg:write kg:admin query:graphql',
-  });
-  lines.push('OIDC_CLIENT_ID=toolgraph-proxy', `OIDC_CLIENT_SECRET=${secret}`);
-}
-process.stdout.write(`${lines.join('\n')}\n`);
+const text = exports.map(([name, value, what]) => `# ${what}\nexport ${name}=${value}\n`).join('');
+if (values['env-file']) writeFileSync(values['env-file'], text, { mode: 0o600 });
+process.stdout.write(text);
+process.stderr.write('test IdP running; Ctrl-C stops it (the tokens are valid 8 hours)\n');
 process.once('SIGINT', () => void idp.close().then(() => process.exit(0)));
 process.once('SIGTERM', () => void idp.close().then(() => process.exit(0)));

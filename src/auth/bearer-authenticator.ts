@@ -29,6 +29,16 @@ export interface BearerAuthenticator {
    * yet, an expired entry, the cache off), and the caller goes through `authenticate`. Never throws.
    */
   cachedContext(req: IncomingMessage): RequestContext | undefined;
+  /**
+   * Requests answered from the verified-token cache (`hits`) and requests whose token had to be
+   * verified (`misses`, a verification shared with a request in flight included); both 0 with the cache off.
+   */
+  readonly cacheStats: VerifiedTokenCacheStats;
+}
+
+export interface VerifiedTokenCacheStats {
+  readonly hits: number;
+  readonly misses: number;
 }
 
 /**
@@ -48,11 +58,16 @@ export function createBearerAuthenticator(options: BearerAuthenticatorOptions): 
   });
   const cache = options.cache === false ? undefined : new VerifiedTokenCache({ maxAgeMs: options.issuer.keys.refreshMs, now, ...options.cache });
   const inflight = new Map<string, Promise<VerifiedAccessToken>>();
+  const stats = { hits: 0, misses: 0 };
 
   async function verified(token: string): Promise<VerifiedAccessToken> {
     if (cache === undefined) return verify(token);
     const hit = cache.get(token);
-    if (hit) return hit;
+    if (hit) {
+      stats.hits++;
+      return hit;
+    }
+    stats.misses++;
     let pending = inflight.get(token);
     if (pending === undefined) {
       pending = verify(token).then((result) => {
@@ -83,7 +98,10 @@ export function createBearerAuthenticator(options: BearerAuthenticatorOptions): 
       if (headerCount(req, 'authorization') !== 1) return undefined;
       const token = header.slice(7);
       const hit = cache.get(token);
-      return hit === undefined ? undefined : { principal: hit.principal, token, resourceMetadataUrl };
+      if (hit === undefined) return undefined;
+      stats.hits++;
+      return { principal: hit.principal, token, resourceMetadataUrl };
     },
+    cacheStats: stats,
   };
 }

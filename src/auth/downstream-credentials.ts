@@ -96,6 +96,20 @@ export interface DownstreamCredentialsOptions {
   readonly cacheMaxEntries?: number;
 }
 
+/** What the delegation did since the process started (metrics read these; never a subject or a token). */
+export interface DelegationStats {
+  /** Delegated tokens served from the cache. */
+  cacheHits: number;
+  /** Served by an identical exchange already in flight. */
+  shared: number;
+  /** Not cached: an exchange was made (the cache's misses). */
+  cacheMisses: number;
+  /** RFC 8693 exchanges that failed. */
+  exchangeFailures: number;
+  /** Calls that went out with the agent's own credentials because delegation failed (the spec's warning). */
+  fallbacks: number;
+}
+
 /** The spec's warning, verbatim: a delegation failed and the agent's (env-var) credentials are used. */
 export const DELEGATION_FALLBACK_WARNING = 'OIDC delegation failed, falling back to credentials';
 
@@ -155,6 +169,7 @@ export class DownstreamCredentials {
   readonly #checked = new Map<string, CheckedAgent>();
   readonly #callerSets: CallerTokenSets | undefined;
   readonly #consentRequests: ConsentRequests | undefined;
+  readonly #stats: DelegationStats = { cacheHits: 0, shared: 0, cacheMisses: 0, exchangeFailures: 0, fallbacks: 0 };
 
   constructor(options: DownstreamCredentialsOptions) {
     this.#options = options;
@@ -173,6 +188,11 @@ export class DownstreamCredentials {
 
   get delegationEnabled(): boolean {
     return this.#options.defaults.delegationEnabled;
+  }
+
+  /** Delegated-token cache hits and misses, exchange failures and fallbacks so far (read by the metrics). */
+  get stats(): Readonly<DelegationStats> {
+    return this.#stats;
   }
 
   /** Delegated tokens held (diagnostics and tests). */
@@ -330,6 +350,7 @@ export class DownstreamCredentials {
   }
 
   #warnFallback(checked: CheckedAgent, error: ToolgraphError): void {
+    this.#stats.fallbacks++;
     this.#logger.warn({ agent: checked.agent.name, pattern: checked.agent.pattern, code: error.code, reason: error.message }, DELEGATION_FALLBACK_WARNING);
   }
 
@@ -341,7 +362,21 @@ export class DownstreamCredentials {
     const audience = checked.audience as string;
     const key = this.#delegationKey(checked, context!, scopes);
     const exchanger = this.#options.exchanger;
-    const { token, from } = await this.#cache.get(key, () => exchanger.exchange({ subjectToken, audience, scopes: key.scopes }));
+    let exchanged = false;
+    let found;
+    try {
+      found = await this.#cache.get(key, () => {
+        exchanged = true;
+        return exchanger.exchange({ subjectToken, audience, scopes: key.scopes });
+      });
+    } catch (error) {
+      if (exchanged) this.#stats.exchangeFailures++;
+      throw error;
+    }
+    const { token, from } = found;
+    if (from === 'cache') this.#stats.cacheHits++;
+    else if (from === 'shared') this.#stats.shared++;
+    else this.#stats.cacheMisses++;
     if (from === 'exchange') this.#logger.debug({ agent: checked.agent.name, audience, scopes: key.scopes }, 'exchanged the caller\'s token for a delegated token');
     return { headers: headersOf(token), source: 'delegation', fallback: false, cached: from !== 'exchange' };
   }

@@ -23,7 +23,7 @@ export type { ProtectedResourceMetadata } from './protected-resource-metadata.ts
 export { requestPrincipal, requestContextOf, bindRequestContext } from './request-context.ts';
 export type { RequestContext } from './request-context.ts';
 export { createBearerAuthenticator } from './bearer-authenticator.ts';
-export type { BearerAuthenticator, BearerAuthenticatorOptions } from './bearer-authenticator.ts';
+export type { BearerAuthenticator, BearerAuthenticatorOptions, VerifiedTokenCacheStats } from './bearer-authenticator.ts';
 export { requireBearer } from './require-bearer.ts';
 export { authorizationServerOf, explicitAuthorizationServer, oauthConfiguration } from './oauth-client.ts';
 export type { AuthorizationServer, OAuthClientIdentity, OAuthClientOptions } from './oauth-client.ts';
@@ -47,7 +47,7 @@ export type { AuditUser, PassthroughAuditRecord, AuditLogOptions } from './audit
 export { checkAgent, credentialHeaders, normaliseScopes, DOWNSTREAM_PATTERNS, CONSENT_OWNERS, DEFAULT_SIGN_IN_SCOPES } from './downstream-agent.ts';
 export type { DownstreamAgent, DownstreamPattern, ConsentOwner, StaticCredentials, OAuthProvider, AgentDefaults, CheckedAgent } from './downstream-agent.ts';
 export { DownstreamCredentials, DELEGATION_FALLBACK_WARNING, HYBRID_VENDOR_TOKEN_INFO, audienceIncludes, describeCredential } from './downstream-credentials.ts';
-export type { DownstreamCredential, CredentialSource, ResolveOptions, AgentCredentials, ConsentsOptions, DownstreamCredentialsOptions, RefreshClientFactory } from './downstream-credentials.ts';
+export type { DownstreamCredential, CredentialSource, ResolveOptions, AgentCredentials, ConsentsOptions, DownstreamCredentialsOptions, RefreshClientFactory, DelegationStats } from './downstream-credentials.ts';
 export { openDownstreamCredentials, providerServer } from './open-downstream-credentials.ts';
 export { CallerTokenSets, callerOf, consentKey, TOKEN_SETS_SPACE, DEFAULT_TOKEN_SET_TTL_MS } from './caller-token-sets.ts';
 export type { Caller, CallerTokenSetsOptions } from './caller-token-sets.ts';

@@ -101,6 +101,8 @@ export interface ListenAddress {
 
 /** The SSE carrier's default address when it is enabled without one (spec, Limits). */
 export const DEFAULT_CARRIER_ADDRESS: ListenAddress = { host: '127.0.0.1', port: 7879 };
+/** The metrics listener's address for TOOLGRAPH_METRICS_LISTEN=on (Prometheus's registered port for the Node.js client). */
+export const DEFAULT_METRICS_ADDRESS: ListenAddress = { host: '127.0.0.1', port: 9464 };
 
 function isLoopbackLiteral(host: string): boolean {
   if (host === '::1') return true;
@@ -113,12 +115,12 @@ function isLoopbackLiteral(host: string): boolean {
  * A loopback `host:port` (`127.0.0.1:7879`, `[::1]:7879`), or `on` for the default address.
  * Only literal loopback addresses pass: a name like `localhost` could resolve elsewhere.
  */
-export function loopbackAddress(): ValueParser<ListenAddress> {
+export function loopbackAddress(on: ListenAddress = DEFAULT_CARRIER_ADDRESS): ValueParser<ListenAddress> {
   return {
-    expected: 'a loopback address host:port (127.0.0.0/8 or [::1], port 1-65535) or "on" for 127.0.0.1:7879',
+    expected: `a loopback address host:port (127.0.0.0/8 or [::1], port 1-65535) or "on" for ${on.host}:${on.port}`,
     parse(raw) {
       if (typeof raw !== 'string') return Invalid;
-      if (raw === 'on') return DEFAULT_CARRIER_ADDRESS;
+      if (raw === 'on') return on;
       const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(raw);
       if (!match) return Invalid;
       const host = match[1] ?? match[2] ?? '';

@@ -7,3 +7,9 @@ export type { CloseOptions, HostOptions, RunningHost, StartHostOptions } from '.
 export { ConnectionCap, OVERFLOW_CONNECTIONS } from './connection-cap.ts';
 export { DEFAULT_CONNECTION_LIMITS, deadlineOptions } from './connection-limits.ts';
 export type { ConnectionLimits, DeadlineOptions } from './connection-limits.ts';
+export { noteOutcome, outcomeOf } from './response-outcome.ts';
+export type { ResponseOutcome } from './response-outcome.ts';
+export { createCompressedPage, matchesIfNoneMatch } from './compressed-page.ts';
+export type { CompressedPage, CompressedPageOptions } from './compressed-page.ts';
+export { preferredCoding } from './accept-encoding.ts';
+export type { ContentCoding } from './accept-encoding.ts';

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolgraphError, toToolgraphError } from '../errors/index.ts';
+import { noteOutcome } from './response-outcome.ts';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
@@ -14,6 +15,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 /** Writes the documented error body (`{ error: { code, message, details? } }`) with the error's status. */
 export function sendError(res: ServerResponse, thrown: unknown, headers: Record<string, string> = {}): ToolgraphError {
   const error = toToolgraphError(thrown);
+  noteOutcome(res, error.code, error.details);
   if (!res.headersSent) sendJson(res, error.status, error.toBody(), headers);
   else res.destroy();
   return error;

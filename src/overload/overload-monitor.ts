@@ -57,7 +57,7 @@ export function overloadCauseOf(reading: LoadReading, thresholds: OverloadThresh
 
 /**
  * Reads the heap and the event-loop delay every `sampleMs` and sets the signal while either is past
- * its threshold, clearing it at the first reading under both. While the event loop is blocked the
+ * its threshold (the delay on two readings in a row), clearing it at the first reading under both. While the event loop is blocked the
  * timer cannot run, so the signal asks budget checks to take a heap reading through the monitor
  * once two readings are overdue (`OverloadSignal.stallDeadline`).
  */
@@ -86,9 +86,19 @@ export function startOverloadMonitor(options: OverloadMonitorOptions): OverloadM
     signal.watchStalls(stalled, now() + sampleMs);
   }
 
+  // Readings in a row with the event loop past its threshold.
+  let lateReadings = 0;
+
   function sample(): void {
     const reading = source.read();
-    const cause = overloadCauseOf(reading, thresholds);
+    let cause = overloadCauseOf(reading, thresholds);
+    if (cause?.reason === 'event-loop-delay') {
+      // One late reading is a stall that is already over (this timer runs again): the queries that
+      // block the loop are bounded by their own time budget. Only a loop late on two readings in a row
+      // (saturated, late on every turn) is overloaded; a delay verdict once given lasts until a calm reading.
+      lateReadings++;
+      if (lateReadings < 2 && signal.cause?.reason !== 'event-loop-delay') cause = undefined;
+    } else if (reading.eventLoopDelayMs !== undefined) lateReadings = 0;
     // No turn of the loop since the previous reading: the delay is unknown, so a delay verdict stands.
     if (!(cause === undefined && reading.eventLoopDelayMs === undefined && signal.cause?.reason === 'event-loop-delay')) apply(cause);
     signal.watchStalls(stalled, now() + 2 * sampleMs);

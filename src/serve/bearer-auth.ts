@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   createAccessTokenVerifier, createBearerAuthenticator, createResourceMetadataService, issuerUrlProblem, loadInBackground, openIssuerKeySet, openTrustedIssuer,
-  PROTECTED_RESOURCE_METADATA_PATH, protectedResourceMetadata, requireBearer, resourceMetadataUrl, type BearerAuthenticator, type Pending, type TrustedIssuer,
+  PROTECTED_RESOURCE_METADATA_PATH, protectedResourceMetadata, requireBearer, resourceMetadataUrl, type BearerAuthenticator, type Pending, type TrustedIssuer, type VerifiedTokenCacheStats,
 } from '../auth/index.ts';
 import type { ResolvedValues } from '../config/index.ts';
 import { ToolgraphError } from '../errors/index.ts';
@@ -23,6 +23,8 @@ export interface ServeBearerAuth {
   waiting(): string | undefined;
   /** Resolves once the IdP's discovery and keys have loaded. */
   readonly ready: Promise<void>;
+  /** The verified-token cache's hits and misses (zero until the IdP has loaded and a request came). */
+  tokenCacheStats(): VerifiedTokenCacheStats;
   close(): void;
 }
 
@@ -79,6 +81,8 @@ async function identityProviderOf(values: BearerAuthSettings, logger: Logger): P
     throw error;
   }
 }
+
+const NO_CACHE_USE: VerifiedTokenCacheStats = Object.freeze({ hits: 0, misses: 0 });
 
 /** Seconds a client is asked to wait while the IdP is not reached yet. */
 const NOT_READY_RETRY_AFTER = '2';
@@ -143,11 +147,11 @@ export async function openServeBearerAuth(values: BearerAuthSettings, logger: Lo
     logger.info({ authType: values.authType, keys: loaded.issuer.keys.getKey.jwks()?.keys.length ?? 0 }, 'token authentication on: every service needs a verified access token');
   }
   const proxy = values.authType === 'oidc-proxy' || values.authType === 'oauth-proxy';
+  let authenticator: BearerAuthenticator | undefined;
   return {
     protect(services, publicBaseUrl) {
       const audience = tokenAudienceOf(values, publicBaseUrl);
       const metadataUrl = resourceMetadataUrl(publicBaseUrl);
-      let authenticator: BearerAuthenticator | undefined;
       const authenticatorOf = ({ issuer }: IdentityProvider) => (authenticator ??= createBearerAuthenticator({ issuer, audience, resourceMetadataUrl: metadataUrl }));
       const protectedServices = services.map((service) => untilLoaded(service, idp, (found) => requireBearer(service, authenticatorOf(found), logger), service));
       const metadataShape = { name: 'metadata', prefixes: [PROTECTED_RESOURCE_METADATA_PATH], entryPath: PROTECTED_RESOURCE_METADATA_PATH };
@@ -181,6 +185,7 @@ export async function openServeBearerAuth(values: BearerAuthSettings, logger: Lo
       return [...protectedServices, untilLoaded(metadata, idp, () => metadata), untilLoaded(service, idp, () => service)];
     },
     waiting: () => idp.waiting(),
+    tokenCacheStats: () => authenticator?.cacheStats ?? NO_CACHE_USE,
     ready: idp.ready.then(() => undefined),
     close: () => {
       idp.close();

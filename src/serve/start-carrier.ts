@@ -1,6 +1,6 @@
 import type { ResolvedValues } from '../config/index.ts';
 import { ToolgraphError } from '../errors/index.ts';
-import { loadSignerKeys, NONCE_SPACE, REQUEST_ID_SPACE, startCarrier, StoreReplayLedger, type RunningCarrier } from '../graph/carrier/index.ts';
+import { loadSignerKeys, NONCE_SPACE, REQUEST_ID_SPACE, startCarrier, StoreReplayLedger, type CarrierOptions, type RunningCarrier } from '../graph/carrier/index.ts';
 import type { StateStore } from '../state/index.ts';
 import type { GraphEngine } from '../graph/engine/index.ts';
 import type { Logger } from '../log/index.ts';
@@ -32,7 +32,7 @@ export function requireCarrierSettings(values: CarrierSettings, runsGraph: boole
  * streams from (and so has no ports), or when no trusted signer keys are configured: there is no
  * unsigned mode. Consumed nonces and request ids go to `state` (the configured state store).
  */
-export async function startSubscriptionCarrier(values: CarrierSettings, engine: GraphEngine | undefined, ports: CarrierPorts | undefined, logger: Logger, state?: StateStore): Promise<RunningCarrier | undefined> {
+export async function startSubscriptionCarrier(values: CarrierSettings, engine: GraphEngine | undefined, ports: CarrierPorts | undefined, logger: Logger, state?: StateStore, onHandshake?: CarrierOptions['onHandshake']): Promise<RunningCarrier | undefined> {
   const address = values.graphqlAddr;
   if (address === undefined) return undefined;
   requireCarrierSettings(values, engine !== undefined);
@@ -51,6 +51,7 @@ export async function startSubscriptionCarrier(values: CarrierSettings, engine: 
     maxSessionSecs: values.graphqlMaxSessionSecs,
     requestHeadTimeoutMs: values.requestHeadTimeoutMs,
     // Nonces and request ids live in the shared state store: a replay is refused by every replica, and after a restart.
+    ...(onHandshake ? { onHandshake } : {}),
     ...(state ? { ledgers: { nonces: new StoreReplayLedger(state, NONCE_SPACE), requestIds: new StoreReplayLedger(state, REQUEST_ID_SPACE) } } : {}),
   });
 }

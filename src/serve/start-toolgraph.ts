@@ -23,6 +23,7 @@ import { SERVICE_NAMES, type ServiceName } from './service-names.ts';
 import { graphExplainerFor } from './graph-explainer.ts';
 import { openToolService } from './tool-service.ts';
 import { openServeState } from './open-serve-state.ts';
+import { openServeMetrics } from './serve-metrics.ts';
 import type { SecretValue } from '../secrets/index.ts';
 
 export interface StartOptions {
@@ -80,6 +81,9 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
   // The last line of defence: past a threshold, the host sheds new work and running queries stop.
   const monitor = startOverloadMonitor({ thresholds: overloadThresholdsOf(config.values), logger, ...(options.loadSource ? { source: options.loadSource } : {}) });
   const cleanups: (() => Promise<void> | void)[] = [() => monitor.stop()];
+  // Prometheus metrics (README "Metrics"): one registry per server, hooks on what starts below.
+  const metrics = openServeMetrics(config.values);
+  if (metrics) cleanups.push(() => metrics.close());
   let engine: GraphEngine | undefined;
   let watch: GraphCatalogueWatch | undefined;
   try {
@@ -94,12 +98,14 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
     const auth = await openServeBearerAuth(config.values, logger, { state });
     if (auth) {
       cleanups.push(() => auth.close());
+      metrics?.watchAuth(auth);
       if (auth.waiting() !== undefined) void auth.ready.then(host.hold('idp', () => auth.waiting()));
     }
     if (wanted.has('graph')) {
       engine = await openGraphEngine(config.values, logger, { seed: true });
       const opened = engine;
       cleanups.push(() => opened.close());
+      metrics?.watchEngine(engine);
       // /graphql/{graph} and the GraphQl method of /dispatch share one GraphQL pipeline.
       const graphql = createGraphqlSurface({ engine, logger, values: config.values, resolvePrincipal, meter: budgetMeters(budgetLimitsOf(config.values)) });
       services.push(createGraphService({ engine, logger, resolvePrincipal, graphql: graphql.dispatch, cypher: { limits: budgetLimitsOf(config.values), writeLimits: writeLimitsOf(config.values) } }), graphql.service);
@@ -125,20 +131,25 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
     if (catalogue && wanted.has('tools')) {
       const tools = await openToolService({ values: config.values, logger, catalogue, origin: host.origin, publicBase, localGraph: wanted.has('graph'), state, ...(engine ? { explain: graphExplainerFor(engine, config.values.graphqlIntrospection) } : {}), ...(options.secretsSeed ? { secretsSeed: options.secretsSeed } : {}) });
       cleanups.push(() => tools.close());
+      metrics?.watchTools(tools);
       services.push(tools.service);
       open.push(...tools.openServices);
     }
+    if (metrics) services.push(metrics.service(resolvePrincipal));
     const mounted = [...(auth ? auth.protect(services, publicBase) : services), ...open];
-    host.mount(mounted);
+    host.mount(metrics ? metrics.instrument(mounted) : mounted);
     const listed = mounted.map((s) => ({ name: s.name, url: `${host.origin}${s.entryPath}` }));
     if (config.values.graphqlAddr !== undefined) {
       const ports = options.carrierPorts ?? (engine ? productCarrierPorts(engine) : undefined);
-      const carrier = await startSubscriptionCarrier(config.values, engine, ports, logger, state);
+      const carrier = await startSubscriptionCarrier(config.values, engine, ports, logger, state, metrics?.carrierHandshake);
       if (carrier) {
         cleanups.push(() => carrier.close());
+        metrics?.watchCarrier(carrier);
         listed.push({ name: 'carrier', url: `${carrier.origin}/graphql/subscribe` });
       }
     }
+    const metricsOrigin = await metrics?.listen(logger);
+    if (metricsOrigin !== undefined) listed.push({ name: 'metrics', url: `${metricsOrigin}/metrics` });
     const defaultGraceMs = config.values.shutdownGraceSecs * 1000;
     return {
       origin: host.origin,

@@ -5,7 +5,7 @@ import type { Logger } from '../log/index.ts';
 import { buildCatalogueEntriesStrict, type Catalogue } from '../manifest/index.ts';
 import { createSecretsBackend, type SecretValue } from '../secrets/index.ts';
 import { openStateStore, type StateStore } from '../state/index.ts';
-import { asksCallerConsent, consentRoutesOf, createConsentService, createToolServer, readClientSecrets, TOOLS_CATALOGUE_SOURCE, type GraphExplainer } from '../tools/index.ts';
+import { asksCallerConsent, consentRoutesOf, createConsentService, createToolServer, readClientSecrets, TOOLS_CATALOGUE_SOURCE, type GraphExplainer, type ToolRegistry } from '../tools/index.ts';
 import { tokenAudienceOf } from './bearer-auth.ts';
 import { isUnspecifiedAddress } from './exposure.ts';
 
@@ -42,6 +42,9 @@ export interface ToolService {
   readonly service: HttpService;
   /** Routes a browser reaches without a bearer token: the consent callback, when an agent asks for consent. */
   readonly openServices: readonly HttpService[];
+  /** The tool registry (the metrics observe its calls) and the downstream credentials (their delegation stats). */
+  readonly registry: ToolRegistry;
+  readonly credentials: DownstreamCredentials;
   close(): Promise<void>;
 }
 
@@ -114,6 +117,8 @@ export async function openToolService(options: ToolServiceOptions): Promise<Tool
   return {
     service: server.service,
     openServices: consentAgents.length === 0 ? [] : [createConsentService(credentials, logger)],
+    registry: server.registry,
+    credentials,
     async close() {
       await server.close();
       if (ownState) await state?.close();

@@ -1,7 +1,7 @@
 export { createToolServer, createToolAgents } from './tool-server.ts';
 export type { ToolServer, ToolServerOptions } from './tool-server.ts';
 export { ToolRegistry, TOOLS_CATALOGUE_SOURCE } from './tool-registry.ts';
-export type { ListedTool } from './tool-registry.ts';
+export type { ListedTool, ToolCallObserver } from './tool-registry.ts';
 export { defineAction, defineAgent } from './tool-agent.ts';
 export type { ActionContext, AnyToolAction, ToolAction, ToolAgent } from './tool-agent.ts';
 export type { ResolvedCall } from './tool-arguments.ts';

@@ -16,6 +16,9 @@ export interface ListedTool {
   annotations: { readOnlyHint: boolean };
 }
 
+/** Told how each tool call that reached its action ended (`ok` or the error code) and how long it ran (the metrics). */
+export type ToolCallObserver = (outcome: string, ms: number) => void;
+
 /** The catalogue source name of the tool server's actions; operations are named `<tool>_<action>`. */
 export const TOOLS_CATALOGUE_SOURCE = 'tools';
 
@@ -54,6 +57,7 @@ function listedOutputSchema(agent: ToolAgent): ListedTool['outputSchema'] {
 export class ToolRegistry {
   readonly #agents: ReadonlyMap<string, ToolAgent>;
   readonly #listed: readonly ListedTool[];
+  #observer: ToolCallObserver | undefined;
 
   constructor(agents: readonly ToolAgent[]) {
     const byName = new Map<string, ToolAgent>();
@@ -69,6 +73,11 @@ export class ToolRegistry {
       outputSchema: listedOutputSchema(agent),
       annotations: { readOnlyHint: agent.actions.every((a) => a.readOnly) },
     })));
+  }
+
+  /** Sets the one observer of tool calls (see ToolCallObserver). */
+  observe(observer: ToolCallObserver): void {
+    this.#observer = observer;
   }
 
   get names(): string[] {
@@ -121,11 +130,13 @@ export class ToolRegistry {
     try {
       const output = await call.action.run(call.input as never, context);
       context.logger.info({ ...fields, outcome: 'ok', ms: elapsed(started) }, 'tool call');
+      this.#observer?.('ok', performance.now() - started);
       return toolSuccess(output);
     } catch (thrown) {
       const { result, error } = toolError(thrown);
       if (error.code === 'TG_INTERNAL') context.logger.error({ ...fields, err: thrown }, 'tool call failed');
       context.logger.info({ ...fields, outcome: error.code, ms: elapsed(started) }, 'tool call');
+      this.#observer?.(error.code, performance.now() - started);
       return result;
     }
   }

@@ -8,6 +8,7 @@ import { MemoryStateStore, PostgresStateStore, type StateStore } from '../../src
 import { consentRoutesOf, createConsentService } from '../../src/tools/index.ts';
 import { Browser } from '../support/browser.ts';
 import { whoami } from '../support/downstream-api.ts';
+import { POSTGRES_HOW_TO_RUN, reportSkip } from '../support/skip-reason.ts';
 import { failure } from '../support/toolgraph-failure.ts';
 import { API, fakeClock, startDelegationFixture, type DelegationFixture } from './delegation-fixture.ts';
 
@@ -21,7 +22,7 @@ const CLIENT = { id: 'toolgraph-consent-app', secret: `consent-secret-${crypto.r
 /** OIDC_CLIENT_ID here: the browser that consents signs in with it first, to prove it is the caller's. */
 const SSO_CLIENT = { id: 'toolgraph-consent-sso', secret: `sso-secret-${crypto.randomUUID()}` };
 const databaseUrl = process.env['TEST_DATABASE_URL'];
-if (!databaseUrl) console.warn('caller-consent.test.ts: the PostgreSQL replicas are skipped because TEST_DATABASE_URL is not set (CI sets it)');
+if (!databaseUrl) reportSkip('The per-caller consent cases on PostgreSQL replicas', 'TEST_DATABASE_URL is unset', POSTGRES_HOW_TO_RUN);
 
 /** Each replica's handle on the one shared store. */
 interface Stores {

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../', import.meta.url);
@@ -6,10 +6,10 @@ const readme = readFileSync(new URL('README.md', root), 'utf8');
 const docs = readdirSync(new URL('docs/', root)).filter((f) => f.endsWith('.md')).map((f) => [`docs/${f}`, readFileSync(new URL(`docs/${f}`, root), 'utf8')] as const);
 const tour = readme.slice(readme.indexOf('<!-- tour:start -->'), readme.indexOf('<!-- tour:end -->'));
 
-/** The commands of the tour's console blocks (lines starting with `$ `, continuation lines joined). */
-function tourCommands(): string[] {
+/** The commands of a text's console blocks (lines starting with `$ `, continuation lines joined). */
+function consoleCommands(text: string): string[] {
   const commands: string[] = [];
-  for (const block of tour.split('```console').slice(1)) {
+  for (const block of text.split('```console').slice(1)) {
     for (const line of block.slice(0, block.indexOf('```')).split('\n')) {
       if (line.startsWith('$ ')) commands.push(line.slice(2));
       else if (line.startsWith('    ') && commands.length > 0) commands[commands.length - 1] += line;
@@ -18,10 +18,27 @@ function tourCommands(): string[] {
   return commands;
 }
 
+/** The files a command writes: `--out`, `--private`, `--jwks` and `>` redirections (quoted data aside). */
+function writtenFiles(command: string): string[] {
+  const unquoted = command.replace(/'[^']*'/g, "''");
+  return [
+    ...[...unquoted.matchAll(/--(?:out|private|jwks)\s+(\S+)/g)].map((m) => m[1]!),
+    ...[...unquoted.matchAll(/(?<![0-9&])>\s*([^\s&]+)/g)].map((m) => m[1]!).filter((t) => t !== '/dev/null'),
+  ];
+}
+
 describe('the repository stands alone', () => {
   it.each([['README.md', readme] as const, ...docs])('%s points at nothing outside the repository', (_name, text) => {
     const outside = [...text.matchAll(/(?:\]\(|`)(\.\.\/[^)`\s]*)/g)].map((m) => m[1]);
     expect(outside).toEqual([]);
+  });
+
+  it.each([['README.md', readme] as const, ...docs])('%s links only to files that exist', (name, text) => {
+    const base = new URL(name.startsWith('docs/') ? 'docs/' : './', root);
+    const links = [...text.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((target) => !/^[a-z]+:/i.test(target));
+    for (const target of links) expect(existsSync(new URL(target, base)), `${name} links to ${target}, which does not exist`).toBe(true);
+    // NOTES.md is the design's scratch file outside the repository.
+    expect(text).not.toMatch(/\bNOTES\.md\b/);
   });
 
   it('the specification and the design are in docs/', () => {
@@ -31,8 +48,16 @@ describe('the repository stands alone', () => {
   });
 });
 
+describe('console blocks', () => {
+  it.each([['README.md', readme] as const, ...docs])('%s writes example files (keys, exports, headers) to a temporary directory, never into the clone', (_name, text) => {
+    for (const command of consoleCommands(text)) {
+      for (const target of writtenFiles(command)) expect(target, `${command.slice(0, 120)} writes ${target} inside the clone`).toMatch(/^"?\$tmp\//);
+    }
+  });
+});
+
 describe('the guided tour', () => {
-  const commands = tourCommands();
+  const commands = consoleCommands(tour);
 
   it('has commands to check', () => {
     expect(commands.length).toBeGreaterThan(10);
@@ -40,10 +65,7 @@ describe('the guided tour', () => {
 
   it('writes its scratch files outside the clone, so git status stays clean', () => {
     // Quoted arguments (Cypher, JSON) are data, not redirections.
-    const targets = commands.map((command) => command.replace(/'[^']*'/g, "''")).flatMap((command) => [
-      ...[...command.matchAll(/--out\s+(\S+)/g)].map((m) => m[1]!),
-      ...[...command.matchAll(/(?<![0-9&])>\s*([^\s&]+)/g)].map((m) => m[1]!).filter((t) => t !== '/dev/null'),
-    ]);
+    const targets = commands.flatMap(writtenFiles);
     expect(targets.length).toBeGreaterThan(0);
     for (const target of targets) expect(target, `the tour writes ${target} inside the clone`).toMatch(/^(\$tmp\/|"\$tmp\/)/);
   });

@@ -57,6 +57,7 @@ describe('startOverloadMonitor', () => {
     load.calm();
     load.eventLoopDelayMs = 800;
     monitor.sample();
+    monitor.sample();
     expect(signal.cause).toMatchObject({ reason: 'event-loop-delay', reading: 800 });
     expect(signal.refusal().message).toContain('the event loop is running 800 ms behind (TOOLGRAPH_OVERLOAD_EVENT_LOOP_DELAY_MS is 500)');
 
@@ -70,11 +71,38 @@ describe('startOverloadMonitor', () => {
     expect(signal.overloaded).toBe(false);
     expect(signal.cause).toBeUndefined();
     const messages = lines.map((l) => JSON.parse(l) as { level: number; msg: string });
+    // The heap recovered at the first late reading of the loop, which alone does not shed.
     expect(messages.map((m) => m.msg)).toEqual([
       'overloaded: refusing new work and stopping running queries',
+      'load back under the overload thresholds',
       'overloaded: refusing new work and stopping running queries',
       'load back under the overload thresholds',
     ]);
+  });
+
+  it('does not shed after one late reading (a stall already over), only when the loop is late on two in a row', () => {
+    const load = new LoadStandIn();
+    const signal = new OverloadSignal();
+    monitor = startOverloadMonitor({ thresholds, signal, source: load });
+    // A query held the loop 4 s once; the loop turns on time again afterwards.
+    load.eventLoopDelayMs = 4_260;
+    monitor.sample();
+    expect(signal.overloaded).toBe(false);
+    load.calm();
+    monitor.sample();
+    expect(signal.overloaded).toBe(false);
+    // Late on every reading: saturated.
+    load.eventLoopDelayMs = 700;
+    monitor.sample();
+    expect(signal.overloaded).toBe(false);
+    monitor.sample();
+    expect(signal.cause).toMatchObject({ reason: 'event-loop-delay', reading: 700 });
+    load.eventLoopDelayMs = 900;
+    monitor.sample();
+    expect(signal.cause).toMatchObject({ reason: 'event-loop-delay', reading: 900 });
+    load.calm();
+    monitor.sample();
+    expect(signal.overloaded).toBe(false);
   });
 
   it('takes readings on its own timer', async () => {

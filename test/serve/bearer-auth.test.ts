@@ -166,8 +166,8 @@ describe('AUTH_TYPE=jwt: every service needs a verified bearer token', () => {
   it('keeps /healthz open', async () => {
     const res = await fetch(`${running.origin}/healthz`);
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { services: string[] }).services).toEqual(['graph', 'graphql', 'catalogue', 'tools', 'metadata']);
-    expect(running.services.map((s) => s.name)).toEqual(['graph', 'graphql', 'catalogue', 'tools', 'metadata']);
+    expect(((await res.json()) as { services: string[] }).services).toEqual(['graph', 'graphql', 'catalogue', 'tools', 'metrics', 'metadata']);
+    expect(running.services.map((s) => s.name)).toEqual(['graph', 'graphql', 'catalogue', 'tools', 'metrics', 'metadata']);
   });
 
   // Runs last in this block: it reads every log line the session above wrote.

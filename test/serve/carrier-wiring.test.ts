@@ -35,7 +35,7 @@ afterEach(async () => {
 describe('the carrier in the composition root', () => {
   it('is off unless SERVICE_GRAPHQL_ADDR is set', async () => {
     running = await startToolgraph({ config: config({}), logger: silentLogger() });
-    expect(running.services.map((s) => s.name)).toEqual(['graph', 'graphql', 'catalogue', 'tools']);
+    expect(running.services.map((s) => s.name)).toEqual(['graph', 'graphql', 'catalogue', 'tools', 'metrics']);
   });
 
   it('streams through the product ports: the GraphQL executor reading through the access module', async () => {

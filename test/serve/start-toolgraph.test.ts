@@ -57,7 +57,7 @@ describe('startToolgraph', () => {
 
   it('serves the seeded demo graph over /dispatch and its manifests over /schemas on one port', async () => {
     running = await startToolgraph({ config: config(), logger: silentLogger() });
-    expect(running.services.map((s) => s.name)).toEqual(['graph', 'graphql', 'catalogue', 'tools']);
+    expect(running.services.map((s) => s.name)).toEqual(['graph', 'graphql', 'catalogue', 'tools', 'metrics']);
     const answer = await dispatchCypher(running.origin, 'demo', 'MATCH (o:Organization) RETURN count(*) AS n');
     expect(answer.result!.rows[0]![0]).toBeGreaterThan(0);
 
@@ -119,7 +119,7 @@ describe('startToolgraph', () => {
 
   it('--only runs just the named services', async () => {
     running = await startToolgraph({ config: config(), logger: silentLogger(), only: parseServiceNames('catalogue') });
-    expect(running.services.map((s) => s.name)).toEqual(['catalogue']);
+    expect(running.services.map((s) => s.name)).toEqual(['catalogue', 'metrics']);
     expect(running.engine).toBeUndefined();
     expect((await fetch(`${running.origin}/dispatch`, { method: 'POST' })).status).toBe(404);
     expect(parseServiceNames('graph,tools')).toEqual(['graph', 'tools']);
@@ -167,7 +167,7 @@ describe('readiness while the engine recovers', () => {
     }]);
     const ready = await fetch(`${running.origin}/healthz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ok', services: ['graph', 'graphql', 'catalogue', 'tools'] });
+    expect(await ready.json()).toEqual({ status: 'ok', services: ['graph', 'graphql', 'catalogue', 'tools', 'metrics'] });
   });
 });
 

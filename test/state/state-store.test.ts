@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileStateStore, MemoryStateStore, PostgresStateStore, type StateStore } from '../../src/state/index.ts';
+import { POSTGRES_HOW_TO_RUN, reportSkip } from '../support/skip-reason.ts';
 
 const databaseUrl = process.env['TEST_DATABASE_URL'];
-if (!databaseUrl) console.warn('state-store.test.ts: PostgreSQL cases skipped because TEST_DATABASE_URL is not set (CI sets it)');
+if (!databaseUrl) reportSkip('The PostgreSQL state store cases', 'TEST_DATABASE_URL is unset', POSTGRES_HOW_TO_RUN);
 
 /** Opens a store and a second handle on the same place (another process or replica would see this). */
 interface Flavour {

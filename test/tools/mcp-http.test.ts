@@ -34,7 +34,7 @@ function expectOutput(tool: keyof typeof TOOL_DEFINITIONS, action: string, value
 
 describe('the tool server over MCP Streamable HTTP (AUTH_TYPE=none), with the official SDK client', () => {
   it('is mounted by serve as the tools service at /mcp', () => {
-    expect(running.services.map((s) => s.name)).toEqual(['graph', 'graphql', 'catalogue', 'tools']);
+    expect(running.services.map((s) => s.name)).toEqual(['graph', 'graphql', 'catalogue', 'tools', 'metrics']);
     expect(running.services.find((s) => s.name === 'tools')!.url).toBe(`${running.origin}/mcp`);
   });
 

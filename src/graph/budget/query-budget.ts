@@ -14,6 +14,9 @@ export interface QueryBudgetOptions {
 /** Work units (rows or `tick`s) between two readings of the clock: a reading costs about as much as 50 units. */
 const CHECK_EVERY = 256;
 
+/** Charged bytes count as work at one unit per 2^4 bytes: a clock reading per 4 KiB charged at most. */
+const BYTES_PER_UNIT_SHIFT = 4;
+
 /**
  * The execution budget of one query: a row cap, a result-size cap and a time budget, with cooperative
  * yielding. Engine-agnostic: an executor counts what it produces and checks in its hot loops.
@@ -118,6 +121,10 @@ export class QueryBudget {
   chargeBytes(bytes: number): void {
     this.bytes += bytes;
     if (this.bytes > this.limits.maxResultBytes) throw exceeded('maxResultBytes', this.limits.maxResultBytes);
+    // Building what was charged is work too (a unit per 16 bytes): copies of large values end their
+    // slice on time even when they produce no rows.
+    this.#work += bytes >>> BYTES_PER_UNIT_SHIFT;
+    if (this.#work >= this.#nextCheck) this.checkTime();
   }
 
   /** Checks the result size so far (bytes, or a lower bound of them). */

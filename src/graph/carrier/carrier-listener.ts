@@ -48,6 +48,11 @@ export interface CarrierOptions {
   readonly ledgers?: { readonly nonces: ReplayLedger; readonly requestIds: ReplayLedger };
   /** Wall-clock milliseconds (envelope expiry); Date.now by default. */
   readonly now?: () => number;
+  /**
+   * Told how each request ended: `ok` once its stream is open, else the refusal's code (and the
+   * limit a TG_QUERY_TOO_COMPLEX names), with the milliseconds it took (the metrics).
+   */
+  readonly onHandshake?: (outcome: string, ms: number, limit: string | undefined) => void;
 }
 
 export interface CarrierStats extends HubStats {
@@ -117,8 +122,13 @@ export async function startCarrier(options: CarrierOptions): Promise<RunningCarr
     hub.closed(this);
   }
 
-  function refuse(res: CarrierResponse, thrown: unknown): void {
+  const onHandshake = options.onHandshake;
+  function refuse(res: CarrierResponse, thrown: unknown, started: number): void {
     const error = toToolgraphError(thrown);
+    if (onHandshake !== undefined) {
+      const limit = error.details?.['limit'];
+      onHandshake(error.code, performance.now() - started, typeof limit === 'string' ? limit : undefined);
+    }
     // Codes and statuses only: messages may carry names from the request.
     if (error.code === 'TG_INTERNAL') logger.error({ code: error.code, type: (error.cause as Error | undefined)?.name }, 'carrier handshake failed');
     else logger.debug({ code: error.code, status: error.status }, 'carrier refused a handshake');
@@ -138,31 +148,33 @@ export async function startCarrier(options: CarrierOptions): Promise<RunningCarr
   }
 
   async function handle(req: IncomingMessage, res: CarrierResponse): Promise<void> {
+    const started = onHandshake === undefined ? 0 : performance.now();
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     if (path !== SUBSCRIBE_PATH) {
-      refuse(res, new ToolgraphError('TG_NOT_FOUND', `The carrier serves only GET ${SUBSCRIBE_PATH}.`));
+      refuse(res, new ToolgraphError('TG_NOT_FOUND', `The carrier serves only GET ${SUBSCRIBE_PATH}.`), started);
       return;
     }
     if (req.method !== 'GET') {
-      refuse(res, new ToolgraphError('TG_METHOD_NOT_ALLOWED', `${SUBSCRIBE_PATH} accepts only GET (no OPTIONS or CORS: the carrier is not a browser endpoint).`));
+      refuse(res, new ToolgraphError('TG_METHOD_NOT_ALLOWED', `${SUBSCRIBE_PATH} accepts only GET (no OPTIONS or CORS: the carrier is not a browser endpoint).`), started);
       return;
     }
     if (cap.isOverflow(req.socket)) {
-      refuse(res, new ToolgraphError('TG_TOO_MANY_CONNECTIONS', `The carrier is at its limit of ${cap.max} connections; retry later.`));
+      refuse(res, new ToolgraphError('TG_TOO_MANY_CONNECTIONS', `The carrier is at its limit of ${cap.max} connections; retry later.`), started);
       return;
     }
     if (overload.overloaded) {
-      refuse(res, overload.refusal());
+      refuse(res, overload.refusal(), started);
       return;
     }
     res.once('close', onClose);
     try {
       const request = await subscribeHandshake(req, q === -1 ? '' : url.slice(q + 1), deps);
       await hub.open(res, request);
+      onHandshake?.('ok', performance.now() - started, undefined);
     } catch (error) {
-      refuse(res, error);
+      refuse(res, error, started);
     }
   }
 

@@ -46,6 +46,10 @@ export interface HubStats {
   readonly evaluations: number;
   /** The most bytes one connection has held unsent in the process since the hub started (at most bufferCap). */
   readonly peakQueuedBytes: number;
+  /** Sessions opened since the hub started. */
+  readonly opened: number;
+  /** Frames handed to sessions since the hub started (data frames and keepalives; final frames apart). */
+  readonly frames: number;
 }
 
 /** One subscriber: a handful of fields; the result it last got is a reference to its group's string. */
@@ -125,6 +129,8 @@ export class SubscriptionHub {
   #flushScheduled = false;
   #evaluations = 0;
   #peakQueued = 0;
+  #opened = 0;
+  #frames = 0;
   #closed = false;
 
   constructor(options: SubscriptionHubOptions) {
@@ -135,7 +141,7 @@ export class SubscriptionHub {
   }
 
   stats(): HubStats {
-    return { sessions: this.#sessions.size, groups: this.#groups.size, evaluations: this.#evaluations, peakQueuedBytes: this.#peakQueued };
+    return { sessions: this.#sessions.size, groups: this.#groups.size, evaluations: this.#evaluations, peakQueuedBytes: this.#peakQueued, opened: this.#opened, frames: this.#frames };
   }
 
   /**
@@ -185,6 +191,7 @@ export class SubscriptionHub {
     res.session = session;
     group.members.add(session);
     this.#sessions.add(session);
+    this.#opened++;
     this.#armExpiry();
     this.#options.logger.debug({ sessions: this.#sessions.size, groups: this.#groups.size }, 'carrier session opened');
     if (group.frame === null) {
@@ -425,6 +432,7 @@ export class SubscriptionHub {
 
   /** Hands the socket as much of `frame` as fits within the cap; the rest follows on 'drain'. */
   #send(session: Session, frame: Buffer): void {
+    this.#frames++;
     session.rest = frame;
     this.#pump(session);
   }

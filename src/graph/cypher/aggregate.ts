@@ -27,6 +27,11 @@ export class Accumulator {
     this.#seen = call.distinct ? new Set() : null;
   }
 
+  /** Whether it only counts rows (reads no value): a chunk is added at once. */
+  get countsRows(): boolean {
+    return this.#rows;
+  }
+
   /** Adds every row of a chunk. */
   addAll(rows: readonly Row[], ctx: RunContext): void {
     if (this.#rows) this.#count += rows.length;

@@ -1,6 +1,7 @@
 import type { ArithmeticOp, ComparisonOp, Expr } from './ast.ts';
 import { runtimeError } from './cypher-error.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
+import { propertiesJsonSize, type Properties } from '../engine/index.ts';
 import { jsonSizeOf } from './value-size.ts';
 import { EdgeRef, NodeRef, compareCodePoints, isMap, newMap, storedProperty, typeName, type Value, type ValueMap } from './values.ts';
 
@@ -341,6 +342,8 @@ function call(expr: Extract<Expr, { kind: 'call' }>, row: Row, ctx: RunContext):
       } else if (v instanceof EdgeRef) map = newMap();
       else if (isMap(v)) map = v;
       else throw typeError(`${expr.name}()`, 'a node, relationship or map', v);
+      // A copy as large as the map (its keys alone, for keys()): charged before it is made.
+      chargeCopy(map, expr.name === 'keys', ctx);
       if (expr.name === 'keys') return Object.keys(map).sort(compareCodePoints);
       const out = newMap();
       for (const k of Object.keys(map)) out[k] = map[k]!;
@@ -425,6 +428,22 @@ function codePoints(text: string): number {
   return n;
 }
 
+/**
+ * Charges the budget with a copy of `map` (or of its keys) about to be made: a stored property map's
+ * size is known without a walk (computed once per committed map), another map's is estimated up to
+ * what is left of the budget. A node of thousands of properties copied for every row of a cross
+ * product is refused before the copies exist.
+ */
+function chargeCopy(map: ValueMap, keysOnly: boolean, ctx: RunContext): void {
+  const budget = ctx.budget;
+  let size: number;
+  if (keysOnly) {
+    size = 2;
+    for (const key in map) size += key.length + 3;
+  } else size = Object.isFrozen(map) ? propertiesJsonSize(map as Properties) : jsonSizeOf(map, null, budget.limits.maxResultBytes - budget.bytes + 1);
+  budget.chargeBytes(size);
+}
+
 function project(expr: Extract<Expr, { kind: 'mapProjection' }>, row: Row, ctx: RunContext): Value {
   const base = row[slotOf(ctx, expr.variable)];
   if (base === undefined) throw runtimeError(`Variable \`${expr.variable}\` is not defined here.`, { variable: expr.variable });
@@ -439,8 +458,14 @@ function project(expr: Extract<Expr, { kind: 'mapProjection' }>, row: Row, ctx: 
       case 'allProperties': {
         if (base instanceof NodeRef) {
           const record = ctx.resolve(base);
-          if (record !== null) for (const k of Object.keys(record.props)) out[k] = record.props[k] as Value;
-        } else if (isMap(base)) for (const k of Object.keys(base)) out[k] = base[k]!;
+          if (record !== null) {
+            chargeCopy(record.props as ValueMap, false, ctx);
+            for (const k of Object.keys(record.props)) out[k] = record.props[k] as Value;
+          }
+        } else if (isMap(base)) {
+          chargeCopy(base, false, ctx);
+          for (const k of Object.keys(base)) out[k] = base[k]!;
+        }
         break;
       }
       case 'literalEntry':

@@ -143,7 +143,8 @@ function makeContext(view: GraphView, params: ReadonlyMap<string, Value>, statem
  * under an execution budget (rows, result bytes, time) and yields the event loop as it goes.
  * A read runs against one version of the graph. A write statement becomes exactly one batch: its
  * read, plan and commit run in the graph's write queue, so writers of this process queue instead of
- * conflicting; RETURN then reads the committed state.
+ * conflicting; RETURN reads the statement's own writes and is written before the commit (a RETURN
+ * refused by the budget leaves the write uncommitted).
  */
 export async function runCypherJson(engine: CypherEngine, graph: string, statement: string | PreparedCypher, params?: Readonly<Record<string, unknown>> | null, options: RunOptions = {}): Promise<string> {
   const prepared = typeof statement === 'string' ? prepareCypher(statement) : statement;
@@ -188,16 +189,18 @@ async function runWrite(
   const ctx = makeContext(view, params, statement, budget, (ref) => pending.resolve(ref));
   let rows = await collect(matchAll(query, ctx), budget);
   for (const clause of query.updating) rows = await pending.run(clause, rows, ctx);
+  // RETURN is projected and written before the commit, from the statement's own writes (what the
+  // commit will hold: nodes by their pending state, null once deleted), so a RETURN past the budget is
+  // refused while nothing is logged: a refused write changes nothing.
+  const resolve = (ref: NodeRef): NodeRecord | null => pending.resolve(ref);
+  const out = new ResultJson(resolve, budget);
+  let columns: string[] = [];
+  if (query.returns !== null) columns = await runReturn(query.returns, chunksOf(rows), makeContext(view, params, statement, budget, resolve), out);
+  out.checkFinish(columns, pending.stats);
   // A write past its time budget is refused here, before anything is logged: it changes nothing.
   budget.checkTime();
   let version = view.version;
   // No expected version: inside the queue, the plan was made on the version it commits on.
   if (pending.mutations.length > 0) version = (await commit({ mutations: pending.mutations })).version;
-  // RETURN reads what was committed: nodes by id from the view (null once deleted).
-  const resolve = (ref: NodeRef): NodeRecord | null => view.node(ref.id) ?? null;
-  const out = new ResultJson(resolve, budget);
-  if (query.returns === null) return out.finish([], version, pending.stats);
-  const post = makeContext(view, params, statement, budget, resolve);
-  const columns = await runReturn(query.returns, chunksOf(rows), post, out);
   return out.finish(columns, version, pending.stats);
 }

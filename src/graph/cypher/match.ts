@@ -81,7 +81,9 @@ function* filterWhere(where: Expr, input: ChunkStream, ctx: RunContext): ChunkSt
       yield chunk;
       continue;
     }
-    prepareSubqueries([where], chunk.rows, ctx);
+    // The WHERE's subqueries for the chunk; an empty chunk down the stream lets the driver pause.
+    const steps = prepareSteps([where], chunk.rows, ctx);
+    while (steps.next().done !== true) yield NOTHING_YET;
     const rows: Row[] = [];
     const origins: number[] = [];
     for (let i = 0; i < chunk.rows.length; i++) {
@@ -711,19 +713,57 @@ export function collectSubqueries(expr: Expr, out: SubqueryExpr[]): void {
 }
 
 /**
+ * Work that may pause: it yields (nothing) whenever the budget's slice is used up and returns its
+ * result when done. `drive` runs it with pauses between slices, `finish` without (nested in one evaluation).
+ */
+export type Steps<T> = Generator<void, T, undefined>;
+
+/** Runs `steps` to the end, pausing the event loop whenever it yields. Synchronous unless a pause comes. */
+export function drive<T>(steps: Steps<T>, ctx: RunContext): T | Promise<T> {
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+    if (ctx.budget.yieldDue) return ctx.budget.pause().then(() => drive(steps, ctx));
+  }
+}
+
+/** Runs `steps` to the end without yielding the event loop (for work nested in one evaluation). */
+function finish<T>(steps: Steps<T>, ctx: RunContext): T {
+  return ctx.budget.withoutPauses(() => {
+    for (;;) {
+      const next = steps.next();
+      if (next.done) return next.value;
+    }
+  });
+}
+
+/**
  * Computes every pattern comprehension and predicate in `exprs` for all `rows` together, so a
  * nested result costs one expand per pattern step for the whole row set, not one per row.
  */
-export function prepareSubqueries(exprs: readonly Expr[], rows: readonly Row[], ctx: RunContext): void {
+export function* prepareSteps(exprs: readonly Expr[], rows: readonly Row[], ctx: RunContext): Steps<void> {
   if (rows.length === 0) return;
   for (const e of exprs) {
     for (const sub of subqueriesOf(e)) {
-      const results = runSubquery(sub, rows, ctx);
+      const results = yield* subquerySteps(sub, rows, ctx);
       let cache = ctx.prepared.get(sub);
       if (!cache) ctx.prepared.set(sub, (cache = new WeakMap()));
       for (let i = 0; i < rows.length; i++) cache.set(rows[i]!, results[i]!);
     }
   }
+}
+
+/** `prepareSteps` without pauses (the caller cannot wait). */
+export function prepareSubqueries(exprs: readonly Expr[], rows: readonly Row[], ctx: RunContext): void {
+  if (rows.length > 0) finish(prepareSteps(exprs, rows, ctx), ctx);
+}
+
+/**
+ * `prepareSteps` pausing the event loop between slices: a comprehension over a hub's 10,000
+ * neighbours for a chunk of rows is millions of rows of work, which must not hold the loop.
+ */
+export function prepareSubqueriesPausing(exprs: readonly Expr[], rows: readonly Row[], ctx: RunContext): void | Promise<void> {
+  if (rows.length > 0) return drive(prepareSteps(exprs, rows, ctx), ctx);
 }
 
 const subqueries = new WeakMap<Expr, readonly SubqueryExpr[]>();
@@ -739,24 +779,41 @@ function subqueriesOf(expr: Expr): readonly SubqueryExpr[] {
   return found;
 }
 
-/** The value of a pattern comprehension (a list) or predicate (a boolean) for each row. */
+/** The value of a pattern comprehension (a list) or predicate (a boolean) for each row, without pauses. */
 export function runSubquery(sub: SubqueryExpr, rows: readonly Row[], ctx: RunContext): Value[] {
+  return finish(subquerySteps(sub, rows, ctx), ctx);
+}
+
+/**
+ * The value of a pattern comprehension or predicate for each row, matched chunk by chunk: each chunk's
+ * items are projected and charged before the next chunk is matched (the matched rows are not all held
+ * at once), and the work yields between chunks when the budget's slice is used up.
+ */
+function* subquerySteps(sub: SubqueryExpr, rows: readonly Row[], ctx: RunContext): Steps<Value[]> {
   const where = sub.kind === 'patternComprehension' ? sub.where : null;
   let stream = matchPattern(sub.pattern, chunksOf(rows), ctx, where === null ? EMPTY_PUSHDOWN : pushdownOf(where));
   if (where !== null) stream = filterWhere(where, stream, ctx);
-  const matched = collectSync(stream, ctx.budget);
+  const budget = ctx.budget;
   if (sub.kind === 'patternPredicate') {
     const hit = new Uint8Array(rows.length);
-    for (const origin of matched.origins) hit[origin] = 1;
+    for (const chunk of stream) {
+      for (const origin of chunk.origins) hit[origin] = 1;
+      if (budget.yieldDue) yield;
+    }
     return rows.map((_, i) => hit[i] === 1);
   }
-  prepareSubqueries([sub.projection], matched.rows, ctx);
   const lists: Value[][] = rows.map(() => []);
-  for (let i = 0; i < matched.rows.length; i++) {
-    const item = evaluate(sub.projection, matched.rows[i]!, ctx);
-    // Each row's list grows by this item: charged before it is kept.
-    chargeValue(ctx.budget, item, ctx.resolve);
-    lists[matched.origins[i]!]!.push(item);
+  for (const chunk of stream) {
+    if (chunk.rows.length > 0) {
+      yield* prepareSteps([sub.projection], chunk.rows, ctx);
+      for (let i = 0; i < chunk.rows.length; i++) {
+        const item = evaluate(sub.projection, chunk.rows[i]!, ctx);
+        // Each row's list grows by this item: charged before it is kept.
+        chargeValue(budget, item, ctx.resolve);
+        lists[chunk.origins[i]!]!.push(item);
+      }
+    }
+    if (budget.yieldDue) yield;
   }
   return lists;
 }

@@ -4,7 +4,7 @@ import { runtimeError } from './cypher-error.ts';
 import { evaluate } from './evaluate.ts';
 import { forEachOperand } from './expr-operands.ts';
 import { functionSpec } from './functions.ts';
-import { emptyRow, prepareSubqueries } from './match.ts';
+import { emptyRow, prepareSubqueriesPausing } from './match.ts';
 import type { Chunk, ChunkStream } from './row-stream.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
 import { budgetedKey } from './value-size.ts';
@@ -141,8 +141,12 @@ async function streamRows(clause: ReturnClause, plan: ProjectionPlan, source: Ch
     let rows = chunk.rows;
     // Without DISTINCT each row is either skipped or emitted: compute no more than LIMIT needs.
     if (seen === null && limit !== null && rows.length > skip + limit - passed) rows = rows.slice(0, skip + limit - passed);
-    prepareSubqueries(exprs, rows, ctx);
+    const prepared = prepareSubqueriesPausing(exprs, rows, ctx);
+    if (prepared !== undefined) await prepared;
     for (const row of rows) {
+      // A row's values can be large (copies of wide nodes): a chunk of them is paused in, not only between.
+      ctx.budget.tick();
+      if (ctx.budget.yieldDue) await ctx.budget.pause();
       const values = new Array<Value>(exprs.length);
       for (let i = 0; i < exprs.length; i++) values[i] = evaluate(exprs[i]!, row, ctx);
       if (seen !== null && !firstSeen(seen, values, ctx)) continue;
@@ -225,13 +229,16 @@ function firstSeen(seen: Set<string>, values: readonly Value[], ctx: RunContext)
   return true;
 }
 
-/** Computes the missing values of the given items for every entry (their subqueries in bulk). */
-function fill(entries: readonly Entry[], items: readonly ReturnItem[], which: readonly number[], ctx: RunContext): void {
+/** Computes the missing values of the given items for every entry (their subqueries in bulk, pausing between slices). */
+async function fill(entries: readonly Entry[], items: readonly ReturnItem[], which: readonly number[], ctx: RunContext): Promise<void> {
   if (which.length === 0 || entries.length === 0) return;
   const missing = which.filter((i) => entries.some((e) => e.values[i] === undefined));
   if (missing.length === 0) return;
-  prepareSubqueries(missing.map((i) => items[i]!.expr), entries.map((e) => e.source), ctx);
+  const prepared = prepareSubqueriesPausing(missing.map((i) => items[i]!.expr), entries.map((e) => e.source), ctx);
+  if (prepared !== undefined) await prepared;
   for (const entry of entries) {
+    ctx.budget.tick();
+    if (ctx.budget.yieldDue) await ctx.budget.pause();
     for (const i of missing) if (entry.values[i] === undefined) entry.values[i] = evaluate(items[i]!.expr, entry.source, ctx);
   }
 }
@@ -272,9 +279,15 @@ function itemsForKeys(keys: readonly SortKey[]): number[] {
   return [...needed];
 }
 
-function emit(entries: readonly Entry[], sink: RowSink, skip: number, limit: number | null): void {
+/** Writes the chosen entries, pausing between slices (writing a large result is work too). */
+async function emit(entries: readonly Entry[], sink: RowSink, skip: number, limit: number | null, ctx: RunContext): Promise<void> {
   const end = limit === null ? entries.length : Math.min(entries.length, skip + limit);
-  for (let i = skip; i < end; i++) sink.push(entries[i]!.values as Value[]);
+  const budget = ctx.budget;
+  for (let i = skip; i < end; i++) {
+    sink.push(entries[i]!.values as Value[]);
+    budget.tick();
+    if (budget.yieldDue) await budget.pause();
+  }
 }
 
 /** ORDER BY without aggregates: all rows, or the best SKIP + LIMIT of them kept in a bounded heap. */
@@ -291,8 +304,11 @@ async function sortRows(clause: ReturnClause, plan: ProjectionPlan, source: Chun
       chunk = next instanceof Promise ? await next : next;
     }
     if (chunk === null) break;
-    prepareSubqueries(earlyExprs, chunk.rows, ctx);
+    const prepared = prepareSubqueriesPausing(earlyExprs, chunk.rows, ctx);
+    if (prepared !== undefined) await prepared;
     for (const row of chunk.rows) {
+      ctx.budget.tick();
+      if (ctx.budget.yieldDue) await ctx.budget.pause();
       const values = new Array<Value | undefined>(items.length).fill(undefined);
       for (const i of early) values[i] = evaluate(items[i]!.expr, row, ctx);
       if (seen !== null && !firstSeen(seen, values as Value[], ctx)) continue;
@@ -302,10 +318,10 @@ async function sortRows(clause: ReturnClause, plan: ProjectionPlan, source: Chun
       else kept.push(entry);
     }
   }
-  const chosen = heap !== null ? heap.sorted() : kept.sort(compare);
+  const chosen = heap !== null ? heap.sorted() : await sortPausing(kept, compare, ctx);
   const window = chosen.slice(skip, limit === null ? undefined : skip + limit);
-  fill(window, items, plan.all, ctx);
-  emit(window, sink, 0, null);
+  await fill(window, items, plan.all, ctx);
+  await emit(window, sink, 0, null, ctx);
 }
 
 interface Group {
@@ -325,15 +341,27 @@ async function aggregateRows(clause: ReturnClause, plan: ProjectionPlan, source:
       chunk = next instanceof Promise ? await next : next;
     }
     if (chunk === null) break;
-    prepareSubqueries(exprs, chunk.rows, ctx);
+    const prepared = prepareSubqueriesPausing(exprs, chunk.rows, ctx);
+    if (prepared !== undefined) await prepared;
     if (keyItems.length === 0) {
       // One group: fold the chunk at once (a count adds the chunk's length).
       let group = groups.get('');
       if (group === undefined) groups.set('', (group = { keys: [], source: chunk.rows[0]!, accumulators: accumulators() }));
-      for (const acc of group.accumulators) acc.addAll(chunk.rows, ctx);
+      if (group.accumulators.every((acc) => acc.countsRows)) {
+        for (const acc of group.accumulators) acc.addAll(chunk.rows, ctx);
+        continue;
+      }
+      // Values to fold (collect(properties(a)), say) can be large: a chunk of them is paused in too.
+      for (const row of chunk.rows) {
+        ctx.budget.tick();
+        if (ctx.budget.yieldDue) await ctx.budget.pause();
+        for (const acc of group.accumulators) acc.add(row, ctx);
+      }
       continue;
     }
     for (const row of chunk.rows) {
+      ctx.budget.tick();
+      if (ctx.budget.yieldDue) await ctx.budget.pause();
       const keys = keyItems.map((i) => evaluate(items[i]!.expr, row, ctx));
       const k = budgetedKey(keys, ctx.budget);
       let group = groups.get(k);
@@ -350,6 +378,8 @@ async function aggregateRows(clause: ReturnClause, plan: ProjectionPlan, source:
   let entries: Entry[] = [];
   let seq = 0;
   for (const group of groups.values()) {
+    ctx.budget.tick();
+    if (ctx.budget.yieldDue) await ctx.budget.pause();
     const aggregates = new Map<Expr, Value>();
     calls.forEach((call, i) => aggregates.set(call, group.accumulators[i]!.result()));
     const saved = ctx.aggregates;
@@ -370,9 +400,56 @@ async function aggregateRows(clause: ReturnClause, plan: ProjectionPlan, source:
   }
   if (clause.orderBy.length > 0) {
     for (const entry of entries) entry.keys = sortValues(plan.sortKeys, entry, items, ctx);
-    entries.sort(compareEntries(clause, ctx));
+    entries = await sortPausing(entries, compareEntries(clause, ctx), ctx);
   }
-  emit(entries, sink, skip, limit);
+  await emit(entries, sink, skip, limit, ctx);
+}
+
+/** Runs of this many entries are sorted in one go; longer sorts merge runs, pausing between slices. */
+const SORT_RUN = 256;
+
+/**
+ * A stable sort of `entries` by `compare` that yields the event loop between slices: insertion-sorted
+ * runs, then bottom-up merges. Every comparison counts as work (compareEntries ticks), so the slice
+ * ends on time even when values are large and comparisons slow.
+ */
+async function sortPausing(entries: Entry[], compare: (a: Entry, b: Entry) => number, ctx: RunContext): Promise<Entry[]> {
+  const budget = ctx.budget;
+  const n = entries.length;
+  if (n <= SORT_RUN) return entries.sort(compare);
+  let from = entries;
+  for (let start = 0; start < n; start += SORT_RUN) {
+    const end = Math.min(n, start + SORT_RUN);
+    for (let i = start + 1; i < end; i++) {
+      const item = from[i]!;
+      let j = i - 1;
+      while (j >= start && compare(from[j]!, item) > 0) {
+        from[j + 1] = from[j]!;
+        j--;
+      }
+      from[j + 1] = item;
+    }
+    if (budget.yieldDue) await budget.pause();
+  }
+  let to = new Array<Entry>(n);
+  for (let width = SORT_RUN; width < n; width *= 2) {
+    for (let lo = 0; lo < n; lo += 2 * width) {
+      const mid = Math.min(n, lo + width);
+      const hi = Math.min(n, lo + 2 * width);
+      let i = lo;
+      let j = mid;
+      let k = lo;
+      while (i < mid && j < hi) {
+        // Ties take the left run's entry first: stable.
+        to[k++] = compare(from[j]!, from[i]!) < 0 ? from[j++]! : from[i++]!;
+        if ((k & 1023) === 0 && budget.yieldDue) await budget.pause();
+      }
+      while (i < mid) to[k++] = from[i++]!;
+      while (j < hi) to[k++] = from[j++]!;
+    }
+    [from, to] = [to, from];
+  }
+  return from;
 }
 
 /** The best `capacity` entries seen, by `compare` (a max-heap whose root is the worst kept). */

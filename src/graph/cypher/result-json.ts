@@ -219,6 +219,14 @@ export class ResultJson implements RowSink {
     this.#rows.push(out.parts.join(''));
   }
 
+  /**
+   * Checks now that the whole result will fit, whatever its version (a write checks before it commits,
+   * so `finish` cannot refuse it afterwards).
+   */
+  checkFinish(columns: readonly string[], stats?: WriteStats): void {
+    this.finish(columns, Number.MAX_SAFE_INTEGER, stats);
+  }
+
   /** The whole result: `{"columns","rows","stats"?,"version"}` with keys in canonical order. */
   finish(columns: readonly string[], version: number, stats?: WriteStats): string {
     let text = `{"columns":${canonicalValue(columns, this.#resolve)},"rows":[${this.#rows.join('')}]`;

@@ -62,6 +62,12 @@ function noNewIds(): string {
   throw new ToolgraphError('TG_STORAGE_CORRUPT', 'A logged createNode has no id.');
 }
 
+/** See GraphEngine.followStats. */
+export interface FollowStats {
+  readonly records: number;
+  readonly lastLagMs: number;
+}
+
 /**
  * The in-process graph engine: named graphs, batches with optimistic concurrency, recovery and
  * following through a PersistenceAdapter, and the change feed.
@@ -94,6 +100,7 @@ export class GraphEngine {
   readonly #writeLimits: WriteLimits | null;
   readonly #schemaCaps: SchemaCaps;
   #unfollow: (() => Promise<void>) | undefined;
+  readonly #followed = { records: 0, lastLagMs: 0 };
   #closed = false;
 
   private constructor(options: GraphEngineOptions) {
@@ -115,6 +122,15 @@ export class GraphEngine {
       engine.#unfollow = await options.persistence.follow((record) => engine.#onFollowed(record));
     }
     return engine;
+  }
+
+  /**
+   * Records committed by other instances and applied here (PostgreSQL), and the lag of the last one:
+   * milliseconds from its commit (the writer's clock) to its being applied (this one's). Undefined
+   * when the persistence has no followers to follow.
+   */
+  get followStats(): FollowStats | undefined {
+    return this.#unfollow === undefined ? undefined : this.#followed;
   }
 
   get persistenceKind(): string {
@@ -492,6 +508,8 @@ export class GraphEngine {
       } finally {
         release();
       }
+      this.#followed.records++;
+      this.#followed.lastLagMs = Date.now() - Date.parse(record.kind === 'batch' ? record.batch.committedAt : record.at);
     }).catch((error: unknown) => {
       this.#logger.error({ err: error }, 'applying a followed record failed');
     });

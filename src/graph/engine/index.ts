@@ -5,7 +5,7 @@ export type {
 } from './types.ts';
 export type { GraphView } from './graph-view.ts';
 export { GraphEngine } from './graph-engine.ts';
-export type { GraphEngineOptions, TransactBatch, TransactCommit } from './graph-engine.ts';
+export type { FollowStats, GraphEngineOptions, TransactBatch, TransactCommit } from './graph-engine.ts';
 export { ChangeFeed } from './change-feed.ts';
 export type { ChangeListener } from './change-feed.ts';
 export { GRAPH_NAME_PATTERN, GRAPHQL_NAME_PATTERN, MAX_NODE_ID_LENGTH, RESERVED_LABELS, assertGraphName, assertGraphqlName, assertNodeId } from './names.ts';

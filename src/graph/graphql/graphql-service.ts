@@ -1,8 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { ToolgraphError, describeValue, toToolgraphError } from '../../errors/index.ts';
-import { pathOf, readBody, type HttpService } from '../../http/index.ts';
+import { noteOutcome, pathOf, readBody, type HttpService } from '../../http/index.ts';
+import { createGraphiqlPage } from './graphiql-page.ts';
 import type { Logger } from '../../log/index.ts';
 import type { Principal } from '../dispatch/index.ts';
 import { GRAPH_NAME_PATTERN } from '../engine/index.ts';
@@ -155,23 +155,8 @@ function refusalBody(message: string, code: string): string {
  */
 export function createGraphqlService(options: GraphqlServiceOptions): HttpService {
   const { pipeline, logger, resolvePrincipal } = options;
-  const graphiql = new Map<string, Buffer>();
+  const graphiql = createGraphiqlPage();
   const logInfo = logger.isLevelEnabled('info');
-
-  function graphiqlPage(graph: string): Buffer {
-    let page = graphiql.get(graph);
-    if (page === undefined) {
-      page = Buffer.from(renderGraphiQL({
-        title: `toolgraph: ${graph}`,
-        endpoint: `${GRAPHQL_PATH}/${graph}`,
-        defaultQuery: '{\n  __typename\n}\n',
-      }), 'utf8');
-      // The page is 9 MB (GraphiQL bundled): keep a few graphs' pages, not all.
-      if (graphiql.size >= 4) graphiql.delete(graphiql.keys().next().value!);
-      graphiql.set(graph, page);
-    }
-    return page;
-  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = logInfo ? performance.now() : 0;
@@ -192,7 +177,7 @@ export function createGraphqlService(options: GraphqlServiceOptions): HttpServic
       if (method === 'GET' && pipeline.options.introspection && wantsHtml(req.headers.accept)) {
         // Refusals (unknown graph, a graph the policy hides, no token) come first, as for any request.
         pipeline.requireReadable(graph, await resolvePrincipal(req));
-        send(res, 200, 'text/html; charset=utf-8', graphiqlPage(graph));
+        await graphiql.send(req, res);
         return;
       }
       if (negotiated === undefined) {
@@ -204,12 +189,14 @@ export function createGraphqlService(options: GraphqlServiceOptions): HttpServic
       const answer = statusOf(response, negotiated);
       status = answer.status;
       outcome = String(response.errors[0]?.extensions?.['code'] ?? 'ok');
+      if (outcome !== 'ok') noteOutcome(res, outcome, response.errors[0]?.extensions?.['details']);
       send(res, status, CONTENT_TYPE[negotiated], response.body, answer.headers);
     } catch (thrown) {
       const refusal = thrown instanceof HttpRefusal ? thrown : new HttpRefusal(toToolgraphError(thrown));
       if (refusal.code === 'TG_INTERNAL') logger.error({ err: thrown }, 'graphql request failed');
       status = refusal.status;
       outcome = refusal.code;
+      noteOutcome(res, outcome);
       if (!res.headersSent) send(res, status, CONTENT_TYPE[media], refusalBody(refusal.message, refusal.code), refusal.headers);
       else res.destroy();
     } finally {

@@ -11,7 +11,7 @@ import { graphqlError, toGraphQLError } from './graphql-errors.ts';
 export function gateOperation(operation: OperationDefinitionNode, method: 'GET' | 'POST', principal: Principal): GraphQLError | null {
   if (operation.operation === 'subscription') {
     return graphqlError('TG_SUBSCRIPTION_NOT_SERVED',
-      'Subscriptions are not served here: they stream from the SSE carrier at GET /graphql/subscribe on its own loopback listener (SERVICE_GRAPHQL_ADDR, --graphql-addr), which a later release provides. Send queries and mutations to this endpoint.',
+      'Subscriptions are not served here: they stream from the SSE carrier, GET /graphql/subscribe on its own loopback listener, which runs when SERVICE_GRAPHQL_ADDR (--graphql-addr) is set; each stream is authorised by an envelope signed by a key in SERVICE_GRAPHQL_SIGNER_JWKS (toolgraph envelope keygen, toolgraph envelope sign; see docs/carrier.md). Send queries and mutations to this endpoint.',
       { nodes: operation, http: { status: 400 } });
   }
   if (operation.operation === 'mutation' && method === 'GET') {

@@ -76,6 +76,16 @@ function checkRecord(value: unknown): JsonlRecord {
  * fields, no checks (the engine checks every mutation again). Undefined when it is not even a JSON
  * object any more, i.e. the file changed.
  */
+/** The fields of a line parseJsonlRecord accepted, edge and node alike. */
+interface CheckedFields {
+  readonly src: string;
+  readonly tgt: string;
+  readonly type: string;
+  readonly id: string;
+  readonly label: string;
+  readonly props?: Extract<JsonlRecord, { kind: 'node' }>['props'];
+}
+
 export function parseCheckedRecord(text: string): JsonlRecord | undefined {
   let value: unknown;
   try {
@@ -84,7 +94,8 @@ export function parseCheckedRecord(text: string): JsonlRecord | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const r = value as Record<string, never>;
+  // The first pass checked every field of this line; the file changing meanwhile is the engine's to catch.
+  const r = value as CheckedFields;
   return Object.hasOwn(r, 'src')
     ? { kind: 'edge', src: r.src, tgt: r.tgt, type: r.type }
     : { kind: 'node', id: r.id, label: r.label, props: r.props ?? {} };

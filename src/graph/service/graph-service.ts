@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ACCESS_ROUTE_PREFIX, handleAccessRoute, type AccessRouteEngine } from './access-route.ts';
 import { handleNamespaceRoute, namespaceRouteGraph, type NamespaceRouteEngine } from './namespace-route.ts';
 import { ToolgraphError } from '../../errors/index.ts';
-import { pathOf, readBody, sendError, type HttpService } from '../../http/index.ts';
+import { noteOutcome, pathOf, readBody, sendError, type HttpService } from '../../http/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { RunOptions } from '../cypher/index.ts';
 import { answerNativeRequest, parseNativeRequest, type DispatchDeps, type GraphQlHandler, type Principal } from '../dispatch/index.ts';
@@ -96,6 +96,7 @@ export function createGraphService(options: GraphServiceOptions): HttpService {
       // A scope refusal is HTTP 403 (MCP authorization): bearer auth adds the insufficient_scope challenge.
       throw new ToolgraphError('TG_INSUFFICIENT_SCOPE', answer.error.message, answer.error.details === undefined ? {} : { details: answer.error.details });
     }
+    if (answer.error !== undefined) noteOutcome(res, answer.outcome, answer.error.details);
     // A string, not a Buffer: node:http sends the head and a string body in one write (a Buffer body takes a writev of two).
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer.text) });
     res.end(answer.text);

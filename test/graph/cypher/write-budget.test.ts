@@ -80,6 +80,23 @@ describe('write statements under the write caps and the budget', () => {
     expect(idsWhenReadAnswered).toBeLessThan(ids);
   });
 
+  it('refuses a write whose RETURN is over the result budget before it commits: the refused write changes nothing', async () => {
+    const before = engine.view('demo').version;
+    const limits = { ...DEFAULT_BUDGET_LIMITS, maxResultBytes: 2_000 };
+    const error = await refusal('MATCH (a), (b) SET a.fuzzed = 1 RETURN a, b', null, { limits });
+    expect(error.details).toMatchObject({ limit: 'maxResultBytes' });
+    expect(engine.view('demo').version).toBe(before);
+    expect((await runCypher(engine, 'demo', 'MATCH (a) WHERE a.fuzzed = 1 RETURN count(*) AS n')).rows).toEqual([[0]]);
+  });
+
+  it('a RETURN after a write sees the write, and deleted nodes as null', async () => {
+    const r = await runCypher(engine, 'demo', "CREATE (n:Tmp {id: 'ret-1', k: 1}) SET n.k = 2 RETURN n, n.k AS k");
+    expect(r.rows).toEqual([[{ id: 'ret-1', k: 2 }, 2]]);
+    const d = await runCypher(engine, 'demo', "MATCH (n:Tmp {id: 'ret-1'}) DETACH DELETE n RETURN n");
+    expect(d.rows).toEqual([[null]]);
+    expect(d.version).toBe(engine.view('demo').version);
+  });
+
   it('still commits a write inside the caps, once', async () => {
     const before = engine.view('demo').version;
     const result = await runCypher(engine, 'demo', 'MATCH (a),(b) SET a.pairs = 1');

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportSkip } from '../../support/skip-reason.ts';
 import type { GraphEngine } from '../../../src/graph/engine/index.ts';
 import { referenceEngine, startServer, type Server } from './support.ts';
 
@@ -8,9 +9,7 @@ import { referenceEngine, startServer, type Server } from './support.ts';
 const CHROMIUM = '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
 if (!available && process.env['CI']) throw new Error(`${CHROMIUM} is missing in CI; .ci/run installs Debian's chromium before the tests.`);
-if (!available) {
-  process.stderr.write(`graphiql.test.ts: skipped because ${CHROMIUM} is missing; install Debian's chromium (apt-get install -y chromium) to run the GraphiQL browser test (.ci/run does).\n`);
-}
+if (!available) reportSkip('The GraphiQL browser test', `${CHROMIUM} is missing`, "apt-get install -y chromium (Debian's; .ci/run installs it), then npm test");
 
 let engine: GraphEngine;
 let server: Server;
@@ -35,6 +34,9 @@ describe.skipIf(!available)(`GraphiQL in headless Chromium (${CHROMIUM})`, () =>
     const response = await page.goto(server.url, { waitUntil: 'load' });
     expect(response?.status()).toBe(200);
     expect(response?.headers()['content-type']).toContain('text/html');
+    // Sent br-compressed (Chromium asks for br); the page Chromium decompressed runs.
+    expect(response?.headers()['content-encoding']).toBe('br');
+    expect(response?.headers()['etag']).toMatch(/-br"$/);
     // GraphiQL is bundled into the page: nothing is fetched from a CDN.
     await page.locator('.graphiql-execute-button').waitFor({ timeout: 20_000 });
     const editor = page.locator('.graphiql-query-editor .monaco-editor, .graphiql-query-editor .CodeMirror').first();
@@ -58,5 +60,7 @@ describe.skipIf(!available)(`GraphiQL in headless Chromium (${CHROMIUM})`, () =>
     // Monaco renders spaces as no-break spaces.
     await expect.poll(async () => (await page.locator('.graphiql-response').first().innerText()).replace(/\s+/g, ' '), { timeout: 15_000 }).toContain('"name": "Ada Lovelace"');
     expect(failed.filter((url) => !url.startsWith(server.origin))).toEqual([]);
+    // One page serves every graph: it names its tab after the graph in its path.
+    expect(await page.title()).toBe('toolgraph: demo');
   });
 });

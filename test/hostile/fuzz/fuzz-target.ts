@@ -85,6 +85,8 @@ export interface FuzzAnswer {
   readonly status: number;
   readonly body: string;
   readonly ms: number;
+  /** The Retry-After header's seconds (1 when absent). */
+  readonly retryAfterSecs: number;
 }
 
 /**
@@ -101,7 +103,7 @@ export function post(origin: string, path: string, body: string, timeoutMs: numb
       res.on('data', (chunk: string) => {
         if (kept.length < 65_536) kept += chunk.slice(0, 65_536 - kept.length);
       });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: kept, ms: performance.now() - started }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: kept, ms: performance.now() - started, retryAfterSecs: Number(res.headers['retry-after'] ?? 1) || 1 }));
       res.on('error', reject);
     });
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
@@ -110,10 +112,22 @@ export function post(origin: string, path: string, body: string, timeoutMs: numb
   });
 }
 
-/** The graph's version, read through /dispatch. */
+/**
+ * The graph's version, read through /dispatch. A 503 TG_OVERLOADED with Retry-After is a legitimate
+ * answer of a server shedding load (it is how the server protects itself, not a finding): the read is
+ * retried after the time it asks for, for up to 30 s.
+ */
 export async function graphVersion(origin: string): Promise<number> {
-  const answer = await post(origin, '/dispatch', JSON.stringify({ id: 1, graph: HOSTILE_GRAPH, method: { Cypher: { query: 'RETURN 1 AS one' } } }), 30_000);
-  const version = (JSON.parse(answer.body) as { result?: { version?: number } }).result?.version;
-  if (typeof version !== 'number') throw new Error(`no version in ${answer.body.slice(0, 300)}`);
-  return version;
+  const deadline = performance.now() + 30_000;
+  for (;;) {
+    const answer = await post(origin, '/dispatch', JSON.stringify({ id: 1, graph: HOSTILE_GRAPH, method: { Cypher: { query: 'RETURN 1 AS one' } } }), 30_000);
+    const json = JSON.parse(answer.body) as { result?: { version?: number }; error?: { code?: string } };
+    const version = json.result?.version;
+    if (typeof version === 'number') return version;
+    if (json.error?.code === 'TG_OVERLOADED' && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 1000 * answer.retryAfterSecs));
+      continue;
+    }
+    throw new Error(`no version in ${answer.body.slice(0, 300)}`);
+  }
 }

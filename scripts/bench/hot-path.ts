@@ -1,0 +1,175 @@
+/**
+ * Hot-path benchmark against an earlier build (`npm run bench -- hot-path --baseline DIR`): what the
+ * budgets, limits and guards added since cost ordinary reads. Two real `toolgraph serve --only graph`
+ * processes run side by side, one from this checkout and one from DIR (another checkout with a built
+ * `dist/`, e.g. `git worktree add ../base <commit> && (cd ../base && npm run build)`), each on its own
+ * fresh file store holding the seeded `demo` graph and the 22,000-node people graph of the GraphQL
+ * benchmark (imported with `toolgraph graph import`). autocannon loads one side at a time, taking turns
+ * (A B A B …) for `--rounds` rounds per request shape after two unmeasured warm-up turns each:
+ * the GraphQL shapes byId, filtered20 and deep100 on /graphql/people, and the README tour's Cypher
+ * query and a point read on /dispatch. The ratio is this checkout / baseline in requests per second.
+ * Usage: node scripts/bench/hot-path.ts --baseline DIR [--rounds N] [--seconds S] [--connections C] [--only byId,tour,…] [--out FILE]
+ * (`--only` keeps the requests whose name contains one of the given words)
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import autocannon from 'autocannon';
+import { arg } from './bench-args.ts';
+import { median, printTable } from './bench-stats.ts';
+import { generate, toJsonLines } from './people-data.ts';
+import { SHAPES } from './graphql-shapes.ts';
+
+const BASELINE = arg('--baseline');
+const ROUNDS = Math.max(5, Number(arg('--rounds') ?? 5));
+const SECONDS = Number(arg('--seconds') ?? 3);
+const CONNECTIONS = Number(arg('--connections') ?? 20);
+const OUT = arg('--out');
+const ONLY = arg('--only')?.split(',');
+const HERE = resolve(import.meta.dirname, '..', '..');
+
+if (BASELINE === undefined) {
+  process.stderr.write('hot-path: --baseline DIR is required (a checkout with a built dist/ to compare against)\n');
+  process.exit(64);
+}
+
+interface Request { readonly name: string; readonly path: string; readonly body: string }
+
+const tour = 'MATCH (p:Person)-[:WORKS_AT]->(o:Organization {name: $org}) RETURN p.name AS name, [(p)-[:CONTRIBUTES_TO]->(x:Project) | x.name] AS projects ORDER BY name LIMIT 2';
+const REQUESTS: Request[] = [
+  ...Object.entries(SHAPES).map(([name, query]) => ({ name: `graphql ${name}`, path: '/graphql/people', body: JSON.stringify({ query }) })),
+  { name: 'dispatch tour query', path: '/dispatch', body: JSON.stringify({ id: 1, graph: 'demo', method: { Cypher: { query: tour, params: { org: 'Acme Analytics' } } } }) },
+  { name: 'dispatch point read', path: '/dispatch', body: JSON.stringify({ id: 2, graph: 'demo', method: { Cypher: { query: 'MATCH (p:Person {id: $id}) RETURN p.name AS name, p', params: { id: 'person-001' } } } }) },
+];
+
+class Side {
+  child: ChildProcess | undefined;
+  origin = '';
+  readonly dataDir = mkdtempSync(join(tmpdir(), 'tg-hot-path-'));
+  readonly name: string;
+  readonly root: string;
+  constructor(name: string, root: string) {
+    this.name = name;
+    this.root = root;
+  }
+
+  #env(): NodeJS.ProcessEnv {
+    return { ...process.env, HOME: this.dataDir, TOOLGRAPH_DATA_DIR: this.dataDir, PORT: '0', LOG_LEVEL: 'warn' };
+  }
+
+  #cli(): string[] {
+    return [join(this.root, 'dist', 'src', 'cli', 'toolgraph.js')];
+  }
+
+  #node(): string {
+    return join(this.root, 'node_modules', '.bin', 'node');
+  }
+
+  async start(): Promise<void> {
+    const child = spawn(this.#node(), [...this.#cli(), 'serve', '--only', 'graph'], { cwd: this.root, env: this.#env(), stdio: ['ignore', 'pipe', 'inherit'] });
+    this.child = child;
+    this.origin = await new Promise<string>((done, fail) => {
+      let text = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        const found = /listening on (http:\/\/\S+)/.exec(text);
+        if (found) done(found[1]!);
+      });
+      child.once('exit', (code) => fail(new Error(`${this.name}: serve exited with ${code} before listening`)));
+    });
+    while (!(await fetch(`${this.origin}/healthz`).then((r) => r.ok, () => false))) await new Promise((r) => setTimeout(r, 50));
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (child === undefined || child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  }
+
+  /** A fresh store: serve once (it seeds demo), then import the people graph while no server holds it. */
+  async prepare(jsonl: string): Promise<void> {
+    await this.start();
+    await this.stop();
+    const imported = spawnSync(this.#node(), [...this.#cli(), 'graph', 'import', 'people', jsonl, '--create'], { cwd: this.root, env: this.#env(), encoding: 'utf8' });
+    if (imported.status !== 0) throw new Error(`${this.name}: import failed: ${imported.stderr}`);
+    await this.start();
+  }
+}
+
+async function load(side: Side, request: Request): Promise<number> {
+  const result = await autocannon({
+    url: `${side.origin}${request.path}`, method: 'POST', connections: CONNECTIONS, duration: SECONDS, body: request.body,
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+  });
+  const failed = result.errors + result.non2xx;
+  if (failed > 0) throw new Error(`${side.name} ${request.name}: ${failed} failed requests`);
+  return result.requests.average;
+}
+
+async function sameAnswer(a: Side, b: Side, request: Request): Promise<void> {
+  const answer = async (side: Side) => {
+    const res = await fetch(`${side.origin}${request.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: request.body });
+    const json = (await res.json()) as { data?: unknown; result?: { rows?: unknown } };
+    if (res.status !== 200) throw new Error(`${side.name} ${request.name}: HTTP ${res.status}`);
+    return JSON.stringify(json.data ?? json.result?.rows);
+  };
+  const [x, y] = [await answer(a), await answer(b)];
+  if (x !== y) throw new Error(`${request.name}: the two builds answer differently:\n${x.slice(0, 300)}\n${y.slice(0, 300)}`);
+}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'tg-hot-path-data-'));
+  const jsonl = join(work, 'people.jsonl');
+  writeFileSync(jsonl, toJsonLines(generate()));
+  const current = new Side('this checkout', HERE);
+  const baseline = new Side('baseline', resolve(BASELINE!));
+  try {
+    await current.prepare(jsonl);
+    await baseline.prepare(jsonl);
+    const rows: string[][] = [['request', 'this checkout req/s (min / median)', 'baseline req/s (min / median)', 'ratio (min / median)']];
+    const raw: Record<string, { current: number[]; baseline: number[] }> = {};
+    for (const request of REQUESTS.filter((r) => ONLY === undefined || ONLY.some((word) => r.name.includes(word)))) {
+      await sameAnswer(current, baseline, request);
+      for (let i = 0; i < 2; i++) {
+        await load(current, request);
+        await load(baseline, request);
+      }
+      const ours: number[] = [];
+      const theirs: number[] = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        // Alternate which side goes first, so neither always runs on the warmer machine.
+        if (i % 2 === 0) {
+          ours.push(await load(current, request));
+          theirs.push(await load(baseline, request));
+        } else {
+          theirs.push(await load(baseline, request));
+          ours.push(await load(current, request));
+        }
+      }
+      const ratios = ours.map((r, i) => r / theirs[i]!);
+      raw[request.name] = { current: ours, baseline: theirs };
+      rows.push([
+        request.name,
+        `${fmt(Math.min(...ours))} / ${fmt(median(ours))}`,
+        `${fmt(Math.min(...theirs))} / ${fmt(median(theirs))}`,
+        `${fmt(Math.min(...ratios), 2)}× / ${fmt(median(ratios), 2)}×`,
+      ]);
+      process.stderr.write(`${request.name}: median ratio ${fmt(median(ratios), 2)}×\n`);
+    }
+    process.stdout.write(`hot path: ${HERE} against ${resolve(BASELINE!)}, ${ROUNDS} alternating rounds of ${SECONDS} s, ${CONNECTIONS} connections\n`);
+    printTable(rows);
+    if (OUT) await writeFile(OUT, JSON.stringify({ rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, raw }, null, 2));
+  } finally {
+    await current.stop();
+    await baseline.stop();
+    for (const dir of [current.dataDir, baseline.dataDir, work]) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

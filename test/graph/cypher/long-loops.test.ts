@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ToolgraphError } from '../../../src/errors/index.ts';
+import { DEFAULT_BUDGET_LIMITS } from '../../../src/graph/budget/index.ts';
+import { runCypher, runCypherJson } from '../../../src/graph/cypher/index.ts';
+import { GraphEngine, type MutationInput } from '../../../src/graph/engine/index.ts';
+import { MemoryPersistence } from '../../../src/graph/persist/index.ts';
+
+// Issue 15, item 7 (fuzzer findings): work inside one chunk of rows (pattern comprehensions over hubs,
+// copies of wide nodes, sorts) pauses the event loop between slices and is charged before it allocates.
+let engine: GraphEngine;
+const HUBS = 32;
+const LEAVES = 8_000;
+const WIDE = 1_000;
+
+beforeAll(async () => {
+  engine = await GraphEngine.open({ persistence: new MemoryPersistence() });
+  await engine.createGraph('hubs');
+  const nodes: MutationInput[] = [];
+  for (let h = 0; h < HUBS; h++) nodes.push({ op: 'createNode', id: `hub-${h}`, label: 'Hub', props: { h } });
+  for (let l = 0; l < LEAVES; l++) nodes.push({ op: 'createNode', id: `leaf-${l}`, label: 'Leaf', props: { n: l } });
+  nodes.push({ op: 'createNode', id: 'wide', label: 'Wide', props: Object.fromEntries(Array.from({ length: WIDE }, (_, i) => [`w${i}`, `value ${i}`])) });
+  await engine.commit({ graph: 'hubs', mutations: nodes });
+  for (let h = 0; h < HUBS; h++) {
+    await engine.commit({ graph: 'hubs', mutations: Array.from({ length: LEAVES }, (_, l) => ({ op: 'addEdge', src: `hub-${h}`, tgt: `leaf-${l}`, type: 'LINK' }) as const) });
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await engine.close();
+});
+
+/**
+ * How many times the event loop turned (setImmediate callbacks ran) while `heavy` ran: a query that
+ * pauses between slices of 10 ms lets it turn many times; one that holds the loop, once.
+ */
+async function turnsDuring(heavy: string, limits = DEFAULT_BUDGET_LIMITS): Promise<number> {
+  let turns = 0;
+  let running = true;
+  const spin = (): void => {
+    if (!running) return;
+    turns++;
+    setImmediate(spin);
+  };
+  setImmediate(spin);
+  try {
+    // Answered or refused on the budget: what counts is whether the loop turned meanwhile.
+    await runCypherJson(engine, 'hubs', heavy, null, { limits }).catch((error: unknown) => {
+      if (!(error instanceof ToolgraphError) || error.code !== 'TG_QUERY_BUDGET_EXCEEDED') throw error;
+    });
+  } finally {
+    running = false;
+  }
+  return turns;
+}
+
+describe('long loops inside one chunk of rows', () => {
+  it('a pattern comprehension over hubs (256,000 matched rows for one chunk) pauses between slices', async () => {
+    expect(await turnsDuring('MATCH (a:Hub) RETURN size([(a)-[:LINK]->(x) | x.n]) AS s')).toBeGreaterThan(3);
+    const r = await runCypher(engine, 'hubs', 'MATCH (a:Hub) RETURN size([(a)-[:LINK]->(x) | x.n]) AS s LIMIT 2');
+    expect(r.rows).toEqual([[LEAVES], [LEAVES]]);
+  });
+
+  it('a pattern predicate in WHERE over hubs pauses too', async () => {
+    expect(await turnsDuring('MATCH (a:Hub) WHERE (a)-[:LINK]->(:Leaf {n: -1}) OR a.h = 0 RETURN count(*) AS n')).toBeGreaterThan(3);
+    expect((await runCypher(engine, 'hubs', 'MATCH (a:Hub) WHERE (a)-[:LINK]->(:Leaf {n: -1}) OR a.h = 0 RETURN count(*) AS n')).rows).toEqual([[1]]);
+  });
+
+  it('an aggregate folding large values (collect of wide-node copies) pauses inside a chunk', async () => {
+    const limits = { ...DEFAULT_BUDGET_LIMITS, maxResultBytes: 64 * 1024 * 1024 };
+    expect(await turnsDuring('MATCH (a:Wide), (b:Leaf) RETURN size(collect(properties(a))) AS n', limits)).toBeGreaterThan(10);
+  });
+
+  it('a long ORDER BY (sorted in runs and merged, pausing between slices) is still a stable sort', async () => {
+    const query = 'MATCH (a:Hub {id: \'hub-0\'})-[:LINK]->(x) RETURN x.n % 7 AS k, x.n AS n';
+    const matched = (await runCypher(engine, 'hubs', query)).rows as number[][];
+    const sorted = (await runCypher(engine, 'hubs', `${query} ORDER BY k DESC`)).rows;
+    // Ties keep match order.
+    const expected = matched.map((row, i) => ({ row, i })).sort((a, b) => b.row[0]! - a.row[0]! || a.i - b.i).map((e) => e.row);
+    expect(sorted).toEqual(expected);
+  });
+
+  it('copies of a wide node (properties(), keys(), a {.*}) are charged before they are made', async () => {
+    for (const copy of ['properties(a)', 'a {.*}', 'keys(a)']) {
+      // One row of the copy fits; a copy per leaf does not, though the LIMIT keeps one.
+      const limits = { ...DEFAULT_BUDGET_LIMITS, maxResultBytes: 1024 * 1024 };
+      expect((await runCypher(engine, 'hubs', `MATCH (a:Wide) RETURN ${copy} AS x`, null, { limits })).rows).toHaveLength(1);
+      const error = await runCypherJson(engine, 'hubs', `MATCH (a:Wide), (b:Leaf) RETURN ${copy} AS x ORDER BY x LIMIT 1`, null, { limits }).then(() => null, (e: unknown) => e);
+      expect(error, copy).toBeInstanceOf(ToolgraphError);
+      expect((error as ToolgraphError).details).toMatchObject({ limit: 'maxResultBytes' });
+    }
+  });
+});

@@ -10,7 +10,7 @@ import { DELEGATION_FIXES, type DelegatedToken, type TokenExchanger } from './to
 import type { TokenSetStore } from './token-set-store.ts';
 import type { StateStore } from '../state/index.ts';
 import { CallerTokenSets, callerOf } from './caller-token-sets.ts';
-import { ConsentRequests, consentRequired } from './consent-requests.ts';
+import { ConsentRequests, consentRequired, type ConsentRoutes, type ConsentStep } from './consent-requests.ts';
 
 /** Where the credential sent downstream came from. */
 export type CredentialSource =
@@ -62,6 +62,16 @@ export interface AgentCredentials {
   forget(options?: Pick<ResolveOptions, 'context' | 'scopes'>): void;
 }
 
+/** Per-caller consent: the store, the routes, the SSO client and how long a consent link lasts. */
+export interface ConsentsOptions {
+  readonly state: StateStore;
+  readonly routes: ConsentRoutes;
+  /** toolgraph's OIDC client at the SSO IdP (discovery at OIDC_CONFIG_URL, OIDC_CLIENT_ID). */
+  readonly signIn: () => Promise<oidc.Configuration>;
+  /** TOOLGRAPH_CONSENT_LINK_TTL_SECS in ms; default 10 minutes. */
+  readonly linkTtlMs?: number;
+}
+
 /** How to build the OAuth client that refreshes an agent's signed-in token set. */
 export type RefreshClientFactory = (agent: DownstreamAgent) => Promise<oidc.Configuration>;
 
@@ -76,10 +86,11 @@ export interface DownstreamCredentialsOptions {
   readonly auditLog?: AuditLog;
   /**
    * Per-caller three-legged consent: where token sets and open consent requests are kept (the
-   * configured state store), and this server's callback route. Without it, a three-legged agent with
-   * `consent: 'caller'` serves only requests without a caller (the operator's sign-in).
+   * configured state store), this server's consent routes, and toolgraph's own client at the SSO IdP
+   * (OIDC_CLIENT_ID), which signs the consenting browser in to prove it is the caller's. Without it, a
+   * three-legged agent with `consent: 'caller'` serves only requests without a caller (the operator's sign-in).
    */
-  readonly consents?: { readonly state: StateStore; readonly callbackUrl: string };
+  readonly consents?: ConsentsOptions;
   readonly logger?: Logger;
   readonly now?: () => number;
   readonly cacheMaxEntries?: number;
@@ -166,7 +177,7 @@ export class DownstreamCredentials {
     this.#logger = (options.logger ?? silentLogger()).child({ component: 'delegation' });
     if (options.consents) {
       this.#callerSets = new CallerTokenSets({ state: options.consents.state, now: options.now, logger: options.logger });
-      this.#consentRequests = new ConsentRequests({ state: options.consents.state, callbackUrl: options.consents.callbackUrl, now: options.now });
+      this.#consentRequests = new ConsentRequests({ state: options.consents.state, routes: options.consents.routes, ttlMs: options.consents.linkTtlMs, now: options.now });
     }
   }
 
@@ -222,21 +233,48 @@ export class DownstreamCredentials {
     return handle;
   }
 
+  #consentFlow(): { requests: ConsentRequests; sets: CallerTokenSets; signIn: () => Promise<oidc.Configuration> } {
+    if (this.#consentRequests === undefined || this.#callerSets === undefined || this.#options.consents === undefined) throw new ToolgraphError('TG_NOT_FOUND', 'This server asks for no per-caller consent.');
+    return { requests: this.#consentRequests, sets: this.#callerSets, signIn: this.#options.consents.signIn };
+  }
+
+  /** The OAuth client of a three-legged agent a consent flow names (it may be gone since the link was issued). */
+  async #providerOf(name: string): Promise<oidc.Configuration> {
+    const checked = this.#checked.get(name);
+    if (checked === undefined || checked.agent.pattern !== 'three-legged') throw new ToolgraphError('TG_AUTHORIZATION_FAILED', `This sign-in was for agent ${name}, which this server no longer has.`, { details: { agent: name } });
+    return this.#options.refreshClient(checked.agent);
+  }
+
   /**
-   * Completes a caller's consent: the provider's redirect to this server's callback route (code and
-   * state), on whichever replica it lands. The code is exchanged with the PKCE verifier of the request
-   * its state names, and the token set stored for the caller who asked. Answers the agent's name.
+   * Step 1 of a caller's consent: the link the tool answered, opened in a browser. Takes the link
+   * (once), and answers where the browser goes to sign in at the SSO IdP and the binding cookie to set.
    */
-  async completeConsent(callbackUrl: URL): Promise<{ agent: string }> {
-    if (this.#consentRequests === undefined || this.#callerSets === undefined) throw new ToolgraphError('TG_NOT_FOUND', 'This server asks for no per-caller consent.');
-    const { set, caller } = await this.#consentRequests.complete(callbackUrl, async (name) => {
-      const checked = this.#checked.get(name);
-      if (checked === undefined || checked.agent.pattern !== 'three-legged') throw new ToolgraphError('TG_AUTHORIZATION_FAILED', `This sign-in was for agent ${name}, which this server no longer has.`, { details: { agent: name } });
-      return this.#options.refreshClient(checked.agent);
-    });
-    await this.#callerSets.save(set, caller);
+  async startConsent(startUrl: URL): Promise<ConsentStep> {
+    const flow = this.#consentFlow();
+    return flow.requests.start(startUrl, await flow.signIn());
+  }
+
+  /**
+   * Step 2: the SSO IdP's redirect back. Only the browser that opened the link (its binding cookie),
+   * signed in as the caller the link was issued to, is sent on to the agent's provider.
+   */
+  async consentSignedIn(arrived: URL, cookieHeader: string | undefined): Promise<ConsentStep> {
+    const flow = this.#consentFlow();
+    return flow.requests.signedIn(arrived, cookieHeader, await flow.signIn(), (name) => this.#providerOf(name));
+  }
+
+  /**
+   * Step 3: the provider's redirect to this server's callback route (code and state), on whichever
+   * replica it lands, from the browser holding the flow's binding cookie. The code is exchanged with
+   * the PKCE verifier of the request its state names, and the token set stored for the caller the
+   * link was issued to. Answers the agent's name and the Set-Cookie header that clears the binding.
+   */
+  async completeConsent(arrived: URL, cookieHeader: string | undefined): Promise<{ agent: string; clearCookie: string }> {
+    const flow = this.#consentFlow();
+    const { set, caller, clearCookie } = await flow.requests.complete(arrived, cookieHeader, (name) => this.#providerOf(name));
+    await flow.sets.save(set, caller);
     this.#logger.info({ agent: set.agent, refreshable: set.refreshToken !== undefined }, 'a caller consented: token set stored');
-    return { agent: set.agent };
+    return { agent: set.agent, clearCookie };
   }
 
   /** Flushes and closes the audit log. */
@@ -293,7 +331,7 @@ export class DownstreamCredentials {
     if (set !== undefined) return { headers: bearer(set.tokenType, set.accessToken), source: 'three-legged', fallback: false, cached: false };
     const provider = checked.agent.provider!;
     const config = await client();
-    const prompt = await this.#consentRequests.prompt(name, caller, config, { scopes: provider.scopes ?? DEFAULT_SIGN_IN_SCOPES, resource: provider.resource ?? checked.agent.audience });
+    const prompt = await this.#consentRequests.prompt(name, caller, { scopes: provider.scopes ?? DEFAULT_SIGN_IN_SCOPES, resource: provider.resource ?? checked.agent.audience });
     throw consentRequired(prompt, config.serverMetadata().issuer);
   }
 

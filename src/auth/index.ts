@@ -47,12 +47,13 @@ export type { AuditUser, PassthroughAuditRecord, AuditLogOptions } from './audit
 export { checkAgent, credentialHeaders, normaliseScopes, DOWNSTREAM_PATTERNS, CONSENT_OWNERS, DEFAULT_SIGN_IN_SCOPES } from './downstream-agent.ts';
 export type { DownstreamAgent, DownstreamPattern, ConsentOwner, StaticCredentials, OAuthProvider, AgentDefaults, CheckedAgent } from './downstream-agent.ts';
 export { DownstreamCredentials, DELEGATION_FALLBACK_WARNING, HYBRID_VENDOR_TOKEN_INFO, audienceIncludes, describeCredential } from './downstream-credentials.ts';
-export type { DownstreamCredential, CredentialSource, ResolveOptions, AgentCredentials, DownstreamCredentialsOptions, RefreshClientFactory, DelegationStats } from './downstream-credentials.ts';
+export type { DownstreamCredential, CredentialSource, ResolveOptions, AgentCredentials, ConsentsOptions, DownstreamCredentialsOptions, RefreshClientFactory, DelegationStats } from './downstream-credentials.ts';
 export { openDownstreamCredentials, providerServer } from './open-downstream-credentials.ts';
 export { CallerTokenSets, callerOf, consentKey, TOKEN_SETS_SPACE, DEFAULT_TOKEN_SET_TTL_MS } from './caller-token-sets.ts';
 export type { Caller, CallerTokenSetsOptions } from './caller-token-sets.ts';
 export { ConsentRequests, consentRequired, CONSENT_REQUESTS_SPACE, CONSENT_REQUEST_TTL_MS } from './consent-requests.ts';
-export type { ConsentPrompt, ConsentRequestsOptions } from './consent-requests.ts';
+export type { ConsentPrompt, ConsentRequestsOptions, ConsentRoutes, ConsentStep } from './consent-requests.ts';
+export type { ConsentCookieScope } from './consent-cookie.ts';
 export { refreshTokenSet } from './token-set-refresh.ts';
 export { tokenSetFromJson, tokenSetToJson } from './token-set-json.ts';
 export type { TokenSetJson } from './token-set-json.ts';

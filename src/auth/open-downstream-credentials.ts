@@ -4,12 +4,14 @@ import { ToolgraphError } from '../errors/index.ts';
 import { silentLogger, type Logger } from '../log/index.ts';
 import { AuditLog } from './audit-log.ts';
 import type { DownstreamAgent, OAuthProvider } from './downstream-agent.ts';
-import { DownstreamCredentials, type DownstreamCredentialsOptions } from './downstream-credentials.ts';
-import { authorizationServerOf, explicitAuthorizationServer, oauthConfiguration, type AuthorizationServer, type OAuthClientOptions } from './oauth-client.ts';
+import type { ConsentRoutes } from './consent-requests.ts';
+import { DownstreamCredentials } from './downstream-credentials.ts';
+import { authorizationServerOf, explicitAuthorizationServer, oauthConfiguration, type AuthorizationServer, type OAuthClientIdentity, type OAuthClientOptions } from './oauth-client.ts';
 import { loadInBackground } from './background-retry.ts';
 import { discoverIssuer } from './oidc-discovery.ts';
 import { createTokenExchanger } from './token-exchange.ts';
 import { TokenSetStore } from './token-set-store.ts';
+import type { StateStore } from '../state/index.ts';
 
 /** The settings delegation is built from (a subset of the resolved configuration). */
 export type DelegationSettings = Pick<ResolvedValues,
@@ -18,8 +20,12 @@ export type DelegationSettings = Pick<ResolvedValues,
 export interface OpenDownstreamCredentialsOptions extends OAuthClientOptions {
   readonly logger?: Logger;
   readonly now?: () => number;
-  /** Per-caller three-legged consent: the state store and this server's callback URL (toolgraph serve). */
-  readonly consents?: DownstreamCredentialsOptions['consents'];
+  /**
+   * Per-caller three-legged consent (toolgraph serve): the state store, this server's consent routes
+   * and how long a link lasts. The consenting browser signs in with OIDC_CLIENT_ID at the IdP of
+   * OIDC_CONFIG_URL; both are required.
+   */
+  readonly consents?: { readonly state: StateStore; readonly routes: ConsentRoutes; readonly linkTtlMs?: number };
 }
 
 /** Discovers an OAuth provider by its discovery URL, or takes its endpoints as given. */
@@ -108,6 +114,15 @@ export async function openDownstreamCredentials(settings: DelegationSettings, op
     }
     return load();
   };
+  let signIn: (() => Promise<oidc.Configuration>) | undefined;
+  if (options.consents !== undefined) {
+    // The consenting browser proves it is the caller's by signing in at the IdP whose tokens callers bring.
+    const missing = settings.oidcConfigUrl === undefined ? 'OIDC_CONFIG_URL' : idpClient === undefined ? 'OIDC_CLIENT_ID' : undefined;
+    if (missing !== undefined) {
+      throw new ToolgraphError('TG_CONFIG_INVALID', `per-caller consent (a three-legged agent with consent caller) needs ${missing}: the browser that consents first signs in at the IdP with OIDC_CLIENT_ID (redirect URI ${options.consents.routes.signedInUrl}), so a consent link works only for the caller it was issued to`, { details: { setting: missing } });
+    }
+    signIn = once(async () => oauthConfiguration((await idpServer()) as AuthorizationServer, idpClient as OAuthClientIdentity, options));
+  }
   return new DownstreamCredentials({
     defaults: { delegationEnabled: settings.enableDelegation, audience: settings.audience, scopes: settings.delegatedScopes },
     exchanger,
@@ -116,6 +131,6 @@ export async function openDownstreamCredentials(settings: DelegationSettings, op
     auditLog: new AuditLog(settings.auditLog, options.now === undefined ? {} : { now: options.now }),
     logger: options.logger,
     ...(options.now === undefined ? {} : { now: options.now }),
-    ...(options.consents === undefined ? {} : { consents: options.consents }),
+    ...(options.consents === undefined || signIn === undefined ? {} : { consents: { ...options.consents, signIn } }),
   });
 }

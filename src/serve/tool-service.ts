@@ -5,7 +5,7 @@ import type { Logger } from '../log/index.ts';
 import { buildCatalogueEntriesStrict, type Catalogue } from '../manifest/index.ts';
 import { createSecretsBackend, type SecretValue } from '../secrets/index.ts';
 import { openStateStore, type StateStore } from '../state/index.ts';
-import { asksCallerConsent, CONSENT_CALLBACK_PATH, createConsentCallbackService, createToolServer, readClientSecrets, TOOLS_CATALOGUE_SOURCE, type GraphExplainer, type ToolRegistry } from '../tools/index.ts';
+import { asksCallerConsent, consentRoutesOf, createConsentService, createToolServer, readClientSecrets, TOOLS_CATALOGUE_SOURCE, type GraphExplainer, type ToolRegistry } from '../tools/index.ts';
 import { tokenAudienceOf } from './bearer-auth.ts';
 import { isUnspecifiedAddress } from './exposure.ts';
 
@@ -67,18 +67,21 @@ export function localOrigin(origin: string): string {
 export async function openToolService(options: ToolServiceOptions): Promise<ToolService> {
   const { values, logger } = options;
   // Per-caller consent: token sets and open consent requests in the state store every replica shares,
-  // completed by this server's own callback route under TOOLGRAPH_PUBLIC_URL.
-  const consentAgents = Object.values(values.agents).filter(asksCallerConsent).map((a) => a.name);
+  // completed through this server's own consent routes under TOOLGRAPH_PUBLIC_URL. Without token
+  // authentication there is no caller (every call is the operator's), so there is nothing to consent per caller.
+  const consentAgents = values.authType === 'none' ? [] : Object.values(values.agents).filter(asksCallerConsent).map((a) => a.name);
   const ownState = consentAgents.length > 0 && options.state === undefined;
   const state = options.state ?? (consentAgents.length === 0 ? undefined : openStateStore({
     kind: values.persistence, dataDir: values.dataDir, schema: values.databaseSchema, ...(values.databaseUrl === undefined ? {} : { databaseUrl: values.databaseUrl }),
   }));
-  const callbackUrl = `${options.publicBase.replace(/\/+$/, '')}${CONSENT_CALLBACK_PATH}`;
-  if (consentAgents.length > 0) logger.info({ agents: consentAgents, callbackUrl, store: state?.kind }, 'per-caller consent on: register the callback URL as a redirect URI at each agent\'s provider');
+  const routes = consentRoutesOf(options.publicBase);
+  if (consentAgents.length > 0) {
+    logger.info({ agents: consentAgents, callbackUrl: routes.callbackUrl, signedInUrl: routes.signedInUrl, store: state?.kind }, 'per-caller consent on: register the callback URL as a redirect URI at each agent\'s provider, and the signed-in URL for OIDC_CLIENT_ID at the IdP');
+  }
   let credentials: DownstreamCredentials;
   try {
     // With delegation, the IdP's token endpoint is discovered now and, while the IdP is down, in the background.
-    credentials = options.credentials ?? await openDownstreamCredentials(values, { logger, ...(state === undefined || consentAgents.length === 0 ? {} : { consents: { state, callbackUrl } }) });
+    credentials = options.credentials ?? await openDownstreamCredentials(values, { logger, ...(state === undefined || consentAgents.length === 0 ? {} : { consents: { state, routes, linkTtlMs: values.consentLinkTtlSecs * 1000 } }) });
   } catch (error) {
     if (ownState) await state?.close();
     throw error;
@@ -113,7 +116,7 @@ export async function openToolService(options: ToolServiceOptions): Promise<Tool
   options.catalogue.putSource(TOOLS_CATALOGUE_SOURCE, buildCatalogueEntriesStrict(server.registry.catalogueSource()));
   return {
     service: server.service,
-    openServices: consentAgents.length === 0 ? [] : [createConsentCallbackService(credentials, logger)],
+    openServices: consentAgents.length === 0 ? [] : [createConsentService(credentials, logger)],
     registry: server.registry,
     credentials,
     async close() {

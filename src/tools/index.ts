@@ -22,7 +22,7 @@ export type { GraphAgentOptions, GraphExplainer } from './graph/graph-agent.ts';
 export { createGraphServiceClient } from './graph/graph-service-client.ts';
 export type { GraphCall, GraphMethod, GraphServiceClient, GraphServiceClientOptions } from './graph/graph-service-client.ts';
 export { asksCallerConsent, createHttpAgent, urlUnder } from './http-agent.ts';
-export { createConsentCallbackService, CONSENT_CALLBACK_PATH } from './consent-callback-service.ts';
+export { createConsentService, consentRoutesOf, CONSENT_CALLBACK_PATH } from './consent-service.ts';
 export type { HttpAgentOptions } from './http-agent.ts';
 export { createSchemasAgent, INLINE_SCHEMA_BYTES } from './schemas-agent.ts';
 export { createSecretsAgent } from './secrets-agent.ts';

@@ -29,7 +29,7 @@ export interface ConsentRequiredContent {
 /** The output schema of that structured content: listed by tools whose agents may ask for consent. */
 export const CONSENT_REQUIRED_SCHEMA = Object.freeze({
   type: 'object',
-  description: 'The call needs your consent at the agent\'s OAuth provider first: open authorization_url in a browser, allow access, then call again.',
+  description: 'The call needs your consent at the agent\'s OAuth provider first: open authorization_url (this server\'s consent link, good once and only for you) in your own browser, sign in as yourself, allow access, then call again.',
   required: ['consent_required'],
   properties: {
     consent_required: {

@@ -8,6 +8,8 @@ export interface BrowserStep {
   method: 'GET' | 'POST';
   url: string;
   status: number;
+  /** The Set-Cookie headers of the answer, as sent. */
+  setCookies: string[];
 }
 
 export interface BrowserVisit {
@@ -56,19 +58,25 @@ function postForm(html: string): { action: string; fields: URLSearchParams } | u
 export class Browser {
   readonly #cookies: Cookie[] = [];
 
-  /** Opens `url` and goes wherever the pages lead, at most `maxSteps` requests. */
-  async visit(url: string, maxSteps = 20): Promise<BrowserVisit> {
+  /**
+   * Opens `url` and goes wherever the pages lead, at most `maxSteps` requests. With `stopBefore`, the
+   * browser stops (without requesting it) at the first URL, `url` included, that the predicate accepts:
+   * the visit's `url` is that URL, its status 0 and body empty (a person copying a link instead of
+   * following it).
+   */
+  async visit(url: string, maxSteps = 20, stopBefore?: (next: URL) => boolean): Promise<BrowserVisit> {
     const steps: BrowserStep[] = [];
     let method: 'GET' | 'POST' = 'GET';
     let current = new URL(url);
     let body: URLSearchParams | undefined;
     for (let i = 0; i < maxSteps; i += 1) {
+      if (stopBefore?.(current)) return { steps, url: current.href, status: 0, body: '' };
       const headers: Record<string, string> = {};
       const cookie = this.#cookieHeader(current);
       if (cookie) headers['cookie'] = cookie;
       if (body) headers['content-type'] = 'application/x-www-form-urlencoded';
       const response = await fetch(current, { method, headers, body, redirect: 'manual' });
-      steps.push({ method, url: current.href, status: response.status });
+      steps.push({ method, url: current.href, status: response.status, setCookies: response.headers.getSetCookie() });
       this.#store(current, response.headers.getSetCookie());
       const text = await response.text();
       const location = response.headers.get('location');
@@ -88,6 +96,12 @@ export class Browser {
       return { steps, url: current.href, status: response.status, body: text };
     }
     throw new Error(`the browser gave up after ${maxSteps} requests: ${steps.map((s) => `${s.method} ${s.url} ${s.status}`).join(' → ')}`);
+  }
+
+  /** The cookies this browser holds for `url` (name → value), as it would send them. */
+  cookiesFor(url: string): Record<string, string> {
+    const at = new URL(url);
+    return Object.fromEntries(this.#cookies.filter((c) => c.host === at.host && at.pathname.startsWith(c.path)).map((c) => [c.name, c.value]));
   }
 
   #cookieHeader(url: URL): string {

@@ -24,7 +24,10 @@ const TOOLGRAPH = 'https://toolgraph.served.test';
 const API = 'https://api.served.test';
 /** The vendor app a three-legged agent signs its callers in with (a web client redirecting to toolgraph). */
 const JIRA_CLIENT = { id: 'toolgraph-jira', secret: `jira-secret-${crypto.randomUUID()}` };
-/** OIDC_CLIENT_ID: token exchange and the hybrid agent's device flow; its grants are taken away step by step. */
+/**
+ * OIDC_CLIENT_ID: token exchange and the hybrid agent's device flow, whose grants are taken away step
+ * by step; and the sign-in that proves a consenting browser is the caller's (authorization code).
+ */
 const HYBRID_CLIENT = { id: 'toolgraph-hybrid', secret: `hybrid-secret-${crypto.randomUUID()}` };
 /** Vendor access tokens live 2 s, so a test sees them expire and refresh. */
 const API_TOKEN_SECONDS = 2;
@@ -69,21 +72,26 @@ async function serve(): Promise<void> {
     client_id: JIRA_CLIENT.id, client_secret: JIRA_CLIENT.secret, grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'],
     redirect_uris: [`${running.origin}/agents/oauth/callback`], token_endpoint_auth_method: 'client_secret_basic', scope: 'openid email offline_access api',
   });
+  // The consenting browser signs in with OIDC_CLIENT_ID, which sends it back to this server.
+  await hybridClientGrants(grantsNow);
 }
 
 async function hybridClientGrants(grantTypes: string[]): Promise<void> {
   await idp.upsertClient({
-    client_id: HYBRID_CLIENT.id, client_secret: HYBRID_CLIENT.secret, grant_types: grantTypes, response_types: [], redirect_uris: [],
+    client_id: HYBRID_CLIENT.id, client_secret: HYBRID_CLIENT.secret, grant_types: ['authorization_code', ...grantTypes], response_types: ['code'],
+    redirect_uris: running === undefined ? [] : [`${running.origin}/agents/oauth/signed-in`],
     token_endpoint_auth_method: 'client_secret_basic', scope: 'openid offline_access api',
   });
 }
+let grantsNow: string[] = [];
 
 beforeAll(async () => {
   idp = await startIdp({ defaultAudience: TOOLGRAPH, accessTokenTtlFor: { [API]: API_TOKEN_SECONDS } });
   api = await startDownstreamApi({ audience: API, issuer: idp.issuer, jwksUri: idp.jwksUri });
   dataDir = mkdtempSync(join(tmpdir(), 'tg-served-data-'));
   stateDir = mkdtempSync(join(tmpdir(), 'tg-served-state-'));
-  await hybridClientGrants([TOKEN_EXCHANGE_GRANT, DEVICE_CODE_GRANT, 'refresh_token']);
+  grantsNow = [TOKEN_EXCHANGE_GRANT, DEVICE_CODE_GRANT, 'refresh_token'];
+  await hybridClientGrants(grantsNow);
   await serve();
 });
 afterAll(async () => {
@@ -118,13 +126,18 @@ async function whoamiThrough(client: Client, agent: string): Promise<Record<stri
   return output.body;
 }
 
-/** A user consents in their own browser at the URL the tool answered. */
-async function consent(url: string, vendorUser: string): Promise<string> {
-  idp.setInteractiveUser({ sub: vendorUser });
+/**
+ * The caller `sub` opens the link the tool answered in their own browser: signs in at the IdP as
+ * themselves, consents at the vendor (the same IdP here, so the vendor account is `sub` too) and
+ * comes back to the callback route. Answers the final page and the vendor's authorization URL.
+ */
+async function consent(url: string, sub: string): Promise<{ body: string; vendorUrl: URL }> {
+  idp.setInteractiveUser({ sub });
   const visit = await new Browser().visit(url);
   expect(visit.url.startsWith(`${running.origin}/agents/oauth/callback?`)).toBe(true);
   expect(visit.status, visit.body).toBe(200);
-  return visit.body;
+  const vendor = visit.steps.find((s) => new URL(s.url).searchParams.get('client_id') === JIRA_CLIENT.id);
+  return { body: visit.body, vendorUrl: new URL(vendor!.url) };
 }
 
 const refreshGrants = () => idp.grants.filter((g) => g.grantType === 'refresh_token' && g.ok).length;
@@ -142,20 +155,23 @@ describe('three-legged, consent per caller', () => {
     const [elicitation] = (asked as UrlElicitationRequiredError).elicitations;
     expect(elicitation).toMatchObject({ mode: 'url', elicitationId: expect.any(String), message: expect.stringContaining('Agent jira needs your consent') });
     const url = new URL(elicitation!.url);
-    expect(`${url.origin}${url.pathname}`).toBe(`${idp.issuer}/auth`);
-    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+    // The link is this server's start route, which sends the caller's browser on (docs/delegation.md).
+    expect(`${url.origin}${url.pathname}`).toBe(`${running.origin}/agents/oauth/start`);
+    expect(api.calls).toHaveLength(0);
+
+    const { body, vendorUrl } = await consent(url.href, 'alice');
+    expect(body).toContain('agent jira may now act for you');
+    expect(`${vendorUrl.origin}${vendorUrl.pathname}`).toBe(`${idp.issuer}/auth`);
+    expect(Object.fromEntries(vendorUrl.searchParams)).toMatchObject({
       client_id: JIRA_CLIENT.id, response_type: 'code', redirect_uri: `${running.origin}/agents/oauth/callback`, scope: 'openid api offline_access',
       prompt: 'consent', resource: API, code_challenge_method: 'S256', code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), state: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
     });
-    expect(api.calls).toHaveLength(0);
-
-    expect(await consent(url.href, 'alice-at-vendor')).toContain('agent jira may now act for you');
     // The same callback again: the consent request was taken once.
-    const replay = await fetch(`${running.origin}/agents/oauth/callback?code=x&state=${url.searchParams.get('state')}`);
+    const replay = await fetch(`${running.origin}/agents/oauth/callback?code=x&state=${vendorUrl.searchParams.get('state')}`);
     expect(replay.status).toBe(400);
-    expect(await replay.text()).toContain('This sign-in link was already used, has expired');
+    expect(await replay.text()).toContain('This consent link (callback) was already used, has expired');
 
-    expect(await whoamiThrough(alice, 'jira')).toMatchObject({ via: 'bearer', sub: 'alice-at-vendor', aud: API });
+    expect(await whoamiThrough(alice, 'jira')).toMatchObject({ via: 'bearer', sub: 'alice', aud: API });
     await alice.close();
   });
 
@@ -167,25 +183,25 @@ describe('three-legged, consent per caller', () => {
     const consentRequired = (asked.structuredContent as { consent_required: { agent: string; authorization_url: string; expires_in: number } }).consent_required;
     expect(consentRequired).toMatchObject({ agent: 'jira', expires_in: expect.any(Number) });
     expect(textOf(asked)).toContain(consentRequired.authorization_url);
-    expect(new URL(consentRequired.authorization_url).searchParams.get('client_id')).toBe(JIRA_CLIENT.id);
+    expect(consentRequired.authorization_url.startsWith(`${running.origin}/agents/oauth/start?consent=`)).toBe(true);
     // The REST endpoint answers the same open request (the same URL): a caller retrying is not sent a new one each time.
     const rest = (await (await restCall(running.origin, WHOAMI('jira'), { authorization: `Bearer ${bobToken}` })).json()) as { isError: boolean; structuredContent: typeof asked.structuredContent };
     expect(rest).toMatchObject({ isError: true, structuredContent: { consent_required: { authorization_url: consentRequired.authorization_url } } });
 
-    await consent(consentRequired.authorization_url, 'bob-at-vendor');
-    expect(await whoamiThrough(bob, 'jira')).toMatchObject({ sub: 'bob-at-vendor', aud: API });
+    await consent(consentRequired.authorization_url, 'bob');
+    expect(await whoamiThrough(bob, 'jira')).toMatchObject({ sub: 'bob', aud: API });
     // Alice still calls with her own consent.
     const alice = await connect(aliceToken, true);
-    expect(await whoamiThrough(alice, 'jira')).toMatchObject({ sub: 'alice-at-vendor' });
+    expect(await whoamiThrough(alice, 'jira')).toMatchObject({ sub: 'alice' });
     await Promise.all([alice.close(), bob.close()]);
   });
 
   it('refreshes a caller\'s token set once it expires (a refresh grant at the IdP), and keeps the consent across a server restart', async () => {
     const alice = await connect(aliceToken, true);
     const before = refreshGrants();
-    const seen = api.calls.filter((c) => c.claims?.sub === 'alice-at-vendor').map((c) => c.bearer);
+    const seen = api.calls.filter((c) => c.claims?.sub === 'alice').map((c) => c.bearer);
     await sleep(API_TOKEN_SECONDS * 1000 + 200);
-    expect(await whoamiThrough(alice, 'jira')).toMatchObject({ sub: 'alice-at-vendor' });
+    expect(await whoamiThrough(alice, 'jira')).toMatchObject({ sub: 'alice' });
     expect(refreshGrants()).toBeGreaterThan(before);
     expect(seen).not.toContain(api.calls.at(-1)!.bearer);
     expect(lines.some((l) => l.includes('refreshed a caller\'s token set'))).toBe(true);
@@ -195,7 +211,7 @@ describe('three-legged, consent per caller', () => {
     await serve();
     await sleep(API_TOKEN_SECONDS * 1000 + 200);
     const afterRestart = refreshGrants();
-    for (const [token, vendorUser] of [[aliceToken, 'alice-at-vendor'], [bobToken, 'bob-at-vendor']] as const) {
+    for (const [token, vendorUser] of [[aliceToken, 'alice'], [bobToken, 'bob']] as const) {
       const client = await connect(token, true);
       expect(await whoamiThrough(client, 'jira')).toMatchObject({ sub: vendorUser });
       await client.close();
@@ -257,7 +273,8 @@ describe('the hybrid agent walks its steps as the IdP takes grants away', () => 
     expect(await whoamiThrough(erin, 'vendor')).toMatchObject({ sub: 'erin', act: { sub: HYBRID_CLIENT.id } });
 
     // 2. The IdP no longer allows the client the token exchange: the device flow's cached token, with an info line and no warning.
-    await hybridClientGrants([DEVICE_CODE_GRANT, 'refresh_token']);
+    grantsNow = [DEVICE_CODE_GRANT, 'refresh_token'];
+    await hybridClientGrants(grantsNow);
     const frank = await connect(await callerToken('frank'), true);
     expect(await whoamiThrough(frank, 'vendor')).toMatchObject({ sub: 'operator-at-vendor', act: null });
     const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -266,7 +283,8 @@ describe('the hybrid agent walks its steps as the IdP takes grants away', () => 
 
     // 3. No device flow either (the grant is gone and the cached token expired): the caller's own
     // token, and only one issued for the API too.
-    await hybridClientGrants([]);
+    grantsNow = [];
+    await hybridClientGrants(grantsNow);
     await sleep(API_TOKEN_SECONDS * 1000 + 200);
     const refused = await frank.callTool(WHOAMI('vendor'));
     expect(refused.isError).toBe(true);

@@ -14,8 +14,8 @@ export interface Tracing {
    */
   inClientSpan<T>(name: string, attributes: SpanAttributes | undefined, headers: Record<string, string>, work: (span: SpanHandle) => T): T;
   /**
-   * The server span of one HTTP request, the caller's `traceparent` its parent. `work` and every
-   * callback of the request and response run in its context; it ends when the response closes.
+   * The server span of one HTTP request, the caller's `traceparent` its parent. `work` runs in its
+   * context (and so does every continuation of it); it ends when the response closes.
    */
   serve<T>(req: IncomingMessage, res: ServerResponse, name: string, attributes: SpanAttributes, work: () => T): T;
   /** Exports what is buffered, then stops. */

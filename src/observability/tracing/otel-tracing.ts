@@ -101,10 +101,8 @@ export function createOtelTracing(options: OtelTracingOptions): Tracing {
       const parent = propagation.extract(ROOT_CONTEXT, req.headers);
       const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
       const active = trace.setSpan(parent, span);
-      // Body chunks and 'close' arrive on the request's and response's own async resources: bound
-      // here, their listeners (body parsers, the MCP transport) run in this request's context.
-      context.bind(active, req);
-      context.bind(active, res);
+      // The request and response are not bound to the context (as instrumentation-http does): every
+      // service reads its body through an awaited promise, whose continuation keeps the context.
       res.once('close', () => {
         const status = res.statusCode;
         span.setAttribute('http.response.status_code', status);

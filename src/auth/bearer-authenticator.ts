@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import { headerCount } from '../http/index.ts';
-import { inSpan } from '../observability/tracing/index.ts';
 import { authorizationOf, bearerTokenOf } from './bearer-token.ts';
 import type { RequestContext } from './request-context.ts';
 import type { TrustedIssuer } from './trusted-issuer.ts';
@@ -40,15 +39,13 @@ export interface BearerAuthenticator {
 export function createBearerAuthenticator(options: BearerAuthenticatorOptions): BearerAuthenticator {
   const { audience, resourceMetadataUrl } = options;
   const now = options.now ?? Date.now;
-  const verifyToken = createAccessTokenVerifier({
+  const verify = createAccessTokenVerifier({
     issuer: options.issuer.metadata.issuer,
     audience,
     getKey: options.issuer.keys.getKey,
     cooldownMs: options.issuer.keys.cooldownMs,
     now,
   });
-  // A span per verification (signature, claims, perhaps a key-set fetch); a cached token makes none.
-  const verify = (token: string): Promise<VerifiedAccessToken> => inSpan('verify token', undefined, () => verifyToken(token));
   const cache = options.cache === false ? undefined : new VerifiedTokenCache({ maxAgeMs: options.issuer.keys.refreshMs, now, ...options.cache });
   const inflight = new Map<string, Promise<VerifiedAccessToken>>();
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_OTLP_TRACES_ENDPOINT, tracingConfigFrom } from '../../src/observability/tracing/index.ts';
+import { activeTracing, DEFAULT_OTLP_TRACES_ENDPOINT, startTracing, tracingConfigFrom } from '../../src/observability/tracing/index.ts';
+import { captureLogger } from '../support/capture-logger.ts';
 
 describe('tracingConfigFrom: the OTEL_* variables decide whether traces are exported, and where', () => {
   it.each([
@@ -17,5 +18,18 @@ describe('tracingConfigFrom: the OTEL_* variables decide whether traces are expo
     const config = tracingConfigFrom(env);
     expect(config.enabled ? config.endpoint : undefined).toBe(endpoint);
     if (!config.enabled) expect(config.reason).toMatch(/OTEL_/);
+  });
+});
+
+describe('startTracing', () => {
+  it.each([
+    ['nothing set: off, and silent about it', {}, []],
+    ['an exporter this build lacks: off, saying why', { OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' }, ['OTEL_TRACES_EXPORTER=zipkin names no exporter this build has (otlp, or none)']],
+    ['OTEL_SDK_DISABLED=true: off, saying why', { OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' }, ['OTEL_SDK_DISABLED=true']],
+  ] as const)('%s', async (_what, env, reasons) => {
+    const { logger, lines } = captureLogger('info');
+    expect(await startTracing({ env, logger, serviceVersion: '0.0.0' })).toBeUndefined();
+    expect(activeTracing()).toBeUndefined();
+    expect(lines.map((line) => (JSON.parse(line) as { reason?: string }).reason)).toEqual(reasons);
   });
 });

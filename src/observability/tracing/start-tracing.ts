@@ -23,7 +23,11 @@ export interface RunningTracing {
  */
 export async function startTracing(options: StartTracingOptions): Promise<RunningTracing | undefined> {
   const config = tracingConfigFrom(options.env);
-  if (!config.enabled || activeTracing() !== undefined) return undefined;
+  if (!config.enabled) {
+    if (config.unset !== true) options.logger.info({ reason: config.reason }, 'traces are not exported');
+    return undefined;
+  }
+  if (activeTracing() !== undefined) return undefined;
   const { createOtelTracing } = await import('./otel-tracing.ts');
   const tracing = createOtelTracing({ endpoint: config.endpoint, serviceName: 'toolgraph', serviceVersion: options.serviceVersion });
   setActiveTracing(tracing);

@@ -6,7 +6,8 @@
  * attributes) the SDK reads itself.
  */
 export type TracingConfig =
-  | { readonly enabled: false; readonly reason: string }
+  /** `unset`: no variable asked for traces (the default, said nowhere); otherwise one turned them off. */
+  | { readonly enabled: false; readonly reason: string; readonly unset?: true }
   | { readonly enabled: true; readonly endpoint: string };
 
 /** The OTLP/HTTP exporter's default when no endpoint variable is set (OTEL_TRACES_EXPORTER=otlp alone). */
@@ -38,5 +39,5 @@ export function tracingConfigFrom(env: NodeJS.ProcessEnv): TracingConfig {
   const base = set(env, TRACING_ENV.endpoint);
   if (base !== undefined) return { enabled: true, endpoint: `${base.replace(/\/+$/, '')}/v1/traces` };
   if (exporters.includes('otlp')) return { enabled: true, endpoint: DEFAULT_OTLP_TRACES_ENDPOINT };
-  return { enabled: false, reason: `neither ${TRACING_ENV.tracesEndpoint} nor ${TRACING_ENV.endpoint} is set` };
+  return { enabled: false, reason: `neither ${TRACING_ENV.tracesEndpoint} nor ${TRACING_ENV.endpoint} is set`, unset: true };
 }

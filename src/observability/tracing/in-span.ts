@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { activeTracing } from './active-tracing.ts';
 import { NO_SPAN, type SpanAttributes, type SpanHandle } from './span-attributes.ts';
 
@@ -22,10 +21,4 @@ export function inClientCall<T>(name: string, attributes: SpanAttributes | undef
 export function inClientSpan<T>(name: string, attributes: SpanAttributes | undefined, work: (span: SpanHandle) => T): T {
   const tracing = activeTracing();
   return tracing === undefined ? work(NO_SPAN) : tracing.inSpan(name, 'client', attributes, work);
-}
-
-/** Serves one HTTP request inside its server span while tracing is on. */
-export function serveInSpan<T>(req: IncomingMessage, res: ServerResponse, name: string, attributes: SpanAttributes, work: () => T): T {
-  const tracing = activeTracing();
-  return tracing === undefined ? work() : tracing.serve(req, res, name, attributes, work);
 }

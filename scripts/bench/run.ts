@@ -28,6 +28,7 @@ const SUITES: Record<string, { readonly script: string; readonly about: string }
   'hot-path': { script: 'hot-path.ts', about: 'ordinary reads (GraphQL byId, filtered20, deep100; /dispatch tour query and point read) against another build: --baseline DIR, alternating rounds, this checkout / baseline' },
   pipelining: { script: 'pipelining.ts', about: 'the schema client\'s fragment fast path: the hand-written HTTP/1.1 pipelining client against undici Pool({ pipelining }), 4096 fragments from a real catalogue server' },
   metrics: { script: 'metrics.ts', about: 'POST /dispatch and /graphql with Prometheus metrics on against a baseline without them (--baseline-root DIR: a checkout without the hooks)' },
+  tracing: { script: 'tracing.ts', about: 'dispatch, GraphQL and tool calls with tracing off and on (every span exported over OTLP/HTTP) against the code before tracing' },
   cli: { script: 'cli.ts', about: 'toolgraph --version, --help, graph list, cypher and npm start (time to listen) on the built dist/, against node -e 0' },
 };
 

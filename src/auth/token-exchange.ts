@@ -1,6 +1,7 @@
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { ToolgraphError } from '../errors/index.ts';
+import { inClientSpan } from '../observability/tracing/index.ts';
 import { describeOAuthFailure } from './oauth-failure.ts';
 import { oauthConfiguration, type AuthorizationServer, type OAuthClientIdentity, type OAuthClientOptions } from './oauth-client.ts';
 import { rememberOpaqueToken } from './remember-token.ts';
@@ -91,35 +92,41 @@ export function createTokenExchanger(options: TokenExchangerOptions): TokenExcha
       configured();
       return tokenEndpoint;
     },
-    async exchange(request) {
-      const config = configured();
-      if (!config) throw noTokenEndpoint(missing());
-      const sentAt = now();
-      let answer: Awaited<ReturnType<typeof oidc.genericGrantRequest>>;
-      try {
-        answer = await oidc.genericGrantRequest(config, TOKEN_EXCHANGE_GRANT_TYPE, {
-          subject_token: request.subjectToken,
-          subject_token_type: ACCESS_TOKEN_TYPE,
-          requested_token_type: ACCESS_TOKEN_TYPE,
-          audience: request.audience,
-          scope: request.scopes,
-        });
-      } catch (error) {
-        throw exchangeFailed(error, request, tokenEndpoint as string);
-      }
-      rememberOpaqueToken(answer.access_token);
-      const expiresIn = answer.expires_in;
-      return Object.freeze({
-        accessToken: answer.access_token,
-        // openid-client lowercases token_type; RFC 6750 writes the scheme `Bearer`.
-        tokenType: answer.token_type === 'bearer' ? 'Bearer' : answer.token_type,
-        // Counted from when the request was sent, so the token is never thought fresher than it is.
-        expiresAt: typeof expiresIn === 'number' ? sentAt + expiresIn * 1000 : jwtExpiry(answer.access_token),
-        scope: answer.scope,
-        issuedTokenType: typeof answer['issued_token_type'] === 'string' ? answer['issued_token_type'] : undefined,
-      });
+    exchange(request) {
+      // A client span (the IdP is called); its attributes are none of the request's: the subject
+      // token never, and the audience and scopes are in the exchange's own log lines when needed.
+      return inClientSpan('token exchange', undefined, () => exchange(request));
     },
   };
+
+  async function exchange(request: ExchangeRequest): Promise<DelegatedToken> {
+    const config = configured();
+    if (!config) throw noTokenEndpoint(missing());
+    const sentAt = now();
+    let answer: Awaited<ReturnType<typeof oidc.genericGrantRequest>>;
+    try {
+      answer = await oidc.genericGrantRequest(config, TOKEN_EXCHANGE_GRANT_TYPE, {
+        subject_token: request.subjectToken,
+        subject_token_type: ACCESS_TOKEN_TYPE,
+        requested_token_type: ACCESS_TOKEN_TYPE,
+        audience: request.audience,
+        scope: request.scopes,
+      });
+    } catch (error) {
+      throw exchangeFailed(error, request, tokenEndpoint as string);
+    }
+    rememberOpaqueToken(answer.access_token);
+    const expiresIn = answer.expires_in;
+    return Object.freeze({
+      accessToken: answer.access_token,
+      // openid-client lowercases token_type; RFC 6750 writes the scheme `Bearer`.
+      tokenType: answer.token_type === 'bearer' ? 'Bearer' : answer.token_type,
+      // Counted from when the request was sent, so the token is never thought fresher than it is.
+      expiresAt: typeof expiresIn === 'number' ? sentAt + expiresIn * 1000 : jwtExpiry(answer.access_token),
+      scope: answer.scope,
+      issuedTokenType: typeof answer['issued_token_type'] === 'string' ? answer['issued_token_type'] : undefined,
+    });
+  }
 }
 
 function exchangeFailed(error: unknown, request: ExchangeRequest, tokenEndpoint: string): ToolgraphError {

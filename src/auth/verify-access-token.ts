@@ -1,5 +1,6 @@
 import { decodeProtectedHeader, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { ToolgraphError, describeValue } from '../errors/index.ts';
+import { inSpan } from '../observability/tracing/index.ts';
 import { principalFromClaims, type Principal } from './principal.ts';
 import { unauthenticated } from './unauthenticated.ts';
 
@@ -125,7 +126,11 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): 
     }
   }
 
-  return async (token) => {
+  // A span per verification (signature, claims, perhaps a key-set fetch): every auth type verifies
+  // here; a token answered from the verified-token cache makes none. Its failure is the TG_ code alone.
+  return (token) => inSpan('verify token', undefined, () => verifyToken(token));
+
+  async function verifyToken(token: string): Promise<VerifiedAccessToken> {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, getKey, {
@@ -149,5 +154,5 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): 
       throw unauthenticated('sender_constrained', 'The token is bound to a key of its holder (cnf claim: DPoP or mutual TLS); this server accepts only bearer tokens.');
     }
     return { principal: principalFromClaims(payload), expiresAt: payload.exp as number };
-  };
+  }
 }

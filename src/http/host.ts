@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { ToolgraphError } from '../errors/index.ts';
 import type { Logger } from '../log/index.ts';
+import { activeTracing } from '../observability/tracing/index.ts';
 import { OVERLOAD_RETRY_AFTER_SECS, processOverload, type OverloadSignal } from '../overload/index.ts';
 import { AllowedHosts } from './allowed-hosts.ts';
 import { ConnectionCap } from './connection-cap.ts';
@@ -219,7 +220,11 @@ function createHandler(state: HostState, logger: Logger): (req: IncomingMessage,
     }
     let handled: void | Promise<void>;
     try {
-      handled = service.handle(req, res);
+      // The span is named for the service, never the path (a path may name a graph).
+      const tracing = activeTracing();
+      handled = tracing === undefined ? service.handle(req, res) : tracing.serve(req, res, `${req.method ?? 'GET'} ${service.name}`, {
+        'http.request.method': req.method ?? 'GET', 'toolgraph.service': service.name,
+      }, () => service.handle(req, res));
     } catch (error) {
       failed(res, service, error);
       return;

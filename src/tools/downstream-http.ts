@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { ToolgraphError } from '../errors/index.ts';
+import { inClientCall } from '../observability/tracing/index.ts';
 
 /** Largest downstream answer a tool reads: 8 MiB (a tool result is read by a model, not streamed). */
 export const MAX_DOWNSTREAM_BYTES = 8 * 1024 * 1024;
@@ -52,11 +53,15 @@ export function createDownstreamHttp(options: DownstreamHttpOptions): Downstream
 
   return {
     send(req) {
-      return new Promise<DownstreamResponse>((resolve, reject) => {
-        const secure = req.url.protocol === 'https:';
-        const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8');
-        const headers: Record<string, string> = { ...req.headers };
-        if (body !== undefined) headers['content-length'] = String(body.length);
+      const secure = req.url.protocol === 'https:';
+      const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8');
+      const headers: Record<string, string> = { ...req.headers };
+      if (body !== undefined) headers['content-length'] = String(body.length);
+      // A client span whose traceparent goes with the request; its attributes name the server, never the path or query.
+      return inClientCall(req.method, {
+        'http.request.method': req.method, 'server.address': req.url.hostname, 'server.port': Number(req.url.port || (secure ? 443 : 80)),
+        'url.scheme': secure ? 'https' : 'http', 'toolgraph.downstream.agent': options.name,
+      }, headers, (span) => new Promise<DownstreamResponse>((resolve, reject) => {
         const outgoing = (secure ? httpsRequest : httpRequest)(req.url, {
           method: req.method,
           headers,
@@ -75,7 +80,12 @@ export function createDownstreamHttp(options: DownstreamHttpOptions): Downstream
             }
             chunks.push(chunk);
           });
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks, total) }));
+          res.on('end', () => {
+            const status = res.statusCode ?? 0;
+            span.set('http.response.status_code', status);
+            if (status >= 400) span.fail(String(status));
+            resolve({ status, headers: res.headers, body: Buffer.concat(chunks, total) });
+          });
           res.on('error', (error) => reject(failed(`${api} broke off its answer (${(error as NodeJS.ErrnoException).code ?? error.message}).`, error, { agent: options.name })));
         });
         outgoing.on('timeout', () => outgoing.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
@@ -87,7 +97,7 @@ export function createDownstreamHttp(options: DownstreamHttpOptions): Downstream
           else reject(failed(`${api} at ${req.url.origin} could not be reached (${code}).`, error, { agent: options.name, reason: 'unreachable' }));
         });
         outgoing.end(body);
-      });
+      }));
     },
     close() {
       http.destroy();

@@ -2,6 +2,7 @@ import type { RequestContext } from '../auth/index.ts';
 import { ToolgraphError, describeValue } from '../errors/index.ts';
 import { requireScope } from '../graph/dispatch/index.ts';
 import { toolActionSource, type JsonSchema, type SchemaSource } from '../manifest/index.ts';
+import { inSpan, type SpanHandle } from '../observability/tracing/index.ts';
 import type { ActionContext, ToolAgent } from './tool-agent.ts';
 import { resolveAction, type ResolvedCall } from './tool-arguments.ts';
 import { CONSENT_REQUIRED_SCHEMA, toolError, toolSuccess, type ToolResult } from './tool-result.ts';
@@ -124,7 +125,14 @@ export class ToolRegistry {
    * Runs a resolved call. Whatever the action throws becomes a result with `isError: true` and the
    * error's message; the log gets the tool, action, outcome and time, never the arguments.
    */
-  async run(call: ResolvedCall, context: ActionContext): Promise<ToolResult> {
+  run(call: ResolvedCall, context: ActionContext): Promise<ToolResult> {
+    // The GenAI conventions' tool execution span: tool and action names, the outcome's code; never the arguments.
+    return inSpan(`execute_tool ${call.agent.name}`, {
+      'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.agent.name, 'toolgraph.tool.action': call.action.name,
+    }, (span) => this.#run(call, context, span));
+  }
+
+  async #run(call: ResolvedCall, context: ActionContext, span: SpanHandle): Promise<ToolResult> {
     const started = performance.now();
     const fields = { tool: call.agent.name, action: call.action.name };
     try {
@@ -137,6 +145,7 @@ export class ToolRegistry {
       if (error.code === 'TG_INTERNAL') context.logger.error({ ...fields, err: thrown }, 'tool call failed');
       context.logger.info({ ...fields, outcome: error.code, ms: elapsed(started) }, 'tool call');
       this.#observer?.(error.code, performance.now() - started);
+      span.fail(error.code);
       return result;
     }
   }

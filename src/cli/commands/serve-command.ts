@@ -5,6 +5,7 @@ import { SERVICE_NAMES } from '../../serve/constants.ts';
 import type { RunningToolgraph } from '../../serve/index.ts';
 import type { CliIo } from '../cli-io.ts';
 import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
+import { TOOLGRAPH_VERSION } from '../version.ts';
 import { addSettingOptions } from '../setting-options.ts';
 
 /** The in-memory backend the secrets tool reads starts empty; local work seeds it as secret-manager does. */
@@ -56,11 +57,16 @@ export function registerServeCommand(program: Command, io: CliIo): void {
   const resolveFrom = addSettingOptions(command);
   command.action(async (opts: Record<string, unknown>) => {
     const config = resolveFrom(opts);
-    const [{ createLogger }, { parseServiceNames, startToolgraph }] = await Promise.all([import('../../log/index.ts'), import('../../serve/index.ts')]);
+    const [{ createLogger }, { parseServiceNames, startToolgraph }, { startTracing }] = await Promise.all([
+      import('../../log/index.ts'), import('../../serve/index.ts'), import('../../observability/tracing/index.ts'),
+    ]);
     const only = typeof opts['only'] === 'string' ? parseServiceNames(opts['only']) : undefined;
     const logger = createLogger({ level: config.values.logLevel });
+    // Before any service starts; the OpenTelemetry SDK loads only when the OTEL_* variables ask for traces.
+    const tracing = await startTracing({ env: process.env, logger, serviceVersion: TOOLGRAPH_VERSION });
     const secretsSeed = await secretsSeedFromEnv();
     const running = await startToolgraph({ config, logger, ...(only ? { only } : {}), ...(secretsSeed ? { secretsSeed } : {}) });
     await serveUntilSignal(running, io, config.values.shutdownGraceSecs, logger);
+    await tracing?.shutdown();
   });
 }

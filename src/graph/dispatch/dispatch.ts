@@ -1,5 +1,6 @@
 import { ToolgraphError, toToolgraphError } from '../../errors/index.ts';
 import type { Logger } from '../../log/index.ts';
+import { inSpan } from '../../observability/tracing/index.ts';
 import { prepareCypher, runCypherJson, type CypherEngine, type RunOptions } from '../cypher/index.ts';
 import { engineAs, type AccessSource } from '../access/index.ts';
 import type { NativeRequest } from './native-request.ts';
@@ -64,12 +65,16 @@ const CYPHER_READ_SCOPES = readScopes('cypher');
 function run(request: NativeRequest, principal: Principal, deps: DispatchDeps): Promise<unknown> {
   const { method } = request;
   if ('Cypher' in method) {
-    // Scope checks need to know whether the statement writes, so parse first; parsing reads nothing.
-    requireScope(principal, ANY_CYPHER_SCOPE, 'A Cypher query');
-    const prepared = prepareCypher(method.Cypher.query);
-    if (prepared.writes) requireScope(principal, WRITE_SCOPES, 'A Cypher statement with CREATE, SET, REMOVE or DELETE');
-    else requireScope(principal, CYPHER_READ_SCOPES, 'A Cypher read');
-    return runCypherJson(engineAs(deps.engine, principal), request.graph, prepared, method.Cypher.params, deps.cypher).then(toRawJson);
+    // One span per statement, from its parse to its result: whether it writes, never its text, parameters or graph.
+    return inSpan('cypher', undefined, (span) => {
+      // Scope checks need to know whether the statement writes, so parse first; parsing reads nothing.
+      requireScope(principal, ANY_CYPHER_SCOPE, 'A Cypher query');
+      const prepared = prepareCypher(method.Cypher.query);
+      span.set('toolgraph.cypher.writes', prepared.writes);
+      if (prepared.writes) requireScope(principal, WRITE_SCOPES, 'A Cypher statement with CREATE, SET, REMOVE or DELETE');
+      else requireScope(principal, CYPHER_READ_SCOPES, 'A Cypher read');
+      return runCypherJson(engineAs(deps.engine, principal), request.graph, prepared, method.Cypher.params, deps.cypher).then(toRawJson);
+    });
   }
   if (deps.graphql === undefined) {
     throw new ToolgraphError('TG_REQUEST_INVALID', 'The GraphQl method is not available yet on this server; send a Cypher method.', {

@@ -6,6 +6,7 @@ import { YogaServer, type GraphQLParams, type Plugin, type YogaLogger } from 'gr
 import { SETTINGS } from '../../config/index.ts';
 import { ToolgraphError, describeValue, isToolgraphError } from '../../errors/index.ts';
 import type { Logger } from '../../log/index.ts';
+import { errorTypeOf, inSpan, type SpanHandle } from '../../observability/tracing/index.ts';
 import { WRITE_SCOPES, readScopes, requireScope, type Principal } from '../dispatch/index.ts';
 import { UNMETERED, type ExecutionMeter } from './exec-state.ts';
 import { executeOperation, selectOperation, type GraphqlRequestContext } from './execute-operation.ts';
@@ -436,25 +437,57 @@ export class GraphqlPipeline {
     if (prepared === undefined) {
       const envelopContext = Object.assign(context, { request: requestLike, params });
       const enveloped = this.#yoga.getEnveloped(envelopContext);
-      let document: DocumentNode;
-      try {
-        document = enveloped.parse(query);
-      } catch (error) {
-        return { errors: [error instanceof GraphQLError ? error : this.#masked(error)] };
-      }
-      const invalid = enveloped.validate(enveloped.schema, document);
+      let failure: unknown;
+      const document = inSpan('graphql.parse', undefined, (span): DocumentNode | undefined => {
+        try {
+          return enveloped.parse(query);
+        } catch (error) {
+          failure = error;
+          span.fail(graphqlErrorType(error));
+          return undefined;
+        }
+      });
+      if (document === undefined) return { errors: [failure instanceof GraphQLError ? failure : this.#masked(failure)] };
+      const invalid = inSpan('graphql.validate', undefined, (span) => {
+        const found = enveloped.validate(enveloped.schema, document);
+        if (found.length > 0) span.fail(graphqlErrorType(found[0]));
+        return found;
+      });
       if (invalid.length > 0) return { errors: [...invalid] };
       prepared = { document, operation: selectOperation(document, operationName) };
       this.#prepared.set(schema, operationName ?? '', query, prepared);
     }
     const operation = prepared.operation;
     if (operation instanceof GraphQLError) return { errors: [operation] };
+    // The operation's type only: its name and text are the caller's document.
+    return inSpan('graphql.execute', { 'graphql.operation.type': operation.operation }, (span) => {
+      const result = this.#executeOperation(operation, prepared.document, params, request, context);
+      if (result instanceof Promise) return result.then((settled) => failedWith(span, settled));
+      return failedWith(span, result);
+    });
+  }
+
+  #executeOperation(operation: OperationDefinitionNode, document: DocumentNode, params: GraphQLParams, request: GraphqlRequest, context: GraphqlRequestContext): ExecutionResult | Promise<ExecutionResult> {
     const refused = gateOperation(operation, request.method, context.principal);
     if (refused !== null) return { errors: [refused] };
-    const args = { schema, document: prepared.document, contextValue: context, variableValues: (params.variables ?? undefined) as Record<string, unknown> | undefined, operationName };
+    const operationName = typeof params.operationName === 'string' ? params.operationName : undefined;
+    const args = { schema: context.graphSchema.schema, document, contextValue: context, variableValues: (params.variables ?? undefined) as Record<string, unknown> | undefined, operationName };
     // Reads run inside the engine's read of the graph (as Cypher's do): they start after a commit
     // that is waiting, and a commit arriving meanwhile applies once they end. Mutations commit first.
     if (operation.operation === 'query') return this.#engine.read(context.graph, () => executeOperation(args));
     return executeOperation(args);
   }
+}
+
+/** A span's error.type for a GraphQL failure: its code; graphql-js's own syntax and validation errors carry none. */
+function graphqlErrorType(error: unknown): string {
+  if (error instanceof GraphQLError && typeof error.extensions['code'] !== 'string') return 'TG_GRAPHQL_INVALID';
+  return errorTypeOf(error);
+}
+
+/** Marks an execute span failed with the first error's code when the result carries errors (a partial result too). */
+function failedWith(span: SpanHandle, result: ExecutionResult): ExecutionResult {
+  const first = result.errors?.[0];
+  if (first !== undefined) span.fail(graphqlErrorType(first));
+  return result;
 }

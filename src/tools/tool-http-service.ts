@@ -6,8 +6,8 @@ import { requestContextOf, type RequestContext } from '../auth/index.ts';
 import { ToolgraphError } from '../errors/index.ts';
 import { pathOf, readJsonBody, sendError, sendJson, type HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
-import { describeManifestErrors } from '../manifest/index.ts';
 import { MemoryStateStore, type StateStore } from '../state/index.ts';
+import { fieldViolations } from '../validation/index.ts';
 import { authInfoOf, createMcpServer } from './mcp-server.ts';
 import { StoredMcpSessions, type SessionCapabilities } from './stored-mcp-sessions.ts';
 import type { ToolRegistry } from './tool-registry.ts';
@@ -90,7 +90,7 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
     }
     const body = await readJsonBody(req, { route: `POST ${TOOLS_CALL_PATH}`, limitBytes: TOOLS_CALL_BODY_LIMIT });
     if (!validateCallToolRequest(body)) {
-      const violations = describeManifestErrors(validateCallToolRequest.errors);
+      const violations = fieldViolations(validateCallToolRequest.errors);
       throw new ToolgraphError('TG_BAD_REQUEST', `The body is not a tool call {name, arguments: {action, …}}: ${violations.map((v) => v.text).join('; ')}.`, {
         details: { violations: violations.map(({ pointer, expected, got }) => ({ pointer, expected, got })) },
       });

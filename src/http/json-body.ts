@@ -49,7 +49,7 @@ export function jsonMediaTypeRefusal(contentType: string | undefined, route: str
  * while reading (readBody), the bytes decoded as strict UTF-8 (invalid UTF-8 is 400 TG_BAD_REQUEST,
  * never replaced by U+FFFD; a byte-order mark is dropped). For routes that parse the text themselves.
  */
-export async function readJsonText(req: IncomingMessage, options: JsonBodyOptions): Promise<string> {
+async function readJsonText(req: IncomingMessage, options: JsonBodyOptions): Promise<string> {
   const refusal = jsonMediaTypeRefusal(req.headers['content-type'], options.route);
   if (refusal !== undefined) throw refusal;
   const body = await readBody(req, options.limitBytes, options.overflow);

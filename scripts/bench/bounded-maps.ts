@@ -1,10 +1,8 @@
 // Bounded maps benchmark: node scripts/bench/bounded-maps.ts [--rounds N] [--out FILE]
-// The three hand-written bounded maps on request hot paths against lru-cache doing the same job
+// The hand-written bounded maps left on request hot paths against lru-cache doing the same job
 // (issue 19, finding 4: keep a custom map only where it measurably pays), in one process, sides
 // alternating (custom, lru-cache, custom, …) for ROUNDS rounds. Each side answers the same key
 // sequence: mostly hits on a hot set, one miss and insert in 16 (so eviction runs too).
-// - verified tokens: VerifiedTokenCache (700-character JWTs, found by their last 24 characters)
-//   against lru-cache keyed by the same tail, with per-entry ttl, the token compared on a hit;
 // - Cypher statements: StatementCache (CLOCK, bounded by entries and characters) against lru-cache
 //   with max, maxSize and sizeCalculation;
 // - GraphQL documents: PreparedDocuments (per schema, per operation name, per text) against a
@@ -13,7 +11,6 @@
 import { writeFileSync } from 'node:fs';
 import { parse } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import { VerifiedTokenCache, type VerifiedAccessToken } from '../../src/auth/index.ts';
 import { StatementCache } from '../../src/graph/cypher/statement-cache.ts';
 import { PreparedDocuments, type Prepared } from '../../src/graph/graphql/prepared-documents.ts';
 import { median, printTable } from './bench-stats.ts';
@@ -41,38 +38,6 @@ const maxKey = keys.reduce((a, b) => Math.max(a, b), 0) + 1;
 
 interface Side { readonly name: string; run(): void }
 interface Pair { readonly name: string; readonly custom: Side; readonly lru: Side }
-
-// Verified tokens.
-const tokens = Array.from({ length: maxKey }, (_, i) => `eyJhbGciOiJSUzI1NiJ9.${'p'.repeat(400)}${i}.${'s'.repeat(260)}${String(i).padStart(24, '0')}`);
-const verified: VerifiedAccessToken = { principal: { subject: 'bench', scopes: ['kg:read'] }, expiresAt: Date.now() / 1000 + 3600 };
-const TAIL = 24;
-function tokenPair(): Pair {
-  return {
-    name: 'verified tokens',
-    custom: {
-      name: 'VerifiedTokenCache',
-      run() {
-        const cache = new VerifiedTokenCache({ maxEntries: CAPACITY });
-        for (const k of keys) {
-          const token = tokens[k]!;
-          if (cache.get(token) === undefined) cache.set(token, verified);
-        }
-      },
-    },
-    lru: {
-      name: 'lru-cache',
-      run() {
-        const cache = new LRUCache<string, { token: string; verified: VerifiedAccessToken }>({ max: CAPACITY, ttlResolution: 0 });
-        for (const k of keys) {
-          const token = tokens[k]!;
-          const slot = token.slice(-TAIL);
-          const hit = cache.get(slot);
-          if (hit === undefined || hit.token !== token) cache.set(slot, { token, verified }, { ttl: 600_000 });
-        }
-      },
-    },
-  };
-}
 
 // Cypher statements.
 const statements = Array.from({ length: maxKey }, (_, i) => `MATCH (p:Person {id: $id})-[:WORKS_AT]->(o:Organization) WHERE o.country = 'c${i}' RETURN p.name, o.name ORDER BY p.name LIMIT 10`);
@@ -144,7 +109,7 @@ function timeNs(side: Side): number {
 }
 
 const results: Record<string, { custom: number[]; lru: number[]; ratio: number[] }> = {};
-for (const pair of [tokenPair(), statementPair(), documentPair()]) {
+for (const pair of [statementPair(), documentPair()]) {
   // Warm both sides (JIT) before measuring.
   pair.custom.run();
   pair.lru.run();

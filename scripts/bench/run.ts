@@ -25,7 +25,7 @@ const SUITES: Record<string, { readonly script: string; readonly about: string }
   secrets: { script: 'secrets.ts', about: 'secret reads/s with a cached store token against plain fetch; logins under 1,000 concurrent reads' },
   delegation: { script: 'delegation.ts', about: 'downstream calls with a cached delegated token against no delegation; exchanges under 1,000 calls' },
   tools: { script: 'tools.ts', about: 'tool calls (REST and MCP) with no auth, jwt and cached delegation against POST /dispatch alone' },
-  'bounded-maps': { script: 'bounded-maps.ts', about: 'the hot-path bounded maps (verified tokens, Cypher statements, GraphQL documents) against lru-cache doing the same job' },
+  'bounded-maps': { script: 'bounded-maps.ts', about: 'the hand-written bounded maps left on hot paths (Cypher statements, GraphQL documents) against lru-cache doing the same job' },
   cli: { script: 'cli.ts', about: 'toolgraph --version, --help, graph list, cypher and npm start (time to listen) on the built dist/, against node -e 0' },
 };
 

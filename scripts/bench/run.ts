@@ -29,6 +29,7 @@ const SUITES: Record<string, { readonly script: string; readonly about: string }
   pipelining: { script: 'pipelining.ts', about: 'the schema client\'s fragment fast path: the hand-written HTTP/1.1 pipelining client against undici Pool({ pipelining }), 4096 fragments from a real catalogue server' },
   metrics: { script: 'metrics.ts', about: 'POST /dispatch and /graphql with Prometheus metrics on against a baseline without them (--baseline-root DIR: a checkout without the hooks)' },
   tracing: { script: 'tracing.ts', about: 'dispatch, GraphQL and tool calls with tracing off and on (every span exported over OTLP/HTTP) against the code before tracing' },
+  'bounded-maps': { script: 'bounded-maps.ts', about: 'the hand-written bounded maps left on hot paths (Cypher statements, GraphQL documents) against lru-cache doing the same job' },
   cli: { script: 'cli.ts', about: 'toolgraph --version, --help, graph list, cypher and npm start (time to listen) on the built dist/, against node -e 0' },
 };
 

@@ -1,3 +1,5 @@
+import type { LRUCache } from 'lru-cache';
+import { expiringLru, ttlUntil } from '../cache/index.ts';
 import type { DelegatedToken } from './token-exchange.ts';
 
 /** Whose token, for which API: the spec's cache key (subject, audience, scopes), plus the issuer. */
@@ -12,7 +14,7 @@ export interface DelegationKey {
 
 export interface DelegatedTokenCacheOptions {
   readonly now?: () => number;
-  /** Default 10000; the oldest entry goes first once full (expired ones before that). */
+  /** Default 10000; the least recently used entry goes first once full. */
   readonly maxEntries?: number;
 }
 
@@ -51,31 +53,28 @@ function cacheKey(key: DelegationKey): string {
 /**
  * Delegated tokens per (issuer, subject, audience, scopes), reused until shortly before they expire.
  * Identical exchanges in flight at the same time share one request to the IdP, so a burst of calls
- * by one caller costs one exchange.
+ * by one caller costs one exchange. Bounded and expiring through lru-cache (expiringLru).
  */
 export class DelegatedTokenCache {
-  readonly #entries = new Map<string, { token: DelegatedToken; usableUntil: number }>();
+  readonly #entries: LRUCache<string, DelegatedToken>;
   readonly #inflight = new Map<string, Promise<DelegatedToken>>();
   readonly #now: () => number;
-  readonly #maxEntries: number;
 
   constructor(options: DelegatedTokenCacheOptions = {}) {
     this.#now = options.now ?? Date.now;
-    this.#maxEntries = options.maxEntries ?? 10_000;
+    this.#entries = expiringLru({ max: options.maxEntries ?? 10_000, now: this.#now });
   }
 
   get size(): number {
+    this.#entries.purgeStale();
     return this.#entries.size;
   }
 
   /** The cached token for `key`, or the result of `exchange` (shared with identical calls in flight). */
   async get(key: DelegationKey, exchange: () => Promise<DelegatedToken>): Promise<CachedDelegation> {
     const id = cacheKey(key);
-    const entry = this.#entries.get(id);
-    if (entry !== undefined) {
-      if (this.#now() < entry.usableUntil) return { token: entry.token, from: 'cache' };
-      this.#entries.delete(id);
-    }
+    const cached = this.#entries.get(id);
+    if (cached !== undefined) return { token: cached, from: 'cache' };
     const pending = this.#inflight.get(id);
     if (pending !== undefined) return { token: await pending, from: 'shared' };
     const started = this.#now();
@@ -98,16 +97,8 @@ export class DelegatedTokenCache {
 
   #store(id: string, token: DelegatedToken, obtainedAt: number): void {
     const usableUntil = delegatedTokenUsableUntil(token, obtainedAt);
-    const now = this.#now();
-    if (usableUntil === undefined || usableUntil <= now) return;
-    this.#entries.delete(id);
-    this.#entries.set(id, { token, usableUntil });
-    if (this.#entries.size <= this.#maxEntries) return;
-    for (const [k, e] of this.#entries) if (now >= e.usableUntil) this.#entries.delete(k);
-    while (this.#entries.size > this.#maxEntries) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.#entries.delete(oldest);
-    }
+    const ttl = usableUntil === undefined ? undefined : ttlUntil(usableUntil, this.#now());
+    if (ttl === undefined) return;
+    this.#entries.set(id, token, { ttl });
   }
 }

@@ -3,3 +3,4 @@ export type { ErrorCode, ErrorCodeInfo } from './codes.ts';
 export { ToolgraphError, isToolgraphError, toToolgraphError } from './toolgraph-error.ts';
 export type { ErrorBody, ToolgraphErrorOptions } from './toolgraph-error.ts';
 export { describeValue } from './describe-value.ts';
+export { notJsonError } from './not-json.ts';

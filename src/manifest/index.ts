@@ -1,6 +1,5 @@
 export type { SchemaManifest } from '../../generated/types/schema-manifest.ts';
-export { assertSchemaManifest, describeManifestErrors, isSchemaManifest } from './validate-manifest.ts';
-export type { ManifestViolation } from './validate-manifest.ts';
+export { assertSchemaManifest, isSchemaManifest } from './validate-manifest.ts';
 
 // Canonical schemas, digests, fragments
 export {

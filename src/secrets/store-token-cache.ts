@@ -1,9 +1,5 @@
-/** A store token held for reuse, with the instant after which it must not be used. */
-interface Entry {
-  token: string;
-  /** Epoch ms; Infinity for a token the store gave no TTL. */
-  usableUntil: number;
-}
+import type { LRUCache } from 'lru-cache';
+import { expiringLru, ttlUntil } from '../cache/index.ts';
 
 export interface StoreTokenCacheOptions {
   now?: () => number;
@@ -13,30 +9,25 @@ export interface StoreTokenCacheOptions {
 
 /**
  * Store tokens by identity key (method + who). A token is reused until shortly before its lease
- * ends (10% of the lease, at most 30 s early) so a read never races the expiry.
+ * ends (10% of the lease, at most 30 s early) so a read never races the expiry. Bounded by
+ * lru-cache: past `maxEntries` the least recently used token goes (an expired one is never returned).
  */
 export class StoreTokenCache {
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries: LRUCache<string, string>;
   readonly #now: () => number;
-  readonly #maxEntries: number;
 
   constructor(options: StoreTokenCacheOptions = {}) {
     this.#now = options.now ?? Date.now;
-    this.#maxEntries = options.maxEntries ?? 1000;
+    this.#entries = expiringLru({ max: options.maxEntries ?? 1000, now: this.#now });
   }
 
   get size(): number {
+    this.#entries.purgeStale();
     return this.#entries.size;
   }
 
   get(key: string): string | undefined {
-    const entry = this.#entries.get(key);
-    if (!entry) return undefined;
-    if (this.#now() >= entry.usableUntil) {
-      this.#entries.delete(key);
-      return undefined;
-    }
-    return entry.token;
+    return this.#entries.get(key);
   }
 
   /**
@@ -47,11 +38,9 @@ export class StoreTokenCache {
     const now = this.#now();
     const leaseMs = leaseSeconds > 0 ? leaseSeconds * 1000 : Infinity;
     const early = Number.isFinite(leaseMs) ? Math.min(30_000, leaseMs / 10) : 0;
-    const usableUntil = Math.min(now + leaseMs - early, notAfter);
-    if (usableUntil <= now) return;
-    this.#entries.delete(key);
-    this.#entries.set(key, { token, usableUntil });
-    if (this.#entries.size > this.#maxEntries) this.#evict(now);
+    const ttl = ttlUntil(Math.min(now + leaseMs - early, notAfter), now);
+    if (ttl === undefined) return;
+    this.#entries.set(key, token, { ttl });
   }
 
   delete(key: string): void {
@@ -60,15 +49,5 @@ export class StoreTokenCache {
 
   clear(): void {
     this.#entries.clear();
-  }
-
-  // Expired entries go first; if still full, the oldest insertion goes.
-  #evict(now: number): void {
-    for (const [key, entry] of this.#entries) if (now >= entry.usableUntil) this.#entries.delete(key);
-    while (this.#entries.size > this.#maxEntries) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.#entries.delete(oldest);
-    }
   }
 }

@@ -1,5 +1,5 @@
 import { ToolgraphError, describeValue } from '../errors/index.ts';
-import { describeManifestErrors } from '../manifest/index.ts';
+import { fieldViolations } from '../validation/index.ts';
 import type { AnyToolAction, ToolAgent } from './tool-agent.ts';
 
 /** A call the registry can run: the agent, its action and the action's own arguments, checked. */
@@ -38,7 +38,7 @@ export function resolveAction(agent: ToolAgent, args: unknown): ResolvedCall {
     });
   }
   if (!action.validate(rest)) {
-    const violations = describeManifestErrors(action.validate.errors);
+    const violations = fieldViolations(action.validate.errors);
     const count = violations.length === 1 ? '1 violation' : `${violations.length} violations`;
     throw new ToolgraphError('TG_TOOL_ARGUMENTS_INVALID', `Invalid arguments for ${agent.name}.${action.name} (${count}): ${violations.map((v) => v.text).join('; ')}.`, {
       details: { tool: agent.name, action: action.name, violations: violations.map(({ pointer, expected, got }) => ({ pointer, expected, got })) },

@@ -4,10 +4,10 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { validateCallToolRequest } from '../../generated/validators/openapi.ts';
 import { requestContextOf, type RequestContext } from '../auth/index.ts';
 import { ToolgraphError } from '../errors/index.ts';
-import { pathOf, readBody, sendError, sendJson, type HttpService } from '../http/index.ts';
+import { pathOf, readJsonBody, sendError, sendJson, type HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
-import { describeManifestErrors } from '../manifest/index.ts';
 import { MemoryStateStore, type StateStore } from '../state/index.ts';
+import { fieldViolations } from '../validation/index.ts';
 import { authInfoOf, createMcpServer } from './mcp-server.ts';
 import { StoredMcpSessions, type SessionCapabilities } from './stored-mcp-sessions.ts';
 import type { ToolRegistry } from './tool-registry.ts';
@@ -43,6 +43,7 @@ function rpcError(res: ServerResponse, status: number, code: number, message: st
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
+/** A JSON media type, whatever its charset: the body reader refuses charsets other than UTF-8. */
 function isJson(contentType: string | undefined): boolean {
   return contentType !== undefined && /^application\/json\s*(;|$)/i.test(contentType);
 }
@@ -82,27 +83,14 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
     await transport.handleRequest(request, res, parsed);
   }
 
-  async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
-    const body = await readBody(req, limit);
-    try {
-      return JSON.parse(body.toString('utf8'));
-    } catch (error) {
-      throw new ToolgraphError('TG_BAD_REQUEST', 'The body is not valid JSON.', { cause: error });
-    }
-  }
-
   async function restCall(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'POST') {
       sendError(res, new ToolgraphError('TG_METHOD_NOT_ALLOWED', `${req.method ?? 'GET'} is not allowed on ${TOOLS_CALL_PATH}; use POST.`), { allow: 'POST' });
       return;
     }
-    if (!isJson(req.headers['content-type'])) {
-      sendError(res, new ToolgraphError('TG_UNSUPPORTED_MEDIA_TYPE', `${TOOLS_CALL_PATH} accepts only Content-Type: application/json; got ${req.headers['content-type'] === undefined ? 'none' : JSON.stringify(req.headers['content-type'].slice(0, 100))}.`));
-      return;
-    }
-    const body = await readJson(req, TOOLS_CALL_BODY_LIMIT);
+    const body = await readJsonBody(req, { route: `POST ${TOOLS_CALL_PATH}`, limitBytes: TOOLS_CALL_BODY_LIMIT });
     if (!validateCallToolRequest(body)) {
-      const violations = describeManifestErrors(validateCallToolRequest.errors);
+      const violations = fieldViolations(validateCallToolRequest.errors);
       throw new ToolgraphError('TG_BAD_REQUEST', `The body is not a tool call {name, arguments: {action, …}}: ${violations.map((v) => v.text).join('; ')}.`, {
         details: { violations: violations.map(({ pointer, expected, got }) => ({ pointer, expected, got })) },
       });
@@ -141,7 +129,8 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
     const request = req as IncomingMessage & { auth?: ReturnType<typeof authInfoOf> };
     if (context !== undefined) request.auth = authInfoOf(context);
     const sessionId = req.headers['mcp-session-id'];
-    const parsed = req.method === 'POST' && isJson(req.headers['content-type']) ? await readJson(req, MCP_BODY_LIMIT) : undefined;
+    // Another media type goes on unread: the SDK's transport answers it in the protocol (415).
+    const parsed = req.method === 'POST' && isJson(req.headers['content-type']) ? await readJsonBody(req, { route: `POST ${MCP_PATH}`, limitBytes: MCP_BODY_LIMIT }) : undefined;
     refuseMissingScopes(parsed, context);
 
     const owner = ownerOf(context);

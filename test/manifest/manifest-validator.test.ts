@@ -5,7 +5,8 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { validateSchemaManifest } from '../../generated/validators/schema-manifest.ts';
 import { ToolgraphError } from '../../src/errors/index.ts';
-import { assertSchemaManifest, describeManifestErrors, isSchemaManifest, type SchemaManifest } from '../../src/manifest/index.ts';
+import { assertSchemaManifest, isSchemaManifest, type SchemaManifest } from '../../src/manifest/index.ts';
+import { fieldViolations } from '../../src/validation/index.ts';
 
 const schemaText = readFileSync(new URL('../../specs/schema-manifest.schema.json', import.meta.url), 'utf8');
 const schema = JSON.parse(schemaText) as { $id: string; required: string[] };
@@ -244,7 +245,7 @@ describe('SchemaManifest validator: properties', () => {
       fc.asyncProperty(manifestArb, mutation, async (manifest, [field, bad]) => {
         const value = { ...manifest, [field]: bad };
         expect(validateSchemaManifest(value)).toBe(false);
-        expect(describeManifestErrors(validateSchemaManifest.errors).map((v) => v.pointer)).toEqual([`/${field}`]);
+        expect(fieldViolations(validateSchemaManifest.errors).map((v) => v.pointer)).toEqual([`/${field}`]);
         expect(messageOf(value)).toContain(`/${field}: expected `);
         expect(await hyperjumpAccepts(value)).toBe(false);
       }),

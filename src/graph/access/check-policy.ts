@@ -2,15 +2,12 @@ import type { ErrorObject } from 'ajv';
 import type { AccessPolicy } from '../../../generated/types/access-policy.ts';
 import { validateAccessPolicy } from '../../../generated/validators/access-policy.ts';
 import { ToolgraphError, describeValue } from '../../errors/index.ts';
+import { childPointer, schemaViolations } from '../../validation/index.ts';
 
 export type { AccessPolicy, Literal, Matcher, Operand, Predicate } from '../../../generated/types/access-policy.ts';
 
 /** Deeper documents are refused before validation, so a hostile policy cannot exhaust the stack. */
 export const MAX_POLICY_DEPTH = 48;
-
-function encode(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
-}
 
 /** The pointer of the first value nested deeper than MAX_POLICY_DEPTH, or null (iterative: no recursion). */
 function tooDeep(value: unknown): string | null {
@@ -20,7 +17,7 @@ function tooDeep(value: unknown): string | null {
     if (typeof top.value !== 'object' || top.value === null) continue;
     if (top.depth >= MAX_POLICY_DEPTH) return top.pointer;
     for (const [key, child] of Object.entries(top.value)) {
-      stack.push({ value: child, depth: top.depth + 1, pointer: `${top.pointer}/${encode(key)}` });
+      stack.push({ value: child, depth: top.depth + 1, pointer: childPointer(top.pointer, key) });
     }
   }
   return null;
@@ -33,19 +30,19 @@ function tooDeep(value: unknown): string | null {
  * is; when branches disagree, the value matches none of the allowed forms.
  */
 function pickError(errors: readonly ErrorObject[]): { pointer: string; message: string } {
-  const relevant = errors.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf');
+  const relevant = schemaViolations(errors.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf'));
   if (relevant.length === 0) return { pointer: errors[0]?.instancePath ?? '', message: errors[0]?.message ?? 'is invalid' };
   const depth = (pointer: string): number => (pointer === '' ? 0 : pointer.split('/').length);
   let path = relevant[0]!.instancePath;
-  for (const e of relevant) if (depth(e.instancePath) > depth(path)) path = e.instancePath;
-  const here = relevant.filter((e) => e.instancePath === path);
-  const extra = new Set(here.filter((e) => e.keyword === 'additionalProperties').map((e) => String((e.params as { additionalProperty: string }).additionalProperty)));
-  const missing = new Set(here.filter((e) => e.keyword === 'required').map((e) => String((e.params as { missingProperty: string }).missingProperty)));
-  const others = here.filter((e) => e.keyword !== 'additionalProperties' && e.keyword !== 'required' && e.keyword !== 'type');
-  if (extra.size === 1) return { pointer: `${path}/${encode([...extra][0]!)}`, message: 'is not a property this object may have' };
-  if (extra.size === 0 && missing.size === 1 && others.length === 0) return { pointer: `${path}/${encode([...missing][0]!)}`, message: 'is required' };
-  if (extra.size === 0 && missing.size === 0 && others.length > 0) return { pointer: path, message: `${others[0]!.message ?? others[0]!.keyword}; got ${describeValue(others[0]!.data)}` };
-  if (extra.size === 0 && missing.size === 0 && here.length === 1) return { pointer: path, message: `${here[0]!.message ?? here[0]!.keyword}; got ${describeValue(here[0]!.data)}` };
+  for (const v of relevant) if (depth(v.instancePath) > depth(path)) path = v.instancePath;
+  const here = relevant.filter((v) => v.instancePath === path);
+  const extra = new Set(here.filter((v) => v.kind === 'unknown').map((v) => v.pointer));
+  const missing = new Set(here.filter((v) => v.kind === 'missing').map((v) => v.pointer));
+  const others = here.filter((v) => v.kind === 'invalid' && v.keyword !== 'type');
+  if (extra.size === 1) return { pointer: [...extra][0]!, message: 'is not a property this object may have' };
+  if (extra.size === 0 && missing.size === 1 && others.length === 0) return { pointer: [...missing][0]!, message: 'is required' };
+  if (extra.size === 0 && missing.size === 0 && others.length > 0) return { pointer: path, message: `${others[0]!.message}; got ${describeValue(others[0]!.value)}` };
+  if (extra.size === 0 && missing.size === 0 && here.length === 1) return { pointer: path, message: `${here[0]!.message}; got ${describeValue(here[0]!.value)}` };
   return { pointer: path, message: `matches none of the allowed forms (docs/access.md); got ${describeValue(here[0]!.data)}` };
 }
 

@@ -22,7 +22,8 @@ const SWEEP_EVERY_SECS = 10;
  * The in-process ledger: remembers every consumed value until its envelope can no longer be
  * accepted (expiry plus clock tolerance), so a replay is refused and memory stays bounded: envelopes
  * live at most five minutes, and a full ledger refuses new handshakes (the caller answers 429) rather
- * than forget a live value.
+ * than forget a live value. Not an lru-cache: a cache may drop a live entry when full, and a ledger
+ * that forgot one would accept its replay. Across replicas the StoreReplayLedger (StateStore) is used.
  */
 export class MemoryReplayLedger implements ReplayLedger {
   readonly capacity: number;

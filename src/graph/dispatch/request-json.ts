@@ -1,4 +1,4 @@
-import { ToolgraphError } from '../../errors/index.ts';
+import { ToolgraphError, notJsonError } from '../../errors/index.ts';
 
 /**
  * Deepest nesting of arrays and objects a request body may have. The NativeRequest itself takes 4
@@ -115,7 +115,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * exactly), and the source of the top-level `id` number is kept. Nesting deeper than MAX_JSON_DEPTH
  * is refused before parsing. One scan of the text finds what needs care: when nothing but the
  * top-level `id` might lose digits (the common case, even with a 20-digit u64 id) a plain JSON.parse
- * does, and only the id is fixed up; otherwise a reviver reads every number's source.
+ * does, and only the id is fixed up; otherwise a reviver reads every number's source. Text that is
+ * not JSON is 400 TG_BAD_REQUEST (notJsonError), as on every route.
  */
 export function parseRequestJson(text: string, what = 'The body'): ParsedRequestJson {
   const scan = scanBody(text, MAX_JSON_DEPTH);
@@ -146,6 +147,6 @@ export function parseRequestJson(text: string, what = 'The body'): ParsedRequest
     }) as unknown;
     return { value, idSources };
   } catch (error) {
-    throw new ToolgraphError('TG_REQUEST_INVALID', `${what} is not valid JSON: ${(error as Error).message}`, { cause: error });
+    throw notJsonError(what, error);
   }
 }

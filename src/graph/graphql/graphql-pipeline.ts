@@ -1,4 +1,4 @@
-import { useAPQ } from '@graphql-yoga/plugin-apq';
+import { createInMemoryAPQStore, useAPQ } from '@graphql-yoga/plugin-apq';
 import { mayRead } from '../access/index.ts';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { GraphQLError, type DocumentNode, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
@@ -15,6 +15,7 @@ import { gateOperation } from './operation-gate.ts';
 import { OperationPricing } from './price-operation.ts';
 import { GraphSchemaCache } from './graph-schema.ts';
 import { warmSchemaAssembly } from './schema-assembler.ts';
+import { PreparedDocuments } from './prepared-documents.ts';
 import { formatError, graphqlError, httpHintOf, toGraphQLError } from './graphql-errors.ts';
 import type { GraphqlOptions } from './graphql-options.ts';
 import { sha256Hex } from './trusted-documents.ts';
@@ -51,28 +52,6 @@ const ANY_GRAPHQL_SCOPE = [...new Set([...readScopes('graphql'), ...WRITE_SCOPES
 
 /** Apollo's protocol codes that clients act on (a hash miss makes them resend the text): kept as they are. */
 const PROTOCOL_CODES = new Set(['PERSISTED_QUERY_NOT_FOUND']);
-
-/** A bounded most-recently-used map: the APQ store. */
-class LruStore {
-  readonly #map = new Map<string, string>();
-  readonly #max: number;
-  constructor(max: number) {
-    this.#max = max;
-  }
-  get(key: string): string | undefined {
-    const value = this.#map.get(key);
-    if (value !== undefined) {
-      this.#map.delete(key);
-      this.#map.set(key, value);
-    }
-    return value;
-  }
-  set(key: string, value: string): void {
-    this.#map.delete(key);
-    this.#map.set(key, value);
-    if (this.#map.size > this.#max) this.#map.delete(this.#map.keys().next().value!);
-  }
-}
 
 function yogaLogger(logger: Logger): YogaLogger {
   return {
@@ -201,47 +180,6 @@ function serialize(result: ExecutionResult, errors: readonly GraphQLError[]): st
   return JSON.stringify(out);
 }
 
-interface Prepared {
-  readonly document: DocumentNode;
-  readonly operation: OperationDefinitionNode | GraphQLError;
-}
-
-/**
- * Documents that parsed and validated, per schema (so per catalogue epoch), then per operation name
- * ('' for none: no GraphQL name is empty, so keys never collide) and document text; a schema keeps
- * at most `max` of them, oldest dropped first.
- */
-class PreparedDocuments {
-  readonly #bySchema = new WeakMap<object, { size: number; byName: Map<string, Map<string, Prepared>> }>();
-  readonly #max: number;
-  constructor(max: number) {
-    this.#max = max;
-  }
-  get(schema: object, operationName: string, query: string): Prepared | undefined {
-    return this.#bySchema.get(schema)?.byName.get(operationName)?.get(query);
-  }
-  set(schema: object, operationName: string, query: string, prepared: Prepared): void {
-    let entry = this.#bySchema.get(schema);
-    if (entry === undefined) {
-      entry = { size: 0, byName: new Map() };
-      this.#bySchema.set(schema, entry);
-    }
-    if (entry.size >= this.#max) {
-      const [name, oldest] = entry.byName.entries().next().value!;
-      oldest.delete(oldest.keys().next().value!);
-      if (oldest.size === 0) entry.byName.delete(name);
-      entry.size--;
-    }
-    let byQuery = entry.byName.get(operationName);
-    if (byQuery === undefined) {
-      byQuery = new Map();
-      entry.byName.set(operationName, byQuery);
-    }
-    if (!byQuery.has(query)) entry.size++;
-    byQuery.set(query, prepared);
-  }
-}
-
 type OnParams = (payload: Record<string, unknown>) => unknown;
 
 const NOTHING = (): undefined => undefined;
@@ -280,7 +218,8 @@ export class GraphqlPipeline {
     this.#logger = logger;
     this.options = options;
     const trusted = options.trustedDocuments;
-    const apqStore = new LruStore(options.apqMaxEntries);
+    // The plugin's own store (lru-cache): most recently used first, no expiry (ttl 0), as the setting documents.
+    const apqStore = createInMemoryAPQStore({ max: options.apqMaxEntries, ttl: 0 });
     const paramsPlugins: Plugin[] = [
       { onParams: ({ params }) => { checkParams(params as Record<string, unknown>); } },
       ...(options.persistedOnly ? [useTrustedText(trusted)] : []),

@@ -1,7 +1,6 @@
-import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolgraphError, describeValue, toToolgraphError } from '../../errors/index.ts';
-import { noteOutcome, pathOf, readBody, type HttpService } from '../../http/index.ts';
+import { noteOutcome, pathOf, readJsonBody, type HttpService } from '../../http/index.ts';
 import { createGraphiqlPage } from './graphiql-page.ts';
 import type { Logger } from '../../log/index.ts';
 import type { Principal } from '../dispatch/index.ts';
@@ -107,29 +106,9 @@ function getParams(req: IncomingMessage): Record<string, unknown> {
 }
 
 
-/** `application/json`, with at most a UTF-8 charset parameter. */
-function isJsonUtf8(contentType: string): boolean {
-  const [type, ...parameters] = contentType.split(';').map((s) => s.trim().toLowerCase());
-  return type === JSON_TYPE && parameters.every((p) => !p.startsWith('charset=') || p === 'charset=utf-8' || p === 'charset="utf-8"');
-}
-
 async function postParams(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
-  const contentType = req.headers['content-type'];
-  if (contentType === undefined) {
-    throw new HttpRefusal(new ToolgraphError('TG_BAD_REQUEST', 'A POST needs Content-Type: application/json with a JSON body {query, variables?, operationName?, extensions?}.'));
-  }
-  if (contentType !== JSON_TYPE && !isJsonUtf8(contentType)) {
-    throw new HttpRefusal(new ToolgraphError('TG_UNSUPPORTED_MEDIA_TYPE', `POST /graphql/{graph} accepts only Content-Type: application/json (UTF-8); got ${describeValue(contentType.slice(0, 100))}.`));
-  }
   // Drained, not cut off: GraphQL-over-HTTP clients read the 413 on the same connection.
-  const body = await readBody(req, limit, 'drain');
-  let parsed: unknown;
-  try {
-    if (!isUtf8(body)) throw new Error('not UTF-8');
-    parsed = JSON.parse(body.toString('utf8'));
-  } catch (error) {
-    throw new HttpRefusal(new ToolgraphError('TG_BAD_REQUEST', `The body is not valid UTF-8 JSON: ${(error as Error).message}`));
-  }
+  const parsed = await readJsonBody(req, { route: `POST ${GRAPHQL_PATH}/{graph}`, limitBytes: limit, overflow: 'drain' });
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new HttpRefusal(new ToolgraphError('TG_BAD_REQUEST', `The body must be a JSON object {query, variables?, operationName?, extensions?}; got ${describeValue(parsed)} (batches are not accepted).`));
   }

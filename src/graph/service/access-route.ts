@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolgraphError, describeValue } from '../../errors/index.ts';
-import { readBody, sendError, sendJson } from '../../http/index.ts';
+import { readJsonBody, sendError, sendJson } from '../../http/index.ts';
 import { ADMIN_SCOPES, readAccessPolicy, replaceAccessPolicy, type PolicyStore } from '../access/index.ts';
 import { GRAPH_NAME_PATTERN } from '../engine/index.ts';
 import { requireScope, type Principal } from '../dispatch/index.ts';
@@ -9,8 +9,6 @@ export const ACCESS_ROUTE_PREFIX = '/graphs';
 /** Largest accepted policy document: 256 KiB. */
 export const ACCESS_BODY_LIMIT = 256 * 1024;
 const ROUTE = /^\/graphs\/([^/]+)\/access$/;
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** What the route needs: the graphs and their policies (the GraphEngine). */
 export interface AccessRouteEngine extends PolicyStore {
@@ -30,25 +28,6 @@ function graphOf(path: string): string | undefined {
 function requireGraph(engine: AccessRouteEngine, graph: string): void {
   if (!GRAPH_NAME_PATTERN.test(graph) || !engine.hasGraph(graph)) {
     throw new ToolgraphError('TG_GRAPH_NOT_FOUND', `No graph is named ${describeValue(graph)}.`);
-  }
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const type = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/json') {
-    throw new ToolgraphError('TG_UNSUPPORTED_MEDIA_TYPE', `An access policy is sent as Content-Type: application/json; got ${type === undefined ? 'none' : describeValue(type.slice(0, 100))}.`);
-  }
-  const body = await readBody(req, ACCESS_BODY_LIMIT);
-  let text: string;
-  try {
-    text = utf8.decode(body);
-  } catch (error) {
-    throw new ToolgraphError('TG_BAD_REQUEST', 'The body is not valid UTF-8.', { cause: error });
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new ToolgraphError('TG_BAD_REQUEST', 'The body is not JSON: send the access policy document (specs/access-policy.schema.json).', { cause: error });
   }
 }
 
@@ -76,7 +55,7 @@ export async function handleAccessRoute(req: IncomingMessage, res: ServerRespons
     sendJson(res, 200, record ?? { graph, version: 0, policy: null }, { 'cache-control': 'no-store' });
     return;
   }
-  const value = await readJson(req);
+  const value = await readJsonBody(req, { route: 'PUT /graphs/{graph}/access', limitBytes: ACCESS_BODY_LIMIT });
   const record = await replaceAccessPolicy(engine, graph, value);
   sendJson(res, 200, record, { 'cache-control': 'no-store' });
 }

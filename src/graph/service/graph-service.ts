@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ACCESS_ROUTE_PREFIX, handleAccessRoute, type AccessRouteEngine } from './access-route.ts';
 import { handleNamespaceRoute, namespaceRouteGraph, type NamespaceRouteEngine } from './namespace-route.ts';
 import { ToolgraphError } from '../../errors/index.ts';
-import { noteOutcome, pathOf, readBody, sendError, type HttpService } from '../../http/index.ts';
+import { jsonMediaTypeRefusal, noteOutcome, pathOf, readJsonBody, sendError, type HttpService } from '../../http/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { RunOptions } from '../cypher/index.ts';
 import { answerNativeRequest, parseNativeRequest, type DispatchDeps, type GraphQlHandler, type Principal } from '../dispatch/index.ts';
@@ -10,6 +10,7 @@ import { answerNativeRequest, parseNativeRequest, type DispatchDeps, type GraphQ
 export const DISPATCH_PATH = '/dispatch';
 /** Largest accepted request body: 1 MiB. */
 export const DISPATCH_BODY_LIMIT = 1024 * 1024;
+const DISPATCH_ROUTE = `POST ${DISPATCH_PATH}`;
 
 export interface GraphServiceOptions {
   /** The graphs: Cypher runs on them, /graphs/{graph}/access reads and replaces their policies, /graphs/{graph}/namespace their namespaces. */
@@ -22,17 +23,6 @@ export interface GraphServiceOptions {
   readonly bodyLimit?: number;
   /** Cypher options, the execution budget (from the query_* settings) among them. */
   readonly cypher?: RunOptions;
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** `application/json`, with at most a UTF-8 charset parameter. */
-function isJson(contentType: string | undefined): boolean {
-  if (contentType === undefined) return false;
-  if (contentType === 'application/json') return true;
-  const [type, ...params] = contentType.split(';').map((s) => s.trim().toLowerCase());
-  if (type !== 'application/json') return false;
-  return params.every((p) => !p.startsWith('charset=') || p === 'charset=utf-8' || p === 'charset="utf-8"');
 }
 
 /**
@@ -65,21 +55,16 @@ export function createGraphService(options: GraphServiceOptions): HttpService {
       sendError(res, new ToolgraphError('TG_METHOD_NOT_ALLOWED', `${req.method ?? 'GET'} is not allowed on ${DISPATCH_PATH}; use POST.`), { allow: 'POST' });
       return;
     }
-    if (!isJson(req.headers['content-type'])) {
-      sendError(res, new ToolgraphError('TG_UNSUPPORTED_MEDIA_TYPE', `${DISPATCH_PATH} accepts only Content-Type: application/json (UTF-8); got ${req.headers['content-type'] === undefined ? 'none' : JSON.stringify(req.headers['content-type'].slice(0, 100))}.`));
+    // Before authentication, as before the body: a wrong media type is refused unread.
+    const mediaRefusal = jsonMediaTypeRefusal(req.headers['content-type'], DISPATCH_ROUTE);
+    if (mediaRefusal !== undefined) {
+      sendError(res, mediaRefusal);
       return;
     }
     const debug = logger.isLevelEnabled('debug');
     const started = debug ? performance.now() : 0;
     const principal = await resolvePrincipal(req);
-    const body = await readBody(req, limit);
-    let text: string;
-    try {
-      text = utf8.decode(body);
-    } catch (error) {
-      throw new ToolgraphError('TG_REQUEST_INVALID', 'The body is not valid UTF-8.', { cause: error });
-    }
-    const request = parseNativeRequest(text);
+    const request = await readJsonBody(req, { route: DISPATCH_ROUTE, limitBytes: limit }, parseNativeRequest);
     // From here on every answer is a NativeResponse carrying the id, whatever fails (a scope refusal
     // apart: that is HTTP 403, like a missing token is 401).
     const answer = await answerNativeRequest(request, principal, deps);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolgraphError, describeValue } from '../../errors/index.ts';
-import { readBody, sendError, sendJson } from '../../http/index.ts';
+import { readJsonBody, sendError, sendJson } from '../../http/index.ts';
 import { ADMIN_SCOPES } from '../access/index.ts';
 import { GRAPH_NAME_PATTERN } from '../engine/index.ts';
 import { requireScope, type Principal } from '../dispatch/index.ts';
@@ -9,8 +9,6 @@ import { readNamespace, replaceNamespace, type NamespaceStore } from '../schema/
 /** Largest accepted body: `{"namespace": "…"}` is a few dozen bytes. */
 export const NAMESPACE_BODY_LIMIT = 4 * 1024;
 const ROUTE = /^\/graphs\/([^/]+)\/namespace$/;
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** What the route needs: the graphs and their namespaces (the GraphEngine). */
 export interface NamespaceRouteEngine extends NamespaceStore {
@@ -29,17 +27,7 @@ export function namespaceRouteGraph(path: string): string | undefined {
 }
 
 async function readNamespaceBody(req: IncomingMessage): Promise<unknown> {
-  const type = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/json') {
-    throw new ToolgraphError('TG_UNSUPPORTED_MEDIA_TYPE', `A namespace is sent as Content-Type: application/json; got ${type === undefined ? 'none' : describeValue(type.slice(0, 100))}.`);
-  }
-  const body = await readBody(req, NAMESPACE_BODY_LIMIT);
-  let value: unknown;
-  try {
-    value = JSON.parse(utf8.decode(body)) as unknown;
-  } catch (error) {
-    throw new ToolgraphError('TG_BAD_REQUEST', 'The body is not UTF-8 JSON: send {"namespace": "<name>"} or {"namespace": null}.', { cause: error });
-  }
+  const value = await readJsonBody(req, { route: 'PUT /graphs/{graph}/namespace', limitBytes: NAMESPACE_BODY_LIMIT });
   if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, 'namespace') || Object.keys(value).length !== 1) {
     throw new ToolgraphError('TG_BAD_REQUEST', `The body must be {"namespace": "<name>"} or {"namespace": null}; got ${describeValue(value)}.`);
   }

@@ -3,7 +3,8 @@ import { ToolgraphError } from '../../errors/index.ts';
 import type { JsonValue } from '../canonical-json.ts';
 import type { JsonSchema, OperationSchema, SchemaSource } from '../schema-source.ts';
 import { sha256Hex } from '../sha256.ts';
-import { decodePointerSegment, resolveLocalRef } from './json-pointer.ts';
+import { decodePointerSegment } from '../../validation/index.ts';
+import { resolveLocalRef } from './json-pointer.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const PARAMETER_LOCATIONS = ['path', 'query', 'header', 'cookie'] as const;

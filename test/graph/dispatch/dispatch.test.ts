@@ -62,7 +62,6 @@ describe('parseNativeRequest: ids', () => {
   });
 
   it.each([
-    ['not JSON', '{', 'not valid JSON'],
     ['array', '[]', 'body: expected a NativeRequest object'],
     ['missing graph', '{"id":1,"method":{"Cypher":{"query":"RETURN 1"}}}', 'graph: expected a non-empty string, got nothing'],
     ['unknown method', '{"id":1,"graph":"g","method":{"Sql":{"query":"x"}}}', 'method: expected an object with exactly one of GraphQl or Cypher'],
@@ -72,6 +71,10 @@ describe('parseNativeRequest: ids', () => {
     ['agent_id a number', '{"id":1,"graph":"g","agent_id":5,"method":{"Cypher":{"query":"x"}}}', 'agent_id: expected a string or null'],
   ])('refuses %s', (_name, text, fragment) => {
     expect(() => parseNativeRequest(text)).toThrow(expect.objectContaining({ code: 'TG_REQUEST_INVALID', message: expect.stringContaining(fragment) }));
+  });
+
+  it('refuses text that is not JSON as every route does (TG_BAD_REQUEST)', () => {
+    expect(() => parseNativeRequest('{')).toThrow(expect.objectContaining({ code: 'TG_BAD_REQUEST', message: expect.stringContaining('not valid JSON') }));
   });
 });
 

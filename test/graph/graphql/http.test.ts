@@ -60,7 +60,7 @@ describe('bad input', () => {
   const cases: { name: string; send: () => Promise<{ status: number; code: string | undefined }>; status: number; code: string }[] = [
     { name: 'malformed JSON', send: () => call('{"query": "{ __typename }"'), status: 400, code: 'TG_BAD_REQUEST' },
     { name: 'wrong media type', send: () => call('query={ __typename }', { 'content-type': 'application/x-www-form-urlencoded' }), status: 415, code: 'TG_UNSUPPORTED_MEDIA_TYPE' },
-    { name: 'no media type', send: () => call(JSON.stringify({ query: '{ __typename }' }), { 'content-type': '' }), status: 400, code: 'TG_BAD_REQUEST' },
+    { name: 'no media type', send: () => call(JSON.stringify({ query: '{ __typename }' }), { 'content-type': '' }), status: 415, code: 'TG_UNSUPPORTED_MEDIA_TYPE' },
     { name: 'an unacceptable Accept', send: () => call(JSON.stringify({ query: '{ __typename }' }), { accept: 'text/csv' }), status: 406, code: 'TG_BAD_REQUEST' },
     { name: 'variables of the wrong type', send: () => call(JSON.stringify({ query: 'query($n: Int) { Person(first: $n) { id } }', variables: { n: 'ten' } }), { accept: GRAPHQL_RESPONSE }), status: 400, code: 'TG_GRAPHQL_INVALID' },
     { name: 'huge variables', send: () => call(JSON.stringify({ query: '{ __typename }', variables: { big: 'x'.repeat(2 * 1024 * 1024) } })), status: 413, code: 'TG_PAYLOAD_TOO_LARGE' },

@@ -83,7 +83,7 @@ describe('POST /dispatch', () => {
     ['a latin1 charset is 415', () => post('{}', { 'content-type': 'application/json; charset=latin1' }), 415, 'TG_UNSUPPORTED_MEDIA_TYPE', {}],
     ['no token is 401', () => post('{}', { authorization: '' }), 401, 'TG_UNAUTHENTICATED', {}],
     ['over 1 MiB is 413', () => post(`{"pad":"${'x'.repeat(1024 * 1024)}"}`), 413, 'TG_PAYLOAD_TOO_LARGE', {}],
-    ['invalid JSON is 400', () => post('{"id":'), 400, 'TG_REQUEST_INVALID', {}],
+    ['invalid JSON is 400', () => post('{"id":'), 400, 'TG_BAD_REQUEST', {}],
     ['a zero id is 400', () => post(`{"id":0,"graph":"${GRAPH}","method":{"Cypher":{"query":"RETURN 1"}}}`), 400, 'TG_REQUEST_INVALID', {}],
     ['a body nested 100,000 deep is 400', () => post(`{"id":1,"graph":"${GRAPH}","method":{"Cypher":{"query":"RETURN 1","params":{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}}}}`), 400, 'TG_REQUEST_INVALID', {}],
     ['another path is 404', () => fetch(`${url}/x`, { method: 'POST' }), 404, 'TG_NOT_FOUND', {}],

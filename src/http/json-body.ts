@@ -1,0 +1,76 @@
+import type { IncomingMessage } from 'node:http';
+import { ToolgraphError, describeValue, isToolgraphError, notJsonError } from '../errors/index.ts';
+import { readBody, type BodyOverflow } from './respond.ts';
+
+/** How a route reads its JSON body. */
+export interface JsonBodyOptions {
+  /** The route as messages name it, e.g. `POST /dispatch`. */
+  readonly route: string;
+  /** Largest accepted body in bytes (TG_PAYLOAD_TOO_LARGE past it, before more is buffered). */
+  readonly limitBytes: number;
+  /** What happens to the rest of a body past the limit; `destroy` by default. */
+  readonly overflow?: BodyOverflow;
+}
+
+const JSON_TYPE = 'application/json';
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The charset a Content-Type names (lower case, quotes removed), or undefined when it names none. */
+function charsetOf(parameters: readonly string[]): string | undefined {
+  for (const p of parameters) {
+    if (!p.startsWith('charset=')) continue;
+    const value = p.slice('charset='.length);
+    return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
+  }
+  return undefined;
+}
+
+/**
+ * Why a request's Content-Type is not JSON this server reads: 415 TG_UNSUPPORTED_MEDIA_TYPE for a
+ * missing or other media type, and for a charset other than UTF-8 (RFC 8259 JSON is UTF-8; a body
+ * in latin1 would be misread, so it is refused rather than guessed at). Undefined when it is
+ * `application/json`, with or without `charset=utf-8`.
+ */
+export function jsonMediaTypeRefusal(contentType: string | undefined, route: string): ToolgraphError | undefined {
+  if (contentType === JSON_TYPE) return undefined;
+  const [type, ...parameters] = (contentType ?? '').split(';').map((s) => s.trim().toLowerCase());
+  if (contentType === undefined || type !== JSON_TYPE) {
+    return new ToolgraphError('TG_UNSUPPORTED_MEDIA_TYPE', `${route} accepts only Content-Type: application/json (UTF-8); got ${contentType === undefined ? 'none' : describeValue(contentType.slice(0, 100))}.`);
+  }
+  const charset = charsetOf(parameters);
+  if (charset === undefined || charset === 'utf-8') return undefined;
+  return new ToolgraphError('TG_UNSUPPORTED_MEDIA_TYPE', `${route} reads JSON in UTF-8 only; the Content-Type names charset ${describeValue(charset.slice(0, 40))}. Send the body in UTF-8 (charset=utf-8, or no charset).`, {
+    details: { charset: charset.slice(0, 40) },
+  });
+}
+
+/**
+ * Reads a JSON body's text: the media type checked (jsonMediaTypeRefusal), the size limit enforced
+ * while reading (readBody), the bytes decoded as strict UTF-8 (invalid UTF-8 is 400 TG_BAD_REQUEST,
+ * never replaced by U+FFFD; a byte-order mark is dropped). For routes that parse the text themselves.
+ */
+async function readJsonText(req: IncomingMessage, options: JsonBodyOptions): Promise<string> {
+  const refusal = jsonMediaTypeRefusal(req.headers['content-type'], options.route);
+  if (refusal !== undefined) throw refusal;
+  const body = await readBody(req, options.limitBytes, options.overflow);
+  try {
+    return utf8.decode(body);
+  } catch (error) {
+    throw new ToolgraphError('TG_BAD_REQUEST', 'The body is not valid UTF-8.', { cause: error });
+  }
+}
+
+/**
+ * Reads a JSON body (readJsonText) and parses it with `parse` (JSON.parse by default). A parser's
+ * own ToolgraphError goes through as it is; anything else it throws is a body that is not JSON:
+ * 400 TG_BAD_REQUEST (notJsonError).
+ */
+export async function readJsonBody<T = unknown>(req: IncomingMessage, options: JsonBodyOptions, parse: (text: string) => T = JSON.parse): Promise<T> {
+  const text = await readJsonText(req, options);
+  try {
+    return parse(text);
+  } catch (error) {
+    if (isToolgraphError(error)) throw error;
+    throw notJsonError('The body', error);
+  }
+}

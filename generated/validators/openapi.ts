@@ -2396,7 +2396,7 @@ else {
     errors++;
 } validate36.errors = vErrors; return errors === 0; }
 validate36.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema45 = { "description": "An MCP CallToolResult.", "type": "object", "additionalProperties": false, "required": ["content"], "properties": { "content": { "description": "What the tool returned, for a model to read.", "type": "array", "items": { "$ref": "#/$defs/TextContent" } }, "structuredContent": { "description": "The same result as a JSON object, matching the action's output schema when it has one.", "type": "object" }, "isError": { "description": "True when the tool itself failed; `content` then explains why.", "type": "boolean" } } };
+const schema45 = { "description": "An MCP CallToolResult.", "type": "object", "additionalProperties": false, "required": ["content"], "properties": { "content": { "description": "What the tool returned, for a model to read.", "type": "array", "items": { "$ref": "#/$defs/TextContent" } }, "structuredContent": { "description": "The same result as a JSON object, matching the action's output schema when it has one.", "type": "object", "additionalProperties": true }, "isError": { "description": "True when the tool itself failed; `content` then explains why.", "type": "boolean" } } };
 const schema46 = { "description": "An MCP text content block.", "type": "object", "additionalProperties": false, "required": ["type", "text"], "properties": { "type": { "const": "text" }, "text": { "type": "string" } } };
 function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate37.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
@@ -2516,7 +2516,8 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.structuredContent !== undefined) {
         let data4 = data.structuredContent;
-        if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+        if (data4 && typeof data4 == "object" && !Array.isArray(data4)) { }
+        else {
             const err9 = { instancePath: instancePath + "/structuredContent", schemaPath: "#/properties/structuredContent/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema45.properties.structuredContent.type, parentSchema: schema45.properties.structuredContent, data: data4 };
             if (vErrors === null) {
                 vErrors = [err9];
@@ -2552,7 +2553,7 @@ else {
     errors++;
 } validate37.errors = vErrors; return errors === 0; }
 validate37.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema47 = { "type": "object", "additionalProperties": false, "required": ["Cypher"], "properties": { "Cypher": { "type": "object", "additionalProperties": false, "required": ["query"], "properties": { "query": { "description": "The Cypher text (the documented subset).", "type": "string" }, "params": { "description": "Values of the query's `$parameters`.", "type": ["object", "null"] } } } } };
+const schema47 = { "type": "object", "additionalProperties": false, "required": ["Cypher"], "properties": { "Cypher": { "type": "object", "additionalProperties": false, "required": ["query"], "properties": { "query": { "description": "The Cypher text (the documented subset).", "type": "string" }, "params": { "description": "Values of the query's `$parameters`.", "type": ["object", "null"], "additionalProperties": true } } } } };
 function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate38.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
@@ -2656,7 +2657,7 @@ else {
 } validate38.errors = vErrors; return errors === 0; }
 validate38.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 const schema48 = { "description": "The body of every HTTP error response.", "type": "object", "additionalProperties": false, "required": ["error"], "properties": { "error": { "$ref": "#/$defs/ErrorDetail" } } };
-const schema49 = { "description": "A stable code, a plain-sentence message and optional structured details.", "type": "object", "additionalProperties": false, "required": ["code", "message"], "properties": { "code": { "description": "One of the TG_* error codes listed in the README.", "type": "string", "pattern": "^TG_[A-Z0-9_]+$" }, "message": { "type": "string" }, "details": { "type": "object" } } };
+const schema49 = { "description": "A stable code, a plain-sentence message and optional structured details.", "type": "object", "additionalProperties": false, "required": ["code", "message"], "properties": { "code": { "description": "One of the TG_* error codes listed in the README.", "type": "string", "pattern": "^TG_[A-Z0-9_]+$" }, "message": { "type": "string" }, "details": { "description": "What the code's README entry says it carries (a JSON pointer, a limit, a setting).", "type": "object", "additionalProperties": true } } };
 const pattern7 = new RegExp("^TG_[A-Z0-9_]+$", "u");
 function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate39.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
@@ -2760,7 +2761,8 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data0.details !== undefined) {
                 let data3 = data0.details;
-                if (!(data3 && typeof data3 == "object" && !Array.isArray(data3))) {
+                if (data3 && typeof data3 == "object" && !Array.isArray(data3)) { }
+                else {
                     const err8 = { instancePath: instancePath + "/error/details", schemaPath: "#/$defs/ErrorDetail/properties/details/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema49.properties.details.type, parentSchema: schema49.properties.details, data: data3 };
                     if (vErrors === null) {
                         vErrors = [err8];
@@ -2872,7 +2874,8 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.details !== undefined) {
         let data2 = data.details;
-        if (!(data2 && typeof data2 == "object" && !Array.isArray(data2))) {
+        if (data2 && typeof data2 == "object" && !Array.isArray(data2)) { }
+        else {
             const err6 = { instancePath: instancePath + "/details", schemaPath: "#/properties/details/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema49.properties.details.type, parentSchema: schema49.properties.details, data: data2 };
             if (vErrors === null) {
                 vErrors = [err6];
@@ -3215,7 +3218,7 @@ else {
     errors++;
 } validate43.errors = vErrors; return errors === 0; }
 validate43.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema53 = { "type": "object", "additionalProperties": false, "required": ["GraphQl"], "properties": { "GraphQl": { "type": "object", "additionalProperties": false, "required": ["query"], "properties": { "query": { "description": "The GraphQL document.", "type": "string" }, "variables": { "description": "Values of the document's variables.", "type": ["object", "null"] } } } } };
+const schema53 = { "type": "object", "additionalProperties": false, "required": ["GraphQl"], "properties": { "GraphQl": { "type": "object", "additionalProperties": false, "required": ["query"], "properties": { "query": { "description": "The GraphQL document.", "type": "string" }, "variables": { "description": "Values of the document's variables.", "type": ["object", "null"], "additionalProperties": true } } } } };
 function validate44(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate44.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
@@ -3318,7 +3321,7 @@ else {
     errors++;
 } validate44.errors = vErrors; return errors === 0; }
 validate44.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema54 = { "type": "object", "additionalProperties": false, "required": ["status", "services"], "properties": { "status": { "description": "ok when every requested service serves; starting, stopping or overloaded otherwise (HTTP 503).", "enum": ["ok", "starting", "stopping", "overloaded"] }, "services": { "description": "The services mounted and serving, by name.", "type": "array", "items": { "type": "string" } }, "starting": { "description": "While starting, the requested services not mounted yet.", "type": "array", "items": { "type": "string" } }, "overload": { "description": "While overloaded, the reading past its threshold (TG_OVERLOADED's details).", "type": "object", "additionalProperties": false, "required": ["reason", "reading", "threshold", "setting"], "properties": { "reason": { "enum": ["heap", "event-loop-delay"] }, "reading": { "description": "Percent of the heap limit in use, or milliseconds of event-loop delay.", "type": "number" }, "threshold": { "type": "number" }, "setting": { "description": "The setting that moves the threshold.", "type": "string" } } } } };
+const schema54 = { "type": "object", "additionalProperties": false, "required": ["status", "services"], "properties": { "status": { "description": "ok when every requested service serves; starting, stopping or overloaded otherwise (HTTP 503).", "enum": ["ok", "starting", "stopping", "overloaded"] }, "services": { "description": "The services mounted and serving, by name.", "type": "array", "items": { "type": "string" } }, "starting": { "description": "While starting, the requested services not mounted yet.", "type": "array", "items": { "type": "string" } }, "waiting": { "description": "While starting, what each held entry of `starting` waits for (the identity provider, and why).", "type": "object", "additionalProperties": { "type": "string" } }, "overload": { "description": "While overloaded, the reading past its threshold (TG_OVERLOADED's details).", "type": "object", "additionalProperties": false, "required": ["reason", "reading", "threshold", "setting"], "properties": { "reason": { "enum": ["heap", "event-loop-delay"] }, "reading": { "description": "Percent of the heap limit in use, or milliseconds of event-loop delay.", "type": "number" }, "threshold": { "type": "number" }, "setting": { "description": "The setting that moves the threshold.", "type": "string" } } } } };
 function validate45(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate45.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
@@ -3345,7 +3348,7 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!((((key0 === "status") || (key0 === "services")) || (key0 === "starting")) || (key0 === "overload"))) {
+        if (!(((((key0 === "status") || (key0 === "services")) || (key0 === "starting")) || (key0 === "waiting")) || (key0 === "overload"))) {
             const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema54, data };
             if (vErrors === null) {
                 vErrors = [err2];
@@ -3427,31 +3430,39 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
-    if (data.overload !== undefined) {
-        let data5 = data.overload;
+    if (data.waiting !== undefined) {
+        let data5 = data.waiting;
         if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
-            if (data5.reason === undefined) {
-                const err8 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "reason" }, message: "must have required property '" + "reason" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data5 };
-                if (vErrors === null) {
-                    vErrors = [err8];
+            for (const key1 in data5) {
+                let data6 = data5[key1];
+                if (typeof data6 !== "string") {
+                    const err8 = { instancePath: instancePath + "/waiting/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/waiting/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema54.properties.waiting.additionalProperties.type, parentSchema: schema54.properties.waiting.additionalProperties, data: data6 };
+                    if (vErrors === null) {
+                        vErrors = [err8];
+                    }
+                    else {
+                        vErrors.push(err8);
+                    }
+                    errors++;
                 }
-                else {
-                    vErrors.push(err8);
-                }
-                errors++;
             }
-            if (data5.reading === undefined) {
-                const err9 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "reading" }, message: "must have required property '" + "reading" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data5 };
-                if (vErrors === null) {
-                    vErrors = [err9];
-                }
-                else {
-                    vErrors.push(err9);
-                }
-                errors++;
+        }
+        else {
+            const err9 = { instancePath: instancePath + "/waiting", schemaPath: "#/properties/waiting/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema54.properties.waiting.type, parentSchema: schema54.properties.waiting, data: data5 };
+            if (vErrors === null) {
+                vErrors = [err9];
             }
-            if (data5.threshold === undefined) {
-                const err10 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "threshold" }, message: "must have required property '" + "threshold" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data5 };
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.overload !== undefined) {
+        let data7 = data.overload;
+        if (data7 && typeof data7 == "object" && !Array.isArray(data7)) {
+            if (data7.reason === undefined) {
+                const err10 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "reason" }, message: "must have required property '" + "reason" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data7 };
                 if (vErrors === null) {
                     vErrors = [err10];
                 }
@@ -3460,8 +3471,8 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
             }
-            if (data5.setting === undefined) {
-                const err11 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "setting" }, message: "must have required property '" + "setting" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data5 };
+            if (data7.reading === undefined) {
+                const err11 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "reading" }, message: "must have required property '" + "reading" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data7 };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -3470,35 +3481,29 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
             }
-            for (const key1 in data5) {
-                if (!((((key1 === "reason") || (key1 === "reading")) || (key1 === "threshold")) || (key1 === "setting"))) {
-                    const err12 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema54.properties.overload, data: data5 };
-                    if (vErrors === null) {
-                        vErrors = [err12];
-                    }
-                    else {
-                        vErrors.push(err12);
-                    }
-                    errors++;
+            if (data7.threshold === undefined) {
+                const err12 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "threshold" }, message: "must have required property '" + "threshold" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data7 };
+                if (vErrors === null) {
+                    vErrors = [err12];
                 }
-            }
-            if (data5.reason !== undefined) {
-                let data6 = data5.reason;
-                if (!((data6 === "heap") || (data6 === "event-loop-delay"))) {
-                    const err13 = { instancePath: instancePath + "/overload/reason", schemaPath: "#/properties/overload/properties/reason/enum", keyword: "enum", params: { allowedValues: schema54.properties.overload.properties.reason.enum }, message: "must be equal to one of the allowed values", schema: schema54.properties.overload.properties.reason.enum, parentSchema: schema54.properties.overload.properties.reason, data: data6 };
-                    if (vErrors === null) {
-                        vErrors = [err13];
-                    }
-                    else {
-                        vErrors.push(err13);
-                    }
-                    errors++;
+                else {
+                    vErrors.push(err12);
                 }
+                errors++;
             }
-            if (data5.reading !== undefined) {
-                let data7 = data5.reading;
-                if (!((typeof data7 == "number") && (isFinite(data7)))) {
-                    const err14 = { instancePath: instancePath + "/overload/reading", schemaPath: "#/properties/overload/properties/reading/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema54.properties.overload.properties.reading.type, parentSchema: schema54.properties.overload.properties.reading, data: data7 };
+            if (data7.setting === undefined) {
+                const err13 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "setting" }, message: "must have required property '" + "setting" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data7 };
+                if (vErrors === null) {
+                    vErrors = [err13];
+                }
+                else {
+                    vErrors.push(err13);
+                }
+                errors++;
+            }
+            for (const key2 in data7) {
+                if (!((((key2 === "reason") || (key2 === "reading")) || (key2 === "threshold")) || (key2 === "setting"))) {
+                    const err14 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties", schema: false, parentSchema: schema54.properties.overload, data: data7 };
                     if (vErrors === null) {
                         vErrors = [err14];
                     }
@@ -3508,10 +3513,10 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
             }
-            if (data5.threshold !== undefined) {
-                let data8 = data5.threshold;
-                if (!((typeof data8 == "number") && (isFinite(data8)))) {
-                    const err15 = { instancePath: instancePath + "/overload/threshold", schemaPath: "#/properties/overload/properties/threshold/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema54.properties.overload.properties.threshold.type, parentSchema: schema54.properties.overload.properties.threshold, data: data8 };
+            if (data7.reason !== undefined) {
+                let data8 = data7.reason;
+                if (!((data8 === "heap") || (data8 === "event-loop-delay"))) {
+                    const err15 = { instancePath: instancePath + "/overload/reason", schemaPath: "#/properties/overload/properties/reason/enum", keyword: "enum", params: { allowedValues: schema54.properties.overload.properties.reason.enum }, message: "must be equal to one of the allowed values", schema: schema54.properties.overload.properties.reason.enum, parentSchema: schema54.properties.overload.properties.reason, data: data8 };
                     if (vErrors === null) {
                         vErrors = [err15];
                     }
@@ -3521,10 +3526,10 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
             }
-            if (data5.setting !== undefined) {
-                let data9 = data5.setting;
-                if (typeof data9 !== "string") {
-                    const err16 = { instancePath: instancePath + "/overload/setting", schemaPath: "#/properties/overload/properties/setting/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema54.properties.overload.properties.setting.type, parentSchema: schema54.properties.overload.properties.setting, data: data9 };
+            if (data7.reading !== undefined) {
+                let data9 = data7.reading;
+                if (!((typeof data9 == "number") && (isFinite(data9)))) {
+                    const err16 = { instancePath: instancePath + "/overload/reading", schemaPath: "#/properties/overload/properties/reading/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema54.properties.overload.properties.reading.type, parentSchema: schema54.properties.overload.properties.reading, data: data9 };
                     if (vErrors === null) {
                         vErrors = [err16];
                     }
@@ -3534,26 +3539,52 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
             }
+            if (data7.threshold !== undefined) {
+                let data10 = data7.threshold;
+                if (!((typeof data10 == "number") && (isFinite(data10)))) {
+                    const err17 = { instancePath: instancePath + "/overload/threshold", schemaPath: "#/properties/overload/properties/threshold/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema54.properties.overload.properties.threshold.type, parentSchema: schema54.properties.overload.properties.threshold, data: data10 };
+                    if (vErrors === null) {
+                        vErrors = [err17];
+                    }
+                    else {
+                        vErrors.push(err17);
+                    }
+                    errors++;
+                }
+            }
+            if (data7.setting !== undefined) {
+                let data11 = data7.setting;
+                if (typeof data11 !== "string") {
+                    const err18 = { instancePath: instancePath + "/overload/setting", schemaPath: "#/properties/overload/properties/setting/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema54.properties.overload.properties.setting.type, parentSchema: schema54.properties.overload.properties.setting, data: data11 };
+                    if (vErrors === null) {
+                        vErrors = [err18];
+                    }
+                    else {
+                        vErrors.push(err18);
+                    }
+                    errors++;
+                }
+            }
         }
         else {
-            const err17 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema54.properties.overload.type, parentSchema: schema54.properties.overload, data: data5 };
+            const err19 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema54.properties.overload.type, parentSchema: schema54.properties.overload, data: data7 };
             if (vErrors === null) {
-                vErrors = [err17];
+                vErrors = [err19];
             }
             else {
-                vErrors.push(err17);
+                vErrors.push(err19);
             }
             errors++;
         }
     }
 }
 else {
-    const err18 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema54.type, parentSchema: schema54, data };
+    const err20 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema54.type, parentSchema: schema54, data };
     if (vErrors === null) {
-        vErrors = [err18];
+        vErrors = [err20];
     }
     else {
-        vErrors.push(err18);
+        vErrors.push(err20);
     }
     errors++;
 } validate45.errors = vErrors; return errors === 0; }
@@ -3953,7 +3984,8 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data1.details !== undefined) {
                 let data4 = data1.details;
-                if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                if (data4 && typeof data4 == "object" && !Array.isArray(data4)) { }
+                else {
                     const err15 = { instancePath: instancePath + "/error/details", schemaPath: "#/$defs/ErrorDetail/properties/details/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema49.properties.details.type, parentSchema: schema49.properties.details, data: data4 };
                     if (vErrors === null) {
                         vErrors = [err15];
@@ -4093,7 +4125,7 @@ else {
     valid0 = true;
     passing0 = 0;
     var props0 = true;
-} const _errs12 = errors; if (data && typeof data == "object" && !Array.isArray(data)) {
+} const _errs13 = errors; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.Cypher === undefined) {
         const err8 = { instancePath, schemaPath: "#/$defs/CypherMethod/required", keyword: "required", params: { missingProperty: "Cypher" }, message: "must have required property '" + "Cypher" + "'", schema: schema47.required, parentSchema: schema47, data };
         if (vErrors === null) {
@@ -4189,7 +4221,7 @@ else {
         vErrors.push(err15);
     }
     errors++;
-} var _valid0 = _errs12 === errors; if (_valid0 && valid0) {
+} var _valid0 = _errs13 === errors; if (_valid0 && valid0) {
     valid0 = false;
     passing0 = [passing0, 1];
 }

@@ -281,7 +281,7 @@ export interface components {
             version: number;
             /** @description Who may write the graph (also needs a write scope and a read grant): any matching entry grants it. */
             write: components["schemas"]["Matcher"][];
-            $defs: {
+            $defs?: {
                 /** @description Matches a principal by its subject (sub), a group it belongs to (groups), a scope it holds, or anyone authenticated. */
                 Matcher: {
                     subject: string;

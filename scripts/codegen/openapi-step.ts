@@ -3,6 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import openapiTS, { astToString } from 'openapi-typescript';
+import ts from 'typescript';
 import { parse } from 'yaml';
 import { standaloneFunctions } from './ajv-standalone.ts';
 import { prettyPrintScript } from './format.ts';
@@ -51,7 +52,7 @@ export async function openapiStep(root: string): Promise<GeneratedFile[]> {
   const sources = [OPENAPI_DOCUMENT, MANIFEST_SCHEMA, ACCESS_POLICY_SCHEMA];
 
   const ast = await openapiTS(pathToFileURL(documentPath), { alphabetize: true, immutable: false, rootTypes: false, silent: true });
-  const types = astToString(ast);
+  const types = astToString(optionalDefs(ast));
 
   const schemas = ((document.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
   // An operation body named like a component validator (callTool's request is CallToolRequest) is that validator.
@@ -105,6 +106,26 @@ export async function openapiStep(root: string): Promise<GeneratedFile[]> {
     { path: 'openapi/parameters.ts', sources: [OPENAPI_DOCUMENT], content: parametersFile(parameterSets) },
     { path: 'validators/openapi.ts', sources, content: prettyPrintScript(validator) },
   ];
+}
+
+/**
+ * openapi-typescript 7.13 types a schema's `$defs` (access-policy.schema.json has one) as a required
+ * property of the object (openapi-ts/openapi-typescript#2664), so no policy value fits the generated
+ * type. `$defs` never occurs in data: it is made optional, as the fix proposed upstream does.
+ */
+function optionalDefs(nodes: ts.Node[]): ts.Node[] {
+  const result = ts.transform(nodes, [(context) => {
+    const visit = (node: ts.Node): ts.Node => {
+      const visited = ts.visitEachChild(node, visit, context);
+      if (!ts.isPropertySignature(visited) || visited.questionToken !== undefined) return visited;
+      if (!ts.isIdentifier(visited.name) || visited.name.text !== '$defs') return visited;
+      return ts.factory.updatePropertySignature(visited, visited.modifiers, visited.name, ts.factory.createToken(ts.SyntaxKind.QuestionToken), visited.type);
+    };
+    return (node) => visit(node);
+  }]);
+  const out = [...result.transformed];
+  result.dispose();
+  return out;
 }
 
 /**

@@ -1,6 +1,9 @@
 export type { HttpService } from './http-service.ts';
 export { sendJson, sendError, readBody, pathOf } from './respond.ts';
 export { headerCount } from './header-count.ts';
+export { readQueryParameters } from './query-parameters.ts';
+export type { ParameterSchema } from './query-parameters.ts';
+export type { ApiOperation, ApiSchemas, RequestBody, ResponseBody } from './openapi-types.ts';
 export type { BodyOverflow } from './respond.ts';
 export { startHost, createHostHandler, routeOf, DEFAULT_GRACE_MS } from './host.ts';
 export type { CloseOptions, HostOptions, RunningHost, StartHostOptions } from './host.ts';

@@ -2,7 +2,7 @@ import type { Validator } from '../../generated/validators/validator.ts';
 import { ToolgraphError } from '../errors/index.ts';
 
 /** The keywords of a parameter's schema (generated/openapi/parameters.ts) that a refusal states. */
-export interface ParameterSchema {
+interface ParameterSchema {
   readonly type?: string;
   readonly minimum?: number;
   readonly maximum?: number;

@@ -281,7 +281,7 @@ export interface components {
             version: number;
             /** @description Who may write the graph (also needs a write scope and a read grant): any matching entry grants it. */
             write: components["schemas"]["Matcher"][];
-            $defs: {
+            $defs?: {
                 /** @description Matches a principal by its subject (sub), a group it belongs to (groups), a scope it holds, or anyone authenticated. */
                 Matcher: {
                     subject: string;
@@ -340,12 +340,16 @@ export interface components {
             /** @description True when the tool itself failed; `content` then explains why. */
             isError?: boolean;
             /** @description The same result as a JSON object, matching the action's output schema when it has one. */
-            structuredContent?: Record<string, never>;
+            structuredContent?: {
+                [key: string]: unknown;
+            };
         };
         CypherMethod: {
             Cypher: {
                 /** @description Values of the query's `$parameters`. */
-                params?: Record<string, never> | null;
+                params?: {
+                    [key: string]: unknown;
+                } | null;
                 /** @description The Cypher text (the documented subset). */
                 query: string;
             };
@@ -358,7 +362,10 @@ export interface components {
         ErrorDetail: {
             /** @description One of the TG_* error codes listed in the README. */
             code: string;
-            details?: Record<string, never>;
+            /** @description What the code's README entry says it carries (a JSON pointer, a limit, a setting). */
+            details?: {
+                [key: string]: unknown;
+            };
             message: string;
         };
         /** @description A graph's access policy and its version (0 and null when it has none). */
@@ -378,7 +385,9 @@ export interface components {
                 /** @description The GraphQL document. */
                 query: string;
                 /** @description Values of the document's variables. */
-                variables?: Record<string, never> | null;
+                variables?: {
+                    [key: string]: unknown;
+                } | null;
             };
         };
         Health: {
@@ -401,6 +410,10 @@ export interface components {
              * @enum {unknown}
              */
             status: "ok" | "starting" | "stopping" | "overloaded";
+            /** @description While starting, what each held entry of `starting` waits for (the identity provider, and why). */
+            waiting?: {
+                [key: string]: string;
+            };
         };
         /** @description A string, number or boolean, or a list of them. */
         Literal: string | number | boolean | (string | number | boolean)[];
@@ -1120,11 +1133,11 @@ export interface operations {
     };
     searchSchemas: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Most results to return. */
                 limit?: number;
-                /** @description The search text. */
-                q: string;
+                /** @description The search text; missing, empty or blank, it matches nothing (an empty list). */
+                q?: string;
             };
             header?: never;
             path?: never;

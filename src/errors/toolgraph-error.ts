@@ -1,13 +1,11 @@
+import type { components } from '../../generated/openapi/types.ts';
 import { ERROR_CODES, type ErrorCode } from './codes.ts';
 
-/** The JSON body of every error response (documented as `ErrorBody` in the OpenAPI document). */
-export interface ErrorBody {
-  error: {
-    code: ErrorCode;
-    message: string;
-    details?: Record<string, unknown>;
-  };
-}
+/**
+ * The JSON body of every error response: the OpenAPI document's `ErrorBody` (generated), its code
+ * narrowed from the pattern `^TG_[A-Z0-9_]+$` to the codes this build knows.
+ */
+export type ErrorBody = components['schemas']['ErrorBody'] & { error: { code: ErrorCode } };
 
 export interface ToolgraphErrorOptions {
   details?: Record<string, unknown>;

@@ -8,6 +8,7 @@ import { AllowedHosts } from './allowed-hosts.ts';
 import { ConnectionCap } from './connection-cap.ts';
 import { DEFAULT_CONNECTION_LIMITS, deadlineOptions, type ConnectionLimits } from './connection-limits.ts';
 import type { HttpService } from './http-service.ts';
+import type { ResponseBody } from './openapi-types.ts';
 import { pathOf, sendError, sendJson } from './respond.ts';
 
 /** How long in-flight requests get to finish on close before their connections are cut. */
@@ -130,19 +131,19 @@ function probe(req: IncomingMessage, res: ServerResponse, path: string): boolean
 function answerProbe(state: HostState, req: IncomingMessage, res: ServerResponse, path: string, extra?: Record<string, string>): void {
   if (!probe(req, res, path)) return;
   if (path === '/livez') {
-    sendJson(res, 200, { status: 'alive' }, extra);
+    sendJson(res, 200, { status: 'alive' } satisfies ResponseBody<'liveness', 200>, extra);
     return;
   }
   const services = state.services.map((s) => s.name);
   const cause = state.overload.cause;
-  if (state.stopping) sendJson(res, 503, { status: 'stopping', services }, { 'retry-after': RETRY_AFTER_SECONDS, ...extra });
-  else if (state.pending.size > 0) sendJson(res, 503, { status: 'starting', services, starting: [...state.pending], ...waitingOf(state) }, { 'retry-after': RETRY_AFTER_SECONDS, ...extra });
-  else if (state.overload.overloaded) sendJson(res, 503, { status: 'overloaded', services, ...(cause === undefined ? {} : { overload: cause }) }, { 'retry-after': OVERLOAD_RETRY_AFTER, ...extra });
-  else sendJson(res, 200, { status: 'ok', services }, extra);
+  if (state.stopping) sendJson(res, 503, { status: 'stopping', services } satisfies ResponseBody<'health', 503>, { 'retry-after': RETRY_AFTER_SECONDS, ...extra });
+  else if (state.pending.size > 0) sendJson(res, 503, { status: 'starting', services, starting: [...state.pending], ...waitingOf(state) } satisfies ResponseBody<'health', 503>, { 'retry-after': RETRY_AFTER_SECONDS, ...extra });
+  else if (state.overload.overloaded) sendJson(res, 503, { status: 'overloaded', services, ...(cause === undefined ? {} : { overload: cause }) } satisfies ResponseBody<'health', 503>, { 'retry-after': OVERLOAD_RETRY_AFTER, ...extra });
+  else sendJson(res, 200, { status: 'ok', services } satisfies ResponseBody<'health', 200>, extra);
 }
 
 /** `{waiting: {name: what for}}` for the held entries of the starting list; nothing when none. */
-function waitingOf(state: HostState): { waiting?: Record<string, string> } {
+function waitingOf(state: HostState): Pick<ResponseBody<'health', 503>, 'waiting'> {
   if (state.waiting.size === 0) return {};
   const waiting: Record<string, string> = {};
   for (const [name, describe] of state.waiting) waiting[name] = describe() ?? 'starting';

@@ -3,6 +3,8 @@ export { sendJson, sendError, readBody, pathOf } from './respond.ts';
 export { headerCount } from './header-count.ts';
 export { jsonMediaTypeRefusal, readJsonBody } from './json-body.ts';
 export type { JsonBodyOptions } from './json-body.ts';
+export { readQueryParameters } from './query-parameters.ts';
+export type { ResponseBody } from './openapi-types.ts';
 export type { BodyOverflow } from './respond.ts';
 export { startHost, createHostHandler, routeOf, DEFAULT_GRACE_MS } from './host.ts';
 export type { CloseOptions, HostOptions, RunningHost, StartHostOptions } from './host.ts';

@@ -1,19 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PARAMETERS } from '../../generated/openapi/parameters.ts';
+import {
+  validateGetSchemaFragmentPathParameters,
+  validateGetSchemaManifestPathParameters,
+  validateSearchSchemasQueryParameters,
+} from '../../generated/validators/openapi.ts';
 import { ToolgraphError, describeValue } from '../errors/index.ts';
-import { pathOf, sendError, sendJson, type HttpService } from '../http/index.ts';
+import { pathOf, readQueryParameters, sendError, sendJson, type HttpService, type ResponseBody } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { Catalogue } from './catalogue.ts';
 import type { CatalogueEntry } from './catalogue-entry.ts';
-import { isDigest } from './limits.ts';
 
 export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 /** When entries are filtered per caller, shared caches must not hand one caller's answer to another. */
 export const PRIVATE_IMMUTABLE_CACHE_CONTROL = 'private, max-age=31536000, immutable';
-/** As the OpenAPI document writes it: decimal, no leading zeros, at most 4 digits (fragment_count ≤ 4100). */
-const INDEX_PATTERN = /^(?:0|[1-9][0-9]{0,3})$/;
-const DEFAULT_LIMIT = 10;
-const MAX_LIMIT = 100;
-const MAX_QUERY_LENGTH = 256;
 
 /** Which entries a request may see; null: every one. */
 export type CatalogueEntryFilter = (req: IncomingMessage) => Promise<((entry: CatalogueEntry) => boolean) | null>;
@@ -65,43 +65,32 @@ function cacheControl(allow: Allow): string {
   return allow === undefined ? IMMUTABLE_CACHE_CONTROL : PRIVATE_IMMUTABLE_CACHE_CONTROL;
 }
 
+/** `q` and `limit` as the document bounds them (generated validator; `limit` defaults to the document's default). */
 function search(catalogue: Catalogue, req: IncomingMessage, res: ServerResponse, allow: Allow): void {
-  const url = req.url ?? '';
-  const params = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
-  const query = params.get('q') ?? '';
-  if (query.length > MAX_QUERY_LENGTH) {
-    throw new ToolgraphError('TG_BAD_REQUEST', `q: expected at most ${MAX_QUERY_LENGTH} characters, got ${query.length}.`);
-  }
-  const rawLimit = params.get('limit');
-  let limit = DEFAULT_LIMIT;
-  if (rawLimit !== null) {
-    limit = /^[0-9]{1,3}$/.test(rawLimit) ? Number(rawLimit) : NaN;
-    if (!(limit >= 1 && limit <= MAX_LIMIT)) {
-      throw new ToolgraphError('TG_BAD_REQUEST', `limit: expected an integer from 1 to ${MAX_LIMIT}, got ${JSON.stringify(rawLimit)}.`);
-    }
-  }
-  sendJson(res, 200, { results: catalogue.search(query, limit, allow) }, { 'cache-control': 'no-cache' });
+  const query = PARAMETERS.searchSchemas.query;
+  const { q = '', limit = query.limit.default } = readQueryParameters(req.url, query, validateSearchSchemasQueryParameters);
+  const body: ResponseBody<'searchSchemas', 200> = { results: catalogue.search(q, limit, allow) };
+  sendJson(res, 200, body, { 'cache-control': 'no-cache' });
 }
 
-function checkedDigest(raw: string): string {
-  if (!isDigest(raw)) {
-    throw new ToolgraphError('TG_DIGEST_MALFORMED', `schema_sha256: expected 64 lowercase hex characters, got ${describeValue(raw)}.`);
-  }
-  return raw;
+function malformedDigest(raw: string): ToolgraphError {
+  return new ToolgraphError('TG_DIGEST_MALFORMED', `schema_sha256: expected 64 lowercase hex characters, got ${describeValue(raw)}.`);
 }
 
-function manifest(catalogue: Catalogue, req: IncomingMessage, res: ServerResponse, rawDigest: string, allow: Allow): void {
-  const digest = checkedDigest(rawDigest);
+function manifest(catalogue: Catalogue, req: IncomingMessage, res: ServerResponse, digest: string, allow: Allow): void {
+  if (!validateGetSchemaManifestPathParameters({ schema_sha256: digest })) throw malformedDigest(digest);
   const found = catalogue.manifestByDigest(digest, allow);
   if (!found) throw new ToolgraphError('TG_SCHEMA_NOT_FOUND', `No manifest has schema_sha256 ${digest}.`);
   const etag = `"${digest}"`;
   if (notModified(req, res, etag, allow)) return;
-  sendJson(res, 200, found, { etag, 'cache-control': cacheControl(allow) });
+  const body: ResponseBody<'getSchemaManifest', 200> = found;
+  sendJson(res, 200, body, { etag, 'cache-control': cacheControl(allow) });
 }
 
-function fragment(catalogue: Catalogue, req: IncomingMessage, res: ServerResponse, rawDigest: string, rawIndex: string, allow: Allow): void {
-  const digest = checkedDigest(rawDigest);
-  if (!INDEX_PATTERN.test(rawIndex)) {
+function fragment(catalogue: Catalogue, req: IncomingMessage, res: ServerResponse, digest: string, rawIndex: string, allow: Allow): void {
+  // The document's patterns: the digest is 64 lowercase hex characters, the index decimal without leading zeros, at most 4 digits.
+  if (!validateGetSchemaFragmentPathParameters({ schema_sha256: digest, index: rawIndex })) {
+    if (validateGetSchemaFragmentPathParameters.errors?.some((e) => e.instancePath === '/schema_sha256')) throw malformedDigest(digest);
     throw new ToolgraphError('TG_FRAGMENT_INDEX_INVALID', `index: expected a non-negative decimal integer without leading zeros (at most 4 digits), got ${describeValue(rawIndex)}.`);
   }
   const entry = catalogue.entryByDigest(digest, allow);

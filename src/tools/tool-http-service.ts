@@ -4,7 +4,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { validateCallToolRequest } from '../../generated/validators/openapi.ts';
 import { requestContextOf, type RequestContext } from '../auth/index.ts';
 import { ToolgraphError } from '../errors/index.ts';
-import { pathOf, readJsonBody, sendError, sendJson, type HttpService } from '../http/index.ts';
+import { pathOf, readJsonBody, sendError, sendJson, type HttpService, type ResponseBody } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import { MemoryStateStore, type StateStore } from '../state/index.ts';
 import { fieldViolations } from '../validation/index.ts';
@@ -100,7 +100,7 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
     registry.authorize(call, context);
     // The caller goes to the tool explicitly (its delegated credentials read it from `request`); no
     // AsyncLocalStorage scope, which once entered would hook every promise of the process.
-    const result = await registry.run(call, { request: context, logger, signal: undefined });
+    const result: ResponseBody<'callTool', 200> = await registry.run(call, { request: context, logger, signal: undefined });
     sendJson(res, 200, result);
   }
 

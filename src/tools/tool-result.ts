@@ -1,12 +1,11 @@
+import type { components } from '../../generated/openapi/types.ts';
 import { toToolgraphError, type ToolgraphError } from '../errors/index.ts';
 
-/** MCP's CallToolResult as this server answers it (text content only), for MCP and the REST endpoint alike. */
-export interface ToolResult {
-  [key: string]: unknown;
-  content: { type: 'text'; text: string }[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-}
+/**
+ * MCP's CallToolResult as this server answers it (text content only), for MCP and the REST endpoint
+ * alike: the document's CallToolResult (generated), open to further keys as the MCP SDK's type is.
+ */
+export type ToolResult = components['schemas']['CallToolResult'] & { [key: string]: unknown };
 
 /** A successful call: the output as structured content, and the same JSON as text for clients that read only text. */
 export function toolSuccess(output: object): ToolResult {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cp, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
@@ -78,10 +79,8 @@ describe('GraphQL outputs', () => {
     }
   });
 
-  it('types resolvers and client documents from specs/graph.graphql', async () => {
-    const resolvers = await readFile(path.join(REPO_ROOT, 'generated/graphql/resolvers.ts'), 'utf8');
-    expect(resolvers).toContain('export type PersonResolvers<');
-    expect(resolvers).toContain('__resolveReference');
+  it('types client documents from specs/graph.graphql, and no resolver signatures (the resolvers are generic)', async () => {
+    expect(existsSync(path.join(REPO_ROOT, 'generated/graphql/resolvers.ts'))).toBe(false);
     const client = await readFile(path.join(REPO_ROOT, 'generated/graphql/client/graphql.ts'), 'utf8');
     expect(client).toContain('export type PersonPageQuery = ');
     expect(client).toMatch(/PersonPageDocument = .*"hash":"[0-9a-f]{64}"/s);

@@ -9,11 +9,15 @@ import {
   validateCallToolResponse,
   validateDispatchRequest,
   validateErrorBody,
+  validateGetGraphAccessPathParameters,
+  validateGetSchemaFragmentPathParameters,
   validateGetSchemaManifestResponse,
   validateNativeRequest,
   validateNativeResponse,
+  validateSearchSchemasQueryParameters,
   validateSearchSchemasResponse,
 } from '../../generated/validators/openapi.ts';
+import { PARAMETERS } from '../../generated/openapi/parameters.ts';
 import { ERROR_CODES } from '../../src/errors/index.ts';
 
 type Operation = { operationId?: string; summary?: string; description?: string };
@@ -131,6 +135,23 @@ describe('generated OpenAPI validators', () => {
     expect(validateNativeResponse({ id: 1, result: { data: { a: 1 } } })).toBe(true);
     expect(validateNativeResponse({ id: '9', error: { code: 'TG_GRAPH_NOT_FOUND', message: 'No graph has this name.' } })).toBe(true);
     expect(validateNativeResponse({ id: 1, result: null, error: { code: 'TG_INTERNAL', message: 'x' } })).toBe(false);
+  });
+
+  it('validates each operation\'s path and query parameters as the document declares them', () => {
+    expect(PARAMETERS.searchSchemas.query).toEqual({ q: { type: 'string', maxLength: 256 }, limit: { type: 'integer', minimum: 1, maximum: 100, default: 10 } });
+    expect(validateSearchSchemasQueryParameters({})).toBe(true);
+    expect(validateSearchSchemasQueryParameters({ q: 'a'.repeat(256), limit: 100 })).toBe(true);
+    expect(validateSearchSchemasQueryParameters({ q: 'a'.repeat(257) })).toBe(false);
+    expect(validateSearchSchemasQueryParameters({ limit: 0 })).toBe(false);
+    expect(validateSearchSchemasQueryParameters({ limit: '10' })).toBe(false);
+    const sha = 'ab'.repeat(32);
+    expect(validateGetSchemaFragmentPathParameters({ schema_sha256: sha, index: '4099' })).toBe(true);
+    expect(validateGetSchemaFragmentPathParameters({ schema_sha256: sha, index: '01' })).toBe(false);
+    expect(validateGetSchemaFragmentPathParameters({ schema_sha256: sha.toUpperCase(), index: '0' })).toBe(false);
+    expect(validateGetSchemaFragmentPathParameters({ schema_sha256: sha })).toBe(false);
+    // Path-item parameters count for every operation of the path.
+    expect(validateGetGraphAccessPathParameters({ graph: 'demo' })).toBe(true);
+    expect(validateGetGraphAccessPathParameters({ graph: 'not a name' })).toBe(false);
   });
 
   it('accepts the ErrorBody of every error code', () => {

@@ -64,6 +64,16 @@ describe('GET /schemas/search', () => {
     const tooLong = await get(`/schemas/search?q=${'a'.repeat(257)}`);
     expect(tooLong.status).toBe(400);
   });
+
+  it('bounds q by characters, as the document\'s maxLength does, and says so', async () => {
+    const tooLong = await get(`/schemas/search?q=${'a'.repeat(257)}`);
+    expect(await tooLong.json()).toEqual({ error: { code: 'TG_BAD_REQUEST', message: 'q: expected at most 256 characters, got 257.' } });
+    // 256 characters outside the BMP are 512 UTF-16 units: still 256 characters.
+    const astral = await get(`/schemas/search?q=${encodeURIComponent('\u{1F600}'.repeat(256))}`);
+    expect(astral.status).toBe(200);
+    const astralTooLong = await get(`/schemas/search?q=${encodeURIComponent('\u{1F600}'.repeat(257))}`);
+    expect(await astralTooLong.json()).toEqual({ error: { code: 'TG_BAD_REQUEST', message: 'q: expected at most 256 characters, got 257.' } });
+  });
 });
 
 describe('GET /schemas/{sha}', () => {

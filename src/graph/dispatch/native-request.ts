@@ -1,12 +1,16 @@
+import type { components } from '../../../generated/openapi/types.ts';
 import { validateNativeRequest } from '../../../generated/validators/openapi.ts';
 import { ToolgraphError, describeValue } from '../../errors/index.ts';
 import { parseRequestJson } from './request-json.ts';
 import { firstViolation } from './request-violation.ts';
 import { U64_MAX, invalidId, parseU64 } from './u64.ts';
 
+type Schemas = components['schemas'];
+
+/** The document's NativeMethod (generated), with `variables` and `params` always present: null when not sent. */
 export type NativeMethod =
-  | { readonly GraphQl: { readonly query: string; readonly variables: Readonly<Record<string, unknown>> | null } }
-  | { readonly Cypher: { readonly query: string; readonly params: Readonly<Record<string, unknown>> | null } };
+  | { readonly GraphQl: Readonly<Required<Schemas['GraphQlMethod']['GraphQl']>> }
+  | { readonly Cypher: Readonly<Required<Schemas['CypherMethod']['Cypher']>> };
 
 /**
  * The native request of the OpenAPI document, with its id read losslessly. Integers in `params` or
@@ -72,18 +76,13 @@ export function toNativeRequest(body: unknown, idSource?: string): NativeRequest
     if (problem.pointer === '/id') throw invalidId('id', shownId(isObject(body) ? body['id'] : undefined, idSource));
     throw new ToolgraphError('TG_REQUEST_INVALID', `${problem.field}: expected ${problem.expected}, got ${problem.got}.`, { details: { ...problem } });
   }
-  const request = checked as unknown as {
-    graph: string;
-    agent_id?: string | null;
-    method: { GraphQl: { query: string; variables?: Record<string, unknown> | null } } | { Cypher: { query: string; params?: Record<string, unknown> | null } };
-  };
   const { id, idForm } = readId((body as Record<string, unknown>)['id'], idSource);
-  const { method } = request;
+  const { method } = checked;
   return {
     id,
     idForm,
-    graph: request.graph,
-    agentId: request.agent_id ?? null,
+    graph: checked.graph,
+    agentId: checked.agent_id ?? null,
     method: 'GraphQl' in method
       ? { GraphQl: { query: method.GraphQl.query, variables: method.GraphQl.variables ?? null } }
       : { Cypher: { query: method.Cypher.query, params: method.Cypher.params ?? null } },

@@ -1,13 +1,9 @@
 import canonicalize from 'canonicalize';
-import type { ErrorCode } from '../../errors/index.ts';
+import type { ErrorBody } from '../../errors/index.ts';
 import { RawJson } from './raw-json.ts';
 
-export interface NativeErrorDetail {
-  readonly code: ErrorCode;
-  readonly message: string;
-  readonly details?: Record<string, unknown>;
-}
-
+/** The error of a NativeResponse: the document's ErrorDetail, as every ErrorBody carries it. */
+export type NativeErrorDetail = Readonly<ErrorBody['error']>;
 
 /** The answer to a NativeRequest: its id (in the form it was sent) with either a result or an error. */
 export type NativeResponse =

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolgraphError, describeValue } from '../../errors/index.ts';
-import { readJsonBody, sendError, sendJson } from '../../http/index.ts';
+import { validateGetGraphAccessPathParameters } from '../../../generated/validators/openapi.ts';
+import { readJsonBody, sendError, sendJson, type ResponseBody } from '../../http/index.ts';
 import { ADMIN_SCOPES, readAccessPolicy, replaceAccessPolicy, type PolicyStore } from '../access/index.ts';
-import { GRAPH_NAME_PATTERN } from '../engine/index.ts';
 import { requireScope, type Principal } from '../dispatch/index.ts';
 
 export const ACCESS_ROUTE_PREFIX = '/graphs';
@@ -25,8 +25,9 @@ function graphOf(path: string): string | undefined {
   }
 }
 
+/** The graph must be a name (the document's GraphName, one path parameter of both operations) and exist. */
 function requireGraph(engine: AccessRouteEngine, graph: string): void {
-  if (!GRAPH_NAME_PATTERN.test(graph) || !engine.hasGraph(graph)) {
+  if (!validateGetGraphAccessPathParameters({ graph }) || !engine.hasGraph(graph)) {
     throw new ToolgraphError('TG_GRAPH_NOT_FOUND', `No graph is named ${describeValue(graph)}.`);
   }
 }
@@ -51,11 +52,11 @@ export async function handleAccessRoute(req: IncomingMessage, res: ServerRespons
   requireScope(principal, ADMIN_SCOPES, 'Reading or replacing an access policy');
   requireGraph(engine, graph);
   if (req.method === 'GET') {
-    const record = readAccessPolicy(engine, graph);
-    sendJson(res, 200, record ?? { graph, version: 0, policy: null }, { 'cache-control': 'no-store' });
+    const record: ResponseBody<'getGraphAccess', 200> = readAccessPolicy(engine, graph) ?? { graph, version: 0, policy: null };
+    sendJson(res, 200, record, { 'cache-control': 'no-store' });
     return;
   }
   const value = await readJsonBody(req, { route: 'PUT /graphs/{graph}/access', limitBytes: ACCESS_BODY_LIMIT });
-  const record = await replaceAccessPolicy(engine, graph, value);
+  const record: ResponseBody<'putGraphAccess', 200> = await replaceAccessPolicy(engine, graph, value);
   sendJson(res, 200, record, { 'cache-control': 'no-store' });
 }

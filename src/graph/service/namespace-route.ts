@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolgraphError, describeValue } from '../../errors/index.ts';
-import { readJsonBody, sendError, sendJson } from '../../http/index.ts';
+import { validateGetGraphNamespacePathParameters } from '../../../generated/validators/openapi.ts';
+import { readJsonBody, sendError, sendJson, type ResponseBody } from '../../http/index.ts';
 import { ADMIN_SCOPES } from '../access/index.ts';
-import { GRAPH_NAME_PATTERN } from '../engine/index.ts';
 import { requireScope, type Principal } from '../dispatch/index.ts';
 import { readNamespace, replaceNamespace, type NamespaceStore } from '../schema/index.ts';
 
@@ -46,9 +46,10 @@ export async function handleNamespaceRoute(req: IncomingMessage, res: ServerResp
     return;
   }
   requireScope(principal, ADMIN_SCOPES, 'Reading or setting a graph\'s namespace');
-  if (!GRAPH_NAME_PATTERN.test(graph) || !engine.hasGraph(graph)) {
+  // The document's GraphName (one path parameter of both operations), then a graph of that name.
+  if (!validateGetGraphNamespacePathParameters({ graph }) || !engine.hasGraph(graph)) {
     throw new ToolgraphError('TG_GRAPH_NOT_FOUND', `No graph is named ${describeValue(graph)}.`);
   }
-  const record = req.method === 'GET' ? readNamespace(engine, graph) : await replaceNamespace(engine, graph, await readNamespaceBody(req));
+  const record: ResponseBody<'getGraphNamespace' | 'putGraphNamespace', 200> = req.method === 'GET' ? readNamespace(engine, graph) : await replaceNamespace(engine, graph, await readNamespaceBody(req));
   sendJson(res, 200, record, { 'cache-control': 'no-store' });
 }

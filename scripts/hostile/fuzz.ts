@@ -23,7 +23,7 @@ if (!(minutes > 0) || !(budgetMs > 0) || !Number.isInteger(seed)) {
 }
 
 const target = await startFuzzTarget({ TOOLGRAPH_QUERY_TIMEOUT_MS: String(budgetMs) });
-const heapBefore = target.heapAfterGc();
+const heapBefore = await target.heapAfterGc();
 const deadline = Date.now() + minutes * 60_000;
 const codes = new Map<string, number>();
 const findings: string[] = [];
@@ -45,7 +45,7 @@ try {
     seed = (seed + 1) % 2 ** 31;
   }
 } finally {
-  const growth = target.heapAfterGc() - heapBefore;
+  const growth = (await target.heapAfterGc()) - heapBefore;
   await target.close();
   process.stdout.write(`${cases} cases in ${minutes} min; outcomes ${JSON.stringify(Object.fromEntries(codes))}; heap after GC grew ${Math.round(growth / 1048576)} MiB; ${findings.length} findings\n`);
 }

@@ -28,8 +28,9 @@ const SERVER_ENTRY = fileURLToPath(new URL('./fuzz-server.ts', import.meta.url))
 export async function startFuzzTarget(env: Record<string, string> = {}): Promise<FuzzTarget> {
   const timeBudgetMs = Number(env['TOOLGRAPH_QUERY_TIMEOUT_MS'] ?? 2000);
   const child: ChildProcess = fork(SERVER_ENTRY, [], {
-    // The product's own Node (this one), without the test runner's loaders and flags.
-    execArgv: [],
+    // The product's own Node (this one), without the test runner's loaders and flags; FUZZ_SERVER_EXEC_ARGV
+    // adds Node/V8 flags for experiments (e.g. --single-threaded-gc on a machine short of cores).
+    execArgv: (process.env['FUZZ_SERVER_EXEC_ARGV'] ?? '').split(' ').filter(Boolean),
     env: { ...process.env, FUZZ_SERVER_ENV: JSON.stringify({ TOOLGRAPH_QUERY_TIMEOUT_MS: String(timeBudgetMs), ...env }) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -1,6 +1,6 @@
 // `npm run fuzz -- --minutes N [--seed S] [--budget-ms MS]`: the hostile fuzzer of test/hostile/fuzz.test.ts
 // run for N minutes (default 5) instead of 40 cases. Runs batches of 50 generated requests, each batch with
-// its own seed (the first is --seed, or random), against one server in this process, and prints every
+// its own seed (the first is --seed, or random), against one server in a child process, and prints every
 // finding (the failing case, what broke, the batch's seed to replay it with FUZZ_SEED=<seed> npm test
 // -- test/hostile/fuzz.test.ts), then a summary: cases run, outcomes by code, heap growth after GC.
 // Exits 1 when anything was found.
@@ -23,17 +23,23 @@ if (!(minutes > 0) || !(budgetMs > 0) || !Number.isInteger(seed)) {
 }
 
 const target = await startFuzzTarget({ TOOLGRAPH_QUERY_TIMEOUT_MS: String(budgetMs) });
-const heapBefore = target.heapAfterGc();
+const heapBefore = await target.heapAfterGc();
 const deadline = Date.now() + minutes * 60_000;
 const codes = new Map<string, number>();
 const findings: string[] = [];
 let cases = 0;
+/** The slowest /healthz answer and the slowest case seen, with what the case was. */
+let slowestHealthz = { ms: 0, what: '' };
+let slowestAnswer = { ms: 0, what: '' };
 try {
   while (Date.now() < deadline) {
     const result = await fc.check(fc.asyncProperty(hostileCase, async (hostile) => {
       const outcome = await runCase(target, hostile);
       cases++;
       const key = outcome.code ?? 'answered';
+      const what = `${hostile[fc.toStringMethod]().slice(0, 160)} → ${key}`;
+      if (outcome.slowestHealthzMs > slowestHealthz.ms) slowestHealthz = { ms: outcome.slowestHealthzMs, what };
+      if (outcome.ms > slowestAnswer.ms) slowestAnswer = { ms: Math.round(outcome.ms), what };
       codes.set(key, (codes.get(key) ?? 0) + 1);
     }), { numRuns: 50, seed, endOnFailure: true });
     if (result.failed) {
@@ -45,8 +51,9 @@ try {
     seed = (seed + 1) % 2 ** 31;
   }
 } finally {
-  const growth = target.heapAfterGc() - heapBefore;
+  const growth = (await target.heapAfterGc()) - heapBefore;
   await target.close();
   process.stdout.write(`${cases} cases in ${minutes} min; outcomes ${JSON.stringify(Object.fromEntries(codes))}; heap after GC grew ${Math.round(growth / 1048576)} MiB; ${findings.length} findings\n`);
+  process.stdout.write(`slowest /healthz ${slowestHealthz.ms} ms (${slowestHealthz.what}); slowest answer ${slowestAnswer.ms} ms (${slowestAnswer.what})\n`);
 }
 process.exit(findings.length === 0 ? 0 : 1);

@@ -21,7 +21,7 @@ let heapBefore = 0;
 
 beforeAll(async () => {
   target = await startFuzzTarget({ TOOLGRAPH_QUERY_TIMEOUT_MS: '2000' });
-  heapBefore = target.heapAfterGc();
+  heapBefore = await target.heapAfterGc();
 }, 120_000);
 
 afterAll(async () => {
@@ -37,7 +37,7 @@ describe('the hostile fuzzer (short run)', () => {
       const key = outcome.code ?? 'answered';
       codes.set(key, (codes.get(key) ?? 0) + 1);
     }), { numRuns: 40, ...(seed === undefined ? {} : { seed }), endOnFailure: true });
-    const growth = target.heapAfterGc() - heapBefore;
+    const growth = (await target.heapAfterGc()) - heapBefore;
     expect(growth, `heap grew by ${Math.round(growth / 1048576)} MiB after GC`).toBeLessThan(HEAP_GROWTH_BOUND);
     // Outcomes, for the log: how many cases were answered and how many refused, by code.
     console.info(`fuzz outcomes: ${JSON.stringify(Object.fromEntries(codes))}`);

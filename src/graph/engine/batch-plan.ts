@@ -4,6 +4,7 @@ import { kindOf, typeAfter } from './property-values.ts';
 import { freezeProps, type GraphStore } from './graph-store.ts';
 import type { AccessDocument, Mutation, NodeRecord, PropertyType, PropertyValue } from './types.ts';
 import type { WriteMeter } from './write-limits.ts';
+import { runWhole, type SlicedWork } from './work-slices.ts';
 
 export interface PlanOptions {
   /** Accept setAccess and setNamespace (the engine's own batches and replays); client batches never carry them. */
@@ -40,12 +41,24 @@ function edgeKey(src: string, type: string, tgt: string): string {
   return `${src.length}:${src}${type}\u0000${tgt}`;
 }
 
+/** Mutations planned between two points where planning may pause (a clock reading costs about as much as one). */
+const PLAN_STEP = 64;
+
 /**
  * Validates a whole batch against the graph as the batch itself changes it (an overlay; the graph is
  * not touched) and returns the normalised mutations to log and apply. Throws the first problem with
  * the mutation's index; nothing has changed then.
  */
 export function planBatch(store: GraphStore, inputs: unknown, newId: () => string, options: PlanOptions = {}): BatchPlan {
+  return runWhole(planBatchSteps(store, inputs, newId, options));
+}
+
+/**
+ * `planBatch` as sliced work (work-slices.ts): it may pause every few mutations, so a batch of
+ * thousands of mutations is planned over several turns of the event loop. The graph must not change
+ * meanwhile: the engine plans inside the graph's queue, where no other write runs.
+ */
+export function* planBatchSteps(store: GraphStore, inputs: unknown, newId: () => string, options: PlanOptions = {}): SlicedWork<BatchPlan> {
   if (!Array.isArray(inputs) || inputs.length === 0) {
     throw bad(`A batch needs a non-empty list of mutations; got ${describeValue(inputs)}.`);
   }
@@ -131,6 +144,7 @@ export function planBatch(store: GraphStore, inputs: unknown, newId: () => strin
   const ids: (string | null)[] = [];
   const meter = options.meter;
   for (let i = 0; i < inputs.length; i++) {
+    if (i % PLAN_STEP === PLAN_STEP - 1) yield;
     const input: unknown = inputs[i];
     const at = `mutations[${i}]`;
     try {

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { ToolgraphError, describeValue, isToolgraphError } from '../../errors/index.ts';
 import { silentLogger, type Logger } from '../../log/index.ts';
 import type { LoadedState, LogRecord, PersistenceAdapter, SnapshotStream } from './persistence-port.ts';
-import { planBatch } from './batch-plan.ts';
+import { planBatch, planBatchSteps } from './batch-plan.ts';
+import { runSliced } from './work-slices.ts';
 import { DEFAULT_SCHEMA_CAPS, checkSchemaGrowth, type SchemaCaps } from './schema-caps.ts';
 import { GraphTypes } from './graph-types.ts';
 import { ChangeFeed, type ChangeListener } from './change-feed.ts';
@@ -73,7 +74,8 @@ export interface FollowStats {
  * following through a PersistenceAdapter, and the change feed.
  *
  * A commit validates the whole batch, appends it to the log and applies it to memory only once the
- * append is durable, in one synchronous step. Work on one graph (commits, transactions, create, drop,
+ * append is durable. Validating and encoding a large batch pause the event loop between slices
+ * (work-slices.ts); applying it is one synchronous step, so readers see all of it or none. Work on one graph (commits, transactions, create, drop,
  * followed records) runs strictly one after another.
  *
  * Reads that yield the event loop (`read`) see one version: while one runs, a commit to its graph is
@@ -336,7 +338,9 @@ export class GraphEngine {
     }
     // The engine's own policy batches (access) are not client writes: they are never capped.
     const meter = access || this.#writeLimits === null ? undefined : new WriteMeter(this.#writeLimits);
-    const plan = planBatch(store, mutations, this.#newId, { access, ...(visible === undefined ? {} : { visible }), ...(meter === undefined ? {} : { meter }) });
+    // Planned in slices (a batch at the write caps is thousands of mutations); nothing else writes to
+    // the graph meanwhile (this runs in its queue), and readers see the graph as it was until it is applied.
+    const plan = await runSliced(planBatchSteps(store, mutations, this.#newId, { access, ...(visible === undefined ? {} : { visible }), ...(meter === undefined ? {} : { meter }) }));
     checkSchemaGrowth(store, plan.mutations, this.#schemaCaps);
     const batch: CommittedBatch = {
       graph: name, version: store.version + 1, mutations: plan.mutations, committedAt: this.#now().toISOString(),

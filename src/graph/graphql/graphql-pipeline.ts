@@ -21,6 +21,8 @@ import type { GraphqlOptions } from './graphql-options.ts';
 import { sha256Hex } from './trusted-documents.ts';
 import { useGraphValidation } from './use-graph-validation.ts';
 import { limitPlugins } from './use-limits.ts';
+import { jsonTextSteps } from './json-text.ts';
+import { COMMIT_SLICE_MS, runSliced } from '../engine/index.ts';
 
 export interface GraphqlPipelineOptions {
   readonly engine: GraphqlRequestContext['engine'];
@@ -180,6 +182,24 @@ function serialize(result: ExecutionResult, errors: readonly GraphQLError[]): st
   return JSON.stringify(out);
 }
 
+/**
+ * `serialize`, writing the data in slices between turns of the event loop (json-text.ts): the same
+ * text, but a result of megabytes does not hold the loop while it is written. Synchronous (no
+ * promise) when the data is written within one slice.
+ */
+function serializeSliced(result: ExecutionResult, errors: readonly GraphQLError[]): string | Promise<string> {
+  if (!('data' in result) || result.data === undefined || result.data === null) return serialize(result, errors);
+  const head = errors.length > 0 ? `{"errors":${JSON.stringify(errors.map(formatError))},"data":` : '{"data":';
+  const tail = result.extensions === undefined ? '}' : `,"extensions":${JSON.stringify(result.extensions)}}`;
+  const steps = jsonTextSteps(result.data);
+  const started = performance.now();
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return head + next.value + tail;
+    if (performance.now() - started >= COMMIT_SLICE_MS) return runSliced(steps).then((data) => head + data + tail);
+  }
+}
+
 type OnParams = (payload: Record<string, unknown>) => unknown;
 
 const NOTHING = (): undefined => undefined;
@@ -299,7 +319,8 @@ export class GraphqlPipeline {
       result = { errors: [this.#masked(error)] };
     }
     let errors = result.errors === undefined ? NO_ERRORS : result.errors.map((e) => normalize(e.originalError && !(e.originalError instanceof GraphQLError) ? this.#masked(e) : e));
-    let body = serialize(result, errors);
+    const serialized = serializeSliced(result, errors);
+    let body = typeof serialized === 'string' ? serialized : await serialized;
     try {
       if (meter !== UNMETERED) meter.resultBytes(Buffer.byteLength(body));
     } catch (error) {

@@ -1,5 +1,5 @@
 import { ToolgraphError } from '../../errors/index.ts';
-import { readSnapshot, snapshotStream, type GraphSnapshot, type LoadedState, type LogRecord, type PersistenceAdapter, type SnapshotStream } from '../engine/index.ts';
+import { cloneRecordSteps, readSnapshot, runSliced, snapshotStream, type GraphSnapshot, type LoadedState, type LogRecord, type PersistenceAdapter, type SnapshotStream } from '../engine/index.ts';
 
 interface LiveGraph {
   version: number;
@@ -49,8 +49,10 @@ export class MemoryPersistence implements PersistenceAdapter {
 
   async append(record: LogRecord): Promise<void> {
     this.#check();
+    // A batch at the write caps is thousands of mutations: copied a few at a time, between turns of the event loop.
+    const copy = await runSliced(cloneRecordSteps(record));
+    this.#check();
     const graphs = this.store.graphs;
-    const copy = structuredClone(record);
     const seq = ++this.store.seq;
     switch (copy.kind) {
       case 'createGraph':
@@ -73,8 +75,7 @@ export class MemoryPersistence implements PersistenceAdapter {
     }
     for (const listener of this.store.listeners) {
       if (listener.origin === this) continue;
-      const delivered = structuredClone(copy);
-      queueMicrotask(() => listener.onRecord(delivered));
+      void runSliced(cloneRecordSteps(copy)).then((delivered) => listener.onRecord(delivered));
     }
   }
 

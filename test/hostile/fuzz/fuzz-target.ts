@@ -1,82 +1,82 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { fork, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { resolveConfig } from '../../../src/config/index.ts';
-import { importJsonlFile } from '../../../src/graph/jsonl/index.ts';
-import { silentLogger } from '../../../src/log/index.ts';
-import { startToolgraph, type RunningToolgraph } from '../../../src/serve/index.ts';
+import { fileURLToPath } from 'node:url';
 import { HealthProber } from './health-prober.ts';
+import type { ChildMessage, ParentMessage } from './fuzz-server.ts';
+import { HOSTILE_GRAPH } from './hostile-graph.ts';
 
-/** The graph the fuzzer attacks: hubs of 10,000 edges each way, a 1 MB string, a node of many properties. */
-export const HOSTILE_GRAPH = 'hostile';
-export const HUBS = 3;
-export const LEAVES = 10_000;
-export const BLOB_BYTES = 1_000_000;
-export const WIDE_PROPERTIES = 1_000;
+export { BLOB_BYTES, HOSTILE_GRAPH, HUBS, LEAVES, WIDE_PROPERTIES } from './hostile-graph.ts';
 
 export interface FuzzTarget {
-  readonly running: RunningToolgraph;
   readonly origin: string;
   readonly prober: HealthProber;
   /** TOOLGRAPH_QUERY_TIMEOUT_MS of the server: every case must end within twice this. */
   readonly timeBudgetMs: number;
-  /** Heap used after a full GC, in bytes. */
-  heapAfterGc(): number;
+  /** The server's heap used after a full GC, in bytes. */
+  heapAfterGc(): Promise<number>;
   close(): Promise<void>;
 }
 
-/** A full GC on demand, without starting the process with --expose-gc. */
-function collector(): () => void {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-}
+const SERVER_ENTRY = fileURLToPath(new URL('./fuzz-server.ts', import.meta.url));
 
-function hostileLines(): string[] {
-  const lines: string[] = [];
-  for (let h = 0; h < HUBS; h++) {
-    lines.push(JSON.stringify({ label: 'Hub', id: `hub-${h}`, props: { name: `hub ${h}`, ...(h === 0 ? { blob: 'b'.repeat(BLOB_BYTES) } : {}) } }));
-  }
-  for (let l = 0; l < LEAVES; l++) lines.push(JSON.stringify({ label: 'Leaf', id: `leaf-${l}`, props: { n: l, s: `leaf ${l}` } }));
-  lines.push(JSON.stringify({ label: 'Wide', id: 'wide-0', props: Object.fromEntries(Array.from({ length: WIDE_PROPERTIES }, (_, i) => [`w${i}`, i])) }));
-  for (let h = 0; h < HUBS; h++) {
-    for (let l = 0; l < LEAVES; l++) {
-      lines.push(JSON.stringify({ src: `hub-${h}`, tgt: `leaf-${l}`, type: 'LINK' }));
-      lines.push(JSON.stringify({ src: `leaf-${l}`, tgt: `hub-${h}`, type: 'BACK' }));
-    }
-  }
-  return lines;
-}
-
-/** The product's graph services in this process (memory store) with the hostile graph imported, and a prober on /healthz. */
+/**
+ * The product's graph services in a child process of their own (fuzz-server.ts: memory store, the
+ * hostile graph imported), and a prober on its /healthz. The server is not run in this process: the
+ * test runner's own work (building cases, reading answers, its garbage collection) would otherwise
+ * stall the server's event loop and be counted against it.
+ */
 export async function startFuzzTarget(env: Record<string, string> = {}): Promise<FuzzTarget> {
-  const dir = mkdtempSync(join(tmpdir(), 'tg-fuzz-'));
   const timeBudgetMs = Number(env['TOOLGRAPH_QUERY_TIMEOUT_MS'] ?? 2000);
-  const config = resolveConfig({
-    env: { HOME: dir, PORT: '0', TOOLGRAPH_PERSISTENCE: 'memory', LOG_LEVEL: 'silent', TOOLGRAPH_QUERY_TIMEOUT_MS: String(timeBudgetMs), ...env },
+  const child: ChildProcess = fork(SERVER_ENTRY, [], {
+    // The product's own Node (this one), without the test runner's loaders and flags; FUZZ_SERVER_EXEC_ARGV
+    // adds Node/V8 flags for experiments (e.g. --single-threaded-gc on a machine short of cores).
+    execArgv: (process.env['FUZZ_SERVER_EXEC_ARGV'] ?? '').split(' ').filter(Boolean),
+    env: { ...process.env, FUZZ_SERVER_ENV: JSON.stringify({ TOOLGRAPH_QUERY_TIMEOUT_MS: String(timeBudgetMs), ...env }) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const running = await startToolgraph({ config, logger: silentLogger(), only: ['graph'] });
-  const file = join(dir, 'hostile.jsonl');
-  writeFileSync(file, hostileLines().join('\n') + '\n');
-  await importJsonlFile(running.engine!, HOSTILE_GRAPH, file, { create: true });
-  await running.settled();
-  const prober = new HealthProber(running.origin);
-  const gc = collector();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const origin = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the fuzz server did not start within 120 s')), 120_000);
+    child.once('exit', (code) => reject(new Error(`the fuzz server exited with ${code} before serving`)));
+    child.on('message', (message: ChildMessage) => {
+      if ('ready' in message) {
+        clearTimeout(timer);
+        resolve(message.origin);
+      }
+    });
+  }).catch((error: unknown) => {
+    child.kill();
+    throw error;
+  });
+  const prober = new HealthProber(origin);
+  let next = 0;
+  const ask = (message: ParentMessage): void => {
+    child.send(message);
+  };
   return {
-    running,
-    origin: running.origin,
+    origin,
     prober,
     timeBudgetMs,
     heapAfterGc() {
-      gc();
-      return process.memoryUsage().heapUsed;
+      const id = ++next;
+      return new Promise<number>((resolve, reject) => {
+        const onMessage = (message: ChildMessage): void => {
+          if ('heap' in message && message.heap === id) {
+            child.off('message', onMessage);
+            resolve(message.used);
+          }
+        };
+        child.on('message', onMessage);
+        void exited.then(() => reject(new Error('the fuzz server exited')));
+        ask({ heap: id });
+      });
     },
     async close() {
       await prober.stop();
-      await running.close({ graceMs: 0 });
-      rmSync(dir, { recursive: true, force: true });
+      if (child.exitCode === null && child.connected) ask({ close: true });
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
     },
   };
 }

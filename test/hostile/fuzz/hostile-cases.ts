@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { HOSTILE_GRAPH } from './fuzz-target.ts';
+import { HOSTILE_GRAPH } from './hostile-graph.ts';
 
 /**
  * Adversarial requests for the hostile graph (fuzz-target.ts): GraphQL reads that fan out over hubs

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolgraphError, isToolgraphError } from '../../../errors/index.ts';
 import { silentLogger, type Logger } from '../../../log/index.ts';
-import type { LoadedState, LogRecord, PersistenceAdapter, SnapshotStream } from '../../engine/index.ts';
+import { recordJsonSteps, runSliced, type LoadedState, type LogRecord, type PersistenceAdapter, type SnapshotStream } from '../../engine/index.ts';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
 import { LOCK_FILE, pathIn, segmentFile, snapshotFile } from './log-files.ts';
 import { nodeLogFileSystem, type LogFileHandle, type LogFileSystem } from './log-file-system.ts';
@@ -118,10 +118,19 @@ export class FilePersistence implements PersistenceAdapter {
     }
   }
 
-  append(record: LogRecord): Promise<void> {
+  async append(record: LogRecord): Promise<void> {
+    this.#checkWritable();
+    // A batch at the write caps is megabytes of JSON: encoded a few mutations at a time, between turns
+    // of the event loop. The engine appends one record of a graph at a time, so a graph's records keep
+    // their order; records of different graphs may be framed in either order, as they may commit.
+    const json = await runSliced(recordJsonSteps(record));
+    return this.#appendEncoded(record, json);
+  }
+
+  #appendEncoded(record: LogRecord, json: string): Promise<void> {
     try {
       this.#checkWritable();
-      const frame = encodeFrame(Buffer.from(JSON.stringify(record), 'utf8'));
+      const frame = encodeFrame(Buffer.from(json, 'utf8'));
       const afterDurable = this.#claim(record, this.#nextSeq);
       this.#nextSeq++;
       return new Promise<void>((resolve, reject) => {

@@ -1,0 +1,60 @@
+/**
+ * The fuzzer's server, as a process of its own (fuzz-target.ts forks it): the product's graph services
+ * (memory store) with the hostile graph imported. A child process keeps the test runner's own work and
+ * garbage collection out of what /healthz measures, and lets the heap bound read the server's heap
+ * alone. It speaks over the IPC channel: it sends `{ ready, origin }` once serving, answers
+ * `{ heap: id }` with `{ heap: id, used }` (heap used after a full GC, in bytes) and exits after
+ * closing on `{ close: true }` or when the parent goes away.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { resolveConfig } from '../../../src/config/index.ts';
+import { importJsonlFile } from '../../../src/graph/jsonl/index.ts';
+import { silentLogger } from '../../../src/log/index.ts';
+import { startToolgraph } from '../../../src/serve/index.ts';
+import { hostileLines } from './hostile-graph.ts';
+
+export type ParentMessage = { readonly heap: number } | { readonly close: true };
+export type ChildMessage = { readonly ready: true; readonly origin: string } | { readonly heap: number; readonly used: number };
+
+/** A full GC on demand, without starting the process with --expose-gc. */
+function collector(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+const send = (message: ChildMessage): void => {
+  process.send!(message);
+};
+
+const env = JSON.parse(process.env['FUZZ_SERVER_ENV'] ?? '{}') as Record<string, string>;
+const dir = mkdtempSync(join(tmpdir(), 'tg-fuzz-'));
+const config = resolveConfig({ env: { HOME: dir, PORT: '0', TOOLGRAPH_PERSISTENCE: 'memory', LOG_LEVEL: 'silent', ...env } });
+const running = await startToolgraph({ config, logger: silentLogger(), only: ['graph'] });
+const file = join(dir, 'hostile.jsonl');
+writeFileSync(file, hostileLines().join('\n') + '\n');
+await importJsonlFile(running.engine!, 'hostile', file, { create: true });
+await running.settled();
+const gc = collector();
+
+let closing = false;
+async function close(): Promise<void> {
+  if (closing) return;
+  closing = true;
+  await running.close({ graceMs: 0 });
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+}
+
+process.on('message', (message: ParentMessage) => {
+  if ('close' in message) void close();
+  else {
+    gc();
+    send({ heap: message.heap, used: process.memoryUsage().heapUsed });
+  }
+});
+process.on('disconnect', () => void close());
+send({ ready: true, origin: running.origin });

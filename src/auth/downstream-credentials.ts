@@ -2,7 +2,7 @@ import type * as oidc from 'openid-client';
 import { ToolgraphError, isToolgraphError } from '../errors/index.ts';
 import { silentLogger, type Logger } from '../log/index.ts';
 import { auditUserOf, type AuditLog } from './audit-log.ts';
-import { DelegatedTokenCache, type DelegationKey } from './delegated-token-cache.ts';
+import { DelegatedTokenCache, type CachedDelegation, type DelegationKey } from './delegated-token-cache.ts';
 import { checkAgent, DEFAULT_SIGN_IN_SCOPES, normaliseScopes, type AgentDefaults, type CheckedAgent, type DownstreamAgent } from './downstream-agent.ts';
 import type { RequestContext } from './request-context.ts';
 import { StoredTokenSource } from './stored-token-source.ts';
@@ -363,7 +363,7 @@ export class DownstreamCredentials {
     const key = this.#delegationKey(checked, context!, scopes);
     const exchanger = this.#options.exchanger;
     let exchanged = false;
-    let found;
+    let found: CachedDelegation;
     try {
       found = await this.#cache.get(key, () => {
         exchanged = true;

@@ -181,7 +181,7 @@ function createHandler(state: HostState, logger: Logger): (req: IncomingMessage,
     res.on('close', closed);
     const path = pathOf(req);
     const cap = state.cap;
-    if (cap !== undefined && cap.isOverflow(req.socket)) {
+    if (cap?.isOverflow(req.socket)) {
       answerOverCap(state, cap, req, res, path);
       return;
     }

@@ -166,6 +166,7 @@ class CatalogueRebuilder<C extends { readonly epoch: string }> implements GraphC
     if (this.#options.stepsFor !== undefined) return this.#options.stepsFor(graph, sourceName);
     const sdlOf = this.#options.sdlOf;
     if (sdlOf === undefined) throw new TypeError('watchGraphCatalogue needs sdlOf or stepsFor');
+    // biome-ignore lint/correctness/useYield: the one-step form of GraphEntriesSteps, for small sources: it builds at once, with no pause.
     return function* (catalogue: C) {
       return buildCatalogueEntries(graphqlSource(sourceName, sdlOf(catalogue)));
     };

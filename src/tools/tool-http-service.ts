@@ -10,6 +10,7 @@ import { describeManifestErrors } from '../manifest/index.ts';
 import { MemoryStateStore, type StateStore } from '../state/index.ts';
 import { authInfoOf, createMcpServer } from './mcp-server.ts';
 import { StoredMcpSessions, type SessionCapabilities } from './stored-mcp-sessions.ts';
+import type { ResolvedCall } from './tool-arguments.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
 export const MCP_PATH = '/mcp';
@@ -126,7 +127,7 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
     for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
       const m = message as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
       if (m === null || typeof m !== 'object' || m.method !== 'tools/call' || typeof m.params?.name !== 'string') continue;
-      let call;
+      let call: ResolvedCall;
       try {
         call = registry.resolve(m.params.name, m.params.arguments ?? {});
       } catch {

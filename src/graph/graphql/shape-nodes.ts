@@ -108,7 +108,7 @@ function* shapeGroup(
   // ids, strings and lists as each slice is placed.
   state.meter.bytes(rows.length * fixedBytes(steps));
   for (let from = 0; from < rows.length; from += SLICE) {
-    const to = from + SLICE < rows.length ? from + SLICE : rows.length;
+    const to = Math.min(from + SLICE, rows.length);
     shapeRows(state, typeName, rows, positions, steps, pathOf, out, from, to);
     if (to < rows.length && state.meter.yieldDue) yield;
   }

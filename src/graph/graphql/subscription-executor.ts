@@ -1,4 +1,4 @@
-import { GraphQLError, Kind, getVariableValues, validate, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
+import { type GraphQLError, Kind, getVariableValues, validate, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
 import { ToolgraphError } from '../../errors/index.ts';
 import type { CarrierPrincipal, SubscriptionExecutor, SubscriptionRequest, SubscriptionResult } from '../carrier/index.ts';
 import type { GraphCatalogue, GraphView } from '../engine/index.ts';

@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import type { Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { ToolgraphError } from '../../errors/index.ts';
 
@@ -132,7 +133,7 @@ export class JsonlFile {
 }
 
 async function identify(path: string, handle: FileHandle): Promise<FileIdentity> {
-  let stats;
+  let stats: Stats;
   try {
     stats = await handle.stat();
   } catch (error) {

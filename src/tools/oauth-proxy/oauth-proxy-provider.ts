@@ -101,9 +101,9 @@ function answerUrl(redirectUri: string, params: Record<string, string | undefine
 }
 
 function page(res: Response, status: number, title: string, text: string): void {
-  const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   res.status(status).set({ 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
-    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head><body><h1>${escape(title)}</h1><p>${escape(text)}</p></body></html>\n`);
+    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>\n`);
 }
 
 /**

@@ -59,7 +59,7 @@ export async function startFuzzTarget(env: Record<string, string> = {}): Promise
   });
   const running = await startToolgraph({ config, logger: silentLogger(), only: ['graph'] });
   const file = join(dir, 'hostile.jsonl');
-  writeFileSync(file, hostileLines().join('\n') + '\n');
+  writeFileSync(file, `${hostileLines().join('\n')}\n`);
   await importJsonlFile(running.engine!, HOSTILE_GRAPH, file, { create: true });
   await running.settled();
   const prober = new HealthProber(running.origin);

@@ -374,7 +374,7 @@ export class PostgresPersistence implements PersistenceAdapter {
     if (row.inserted === 0) throw versionConflict(batch.graph, batch.version, Number(row.head));
     this.#notify(batch.graph);
     const cursor = this.#cursors.get(batch.graph);
-    if (cursor && cursor.live && cursor.generation === Number(row.generation) && cursor.version === batch.version - 1) cursor.version = batch.version;
+    if (cursor?.live && cursor.generation === Number(row.generation) && cursor.version === batch.version - 1) cursor.version = batch.version;
   }
 
   // ---- plumbing ----------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
  */
 const MAX_KNOWN = 256;
 /** Shorter values would cut ordinary words out of log lines; no real credential is this short. */
-export const MIN_SECRET_LENGTH = 8;
+const MIN_SECRET_LENGTH = 8;
 
 const known = new Set<string>();
 let pattern: RegExp | null | undefined = null;

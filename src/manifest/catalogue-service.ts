@@ -8,7 +8,7 @@ import { isDigest } from './limits.ts';
 
 export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 /** When entries are filtered per caller, shared caches must not hand one caller's answer to another. */
-export const PRIVATE_IMMUTABLE_CACHE_CONTROL = 'private, max-age=31536000, immutable';
+const PRIVATE_IMMUTABLE_CACHE_CONTROL = 'private, max-age=31536000, immutable';
 /** As the OpenAPI document writes it: decimal, no leading zeros, at most 4 digits (fragment_count ≤ 4100). */
 const INDEX_PATTERN = /^(?:0|[1-9][0-9]{0,3})$/;
 const DEFAULT_LIMIT = 10;

@@ -24,7 +24,7 @@ export interface GraphsCatalogueFeed<C extends { readonly epoch: string }> exten
 }
 
 /** Rebuilds wait this long after the change that asks for them, so a burst of commits causes one. */
-export const DEFAULT_COALESCE_MS = 20;
+const DEFAULT_COALESCE_MS = 20;
 
 /** A rebuild takes at most about 1 / (1 + this) of the process's time under a stream of label changes. */
 const SPACING_FACTOR = 4;

@@ -8,7 +8,7 @@ import type { ResolvedCall } from './tool-arguments.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
 /** This server's name and version in MCP's `initialize` answer. */
-export const SERVER_INFO = { name: 'toolgraph', version: '0.1.0' } as const;
+const SERVER_INFO = { name: 'toolgraph', version: '0.1.0' } as const;
 
 /** How the HTTP transport hands the request context to the MCP handlers (the SDK's `authInfo`). */
 export function authInfoOf(context: RequestContext): AuthInfo {

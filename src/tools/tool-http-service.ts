@@ -13,12 +13,12 @@ import { StoredMcpSessions, type SessionCapabilities } from './stored-mcp-sessio
 import type { ResolvedCall } from './tool-arguments.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
-export const MCP_PATH = '/mcp';
-export const TOOLS_CALL_PATH = '/mcp/tools/call';
+const MCP_PATH = '/mcp';
+const TOOLS_CALL_PATH = '/mcp/tools/call';
 /** Largest REST call body: 1 MiB. */
-export const TOOLS_CALL_BODY_LIMIT = 1024 * 1024;
+const TOOLS_CALL_BODY_LIMIT = 1024 * 1024;
 /** Largest MCP message over Streamable HTTP: the SDK's own limit, 4 MiB. */
-export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
+const MCP_BODY_LIMIT = 4 * 1024 * 1024;
 
 export interface ToolHttpServiceOptions {
   readonly registry: ToolRegistry;

@@ -25,7 +25,7 @@ interface Entry {
 }
 
 /** The same expression, ignoring where it was written. */
-export function exprKey(expr: Expr): string {
+function exprKey(expr: Expr): string {
   return JSON.stringify(expr, (key, value: unknown) => (key === 'offset' ? undefined : value));
 }
 

@@ -4,7 +4,7 @@ import { parseRequestJson } from './request-json.ts';
 import { firstViolation } from './request-violation.ts';
 import { U64_MAX, invalidId, parseU64 } from './u64.ts';
 
-export type NativeMethod =
+type NativeMethod =
   | { readonly GraphQl: { readonly query: string; readonly variables: Readonly<Record<string, unknown>> | null } }
   | { readonly Cypher: { readonly query: string; readonly params: Readonly<Record<string, unknown>> | null } };
 

@@ -38,7 +38,7 @@ function storageError(error: unknown, what: string): ToolgraphError {
 }
 
 /** A batch committed from inside `transact`: the graph is the transaction's. */
-export interface TransactBatch {
+interface TransactBatch {
   /** When given, the batch commits only if the graph is still at this version (else TG_VERSION_CONFLICT). */
   readonly expectedVersion?: number;
   readonly mutations: readonly MutationInput[];

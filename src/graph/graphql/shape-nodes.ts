@@ -18,7 +18,7 @@ function isInt32(value: number): boolean {
 }
 
 /** The value of an Int argument as written (literal or variable); undefined when absent or null. */
-export function intArgument(state: ExecState, node: FieldNode, name: string): number | undefined {
+function intArgument(state: ExecState, node: FieldNode, name: string): number | undefined {
   const arg = node.arguments?.find((a) => a.name.value === name);
   if (arg === undefined) return undefined;
   return intValue(state, arg.value);

@@ -7,7 +7,7 @@ import { ToolgraphError } from '../../errors/index.ts';
 const CHUNK_BYTES = 1 << 20;
 
 /** The longest line read; a longer one is refused by line number instead of exhausting memory. */
-export const MAX_JSONL_LINE_BYTES = 64 * 1024 * 1024;
+const MAX_JSONL_LINE_BYTES = 64 * 1024 * 1024;
 
 /** Called per line (without its newline); may return a promise, which is awaited before the next line. */
 export type LineVisitor = (text: string, line: number) => void | Promise<void>;

@@ -3,7 +3,7 @@ import type { NamespaceNames } from './namespace.ts';
 import { schemaModelFromCatalogue, type LabelModel, type SchemaModel } from './schema-model.ts';
 
 /** Federation v2.3: has @key, @shareable and @external, and every current router and gateway reads it. */
-export const FEDERATION_LINK =
+const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@shareable", "@external"])';
 
 const MUTATION_DOC = `# Mutations. Every mutation field of one operation is one batch: atomic, one version bump.

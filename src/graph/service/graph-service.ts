@@ -7,9 +7,9 @@ import type { Logger } from '../../log/index.ts';
 import type { RunOptions } from '../cypher/index.ts';
 import { answerNativeRequest, parseNativeRequest, type DispatchDeps, type GraphQlHandler, type Principal } from '../dispatch/index.ts';
 
-export const DISPATCH_PATH = '/dispatch';
+const DISPATCH_PATH = '/dispatch';
 /** Largest accepted request body: 1 MiB. */
-export const DISPATCH_BODY_LIMIT = 1024 * 1024;
+const DISPATCH_BODY_LIMIT = 1024 * 1024;
 
 export interface GraphServiceOptions {
   /** The graphs: Cypher runs on them, /graphs/{graph}/access reads and replaces their policies, /graphs/{graph}/namespace their namespaces. */

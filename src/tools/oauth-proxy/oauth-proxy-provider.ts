@@ -17,7 +17,7 @@ export const CALLBACK_PATH = '/oauth/callback';
 const CONSENT_COOKIE = 'tg_oauth_consent';
 
 /** The store's spaces of the proxy's state, and how long each entry lives. */
-export const OAUTH_PROXY_SPACES = {
+const OAUTH_PROXY_SPACES = {
   clients: 'oauth-clients',
   awaitingConsent: 'oauth-consent',
   awaitingIdp: 'oauth-signin',
@@ -25,7 +25,7 @@ export const OAUTH_PROXY_SPACES = {
   refreshOwners: 'oauth-refresh',
 } as const;
 /** Dynamically registered clients, and which client each refresh token belongs to, are kept 30 days. */
-export const OAUTH_CLIENT_TTL_MS = 30 * 24 * 3600_000;
+const OAUTH_CLIENT_TTL_MS = 30 * 24 * 3600_000;
 const CODE_TTL_MS = 60_000;
 
 export interface OAuthProxyOptions {

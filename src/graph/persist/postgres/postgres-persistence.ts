@@ -498,7 +498,3 @@ function storageFailed(message: string, cause: unknown): ToolgraphError {
   const reason = cause instanceof Error && cause.message ? `: ${cause.message}` : '';
   return new ToolgraphError('TG_STORAGE_FAILED', `${message}${reason}.`, { cause });
 }
-
-export function createPostgresPersistence(options: PostgresPersistenceOptions): PostgresPersistence {
-  return new PostgresPersistence(options);
-}

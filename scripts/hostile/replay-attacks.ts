@@ -207,7 +207,7 @@ function hubGraphFile(dir: string, hubs: number, leaves: number): string {
     }
   }
   const file = join(dir, 'hub.jsonl');
-  writeFileSync(file, lines.join('\n') + '\n');
+  writeFileSync(file, `${lines.join('\n')}\n`);
   return file;
 }
 
@@ -369,7 +369,7 @@ async function main(): Promise<void> {
   }
   const table = ['| attack | outcome | answered (ms) | peak RSS (MB) | max /healthz (ms) |', '|---|---|---|---|---|',
     ...results.map((r) => `| ${r.attack} | ${r.outcome}${r.note ? ` (${r.note})` : ''} | ${r.answeredMs ?? '—'} | ${r.peakRssMb} | ${r.maxHealthzMs ?? '—'} |`)];
-  process.stdout.write(table.join('\n') + '\n');
+  process.stdout.write(`${table.join('\n')}\n`);
   if (opts.out) writeFileSync(opts.out, JSON.stringify(results, null, 2));
 }
 

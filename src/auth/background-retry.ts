@@ -26,8 +26,8 @@ export interface Pending<T> {
   close(): void;
 }
 
-export const DEFAULT_RETRY_INITIAL_MS = 500;
-export const DEFAULT_RETRY_MAX_MS = 10_000;
+const DEFAULT_RETRY_INITIAL_MS = 500;
+const DEFAULT_RETRY_MAX_MS = 10_000;
 
 function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

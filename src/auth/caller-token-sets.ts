@@ -18,7 +18,7 @@ const REFRESH_LOCK_MS = 30_000;
  * lives (`refresh_expires_in`): 30 days, renewed by each refresh. A provider that has revoked it
  * sooner refuses the refresh, and the caller is asked to consent again.
  */
-export const DEFAULT_TOKEN_SET_TTL_MS = 30 * 24 * 3600_000;
+const DEFAULT_TOKEN_SET_TTL_MS = 30 * 24 * 3600_000;
 
 /** Whose consent: the verified token's issuer and subject (a subject is unique only within its issuer). */
 export interface Caller {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Every consent binding cookie's name starts so; the rest names the flow, so two consents in one browser do not overwrite each other. */
-export const CONSENT_COOKIE_PREFIX = 'tg_consent_';
+const CONSENT_COOKIE_PREFIX = 'tg_consent_';
 
 /**
  * The secret that binds a consent flow to the browser that started it: the browser holds `value`
@@ -25,7 +25,7 @@ export function newConsentBinding(): ConsentBinding {
 }
 
 /** The value of cookie `name` in a Cookie request header, if sent. */
-export function cookieValue(header: string | undefined, name: string): string | undefined {
+function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
     const eq = part.indexOf('=');
     if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();

@@ -10,15 +10,15 @@ import { buildAuthorizationRequest, exchangeAuthorizationCode } from './three-le
 import type { TokenSet } from './token-set.ts';
 
 /** Consent links handed to callers and not opened yet, by the link's random id. */
-export const CONSENT_STARTS_SPACE = 'consent-starts';
+const CONSENT_STARTS_SPACE = 'consent-starts';
 /** Browsers sent to the SSO IdP to prove who they are, by that sign-in's `state`. */
-export const CONSENT_SIGN_INS_SPACE = 'consent-sign-ins';
+const CONSENT_SIGN_INS_SPACE = 'consent-sign-ins';
 /** Browsers sent to the agent's provider to consent, by the authorization request's `state`. */
-export const CONSENT_REQUESTS_SPACE = 'consent-requests';
+const CONSENT_REQUESTS_SPACE = 'consent-requests';
 /** Which consent link a caller was last given for an agent, so retries show the same link. */
 const CONSENT_OF_CALLER_SPACE = 'consent-of-caller';
 /** How long a consent link stays good by default (TOOLGRAPH_CONSENT_LINK_TTL_SECS): the whole flow must finish within it. */
-export const CONSENT_REQUEST_TTL_MS = 10 * 60_000;
+const CONSENT_REQUEST_TTL_MS = 10 * 60_000;
 
 /** Where the consent routes are, as browsers reach them (under TOOLGRAPH_PUBLIC_URL), and how the binding cookie is scoped. */
 export interface ConsentRoutes {

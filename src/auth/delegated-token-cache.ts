@@ -25,7 +25,7 @@ export interface CachedDelegation {
 }
 
 /** At most 30 s, and at most a tenth of the token's lifetime, before `exp`. */
-export const MAX_EARLY_RENEWAL_MS = 30_000;
+const MAX_EARLY_RENEWAL_MS = 30_000;
 
 /**
  * The instant after which a delegated token is no longer handed out: shortly before its expiry, so

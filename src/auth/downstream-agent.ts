@@ -17,9 +17,9 @@ import { checkAgentName } from './token-set-store.ts';
  *   expires: each caller's own (`consent: 'caller'`), or the operator's (`'operator'`, signed in by
  *   `toolgraph auth login`).
  */
-export type DownstreamPattern = AgentPattern;
+type DownstreamPattern = AgentPattern;
 /** One list of pattern names: the agent settings' (src/config) accept exactly these. */
-export const DOWNSTREAM_PATTERNS: readonly DownstreamPattern[] = AGENT_PATTERNS;
+const DOWNSTREAM_PATTERNS: readonly DownstreamPattern[] = AGENT_PATTERNS;
 
 /**
  * Whose consent a three-legged agent calls with: each caller's own (kept per caller's issuer and
@@ -27,8 +27,8 @@ export const DOWNSTREAM_PATTERNS: readonly DownstreamPattern[] = AGENT_PATTERNS;
  * (`toolgraph auth login <agent>`, e.g. the loopback-seeded search agent). A request without a caller
  * (AUTH_TYPE=none, stdio) is the local operator either way.
  */
-export type ConsentOwner = ConsentOwnerName;
-export const CONSENT_OWNERS: readonly ConsentOwner[] = CONSENT_OWNER_NAMES;
+type ConsentOwner = ConsentOwnerName;
+const CONSENT_OWNERS: readonly ConsentOwner[] = CONSENT_OWNER_NAMES;
 
 /**
  * An agent's own credentials (the spec's per-agent env vars): what `identity-passthrough` sends, the
@@ -129,7 +129,7 @@ function basic(user: string, secret: string): string {
 }
 
 /** The headers `credentials` stand for. Every secret in them is remembered by the log scrubber. */
-export function credentialHeaders(agent: string, credentials: StaticCredentials): Readonly<Record<string, string>> {
+function credentialHeaders(agent: string, credentials: StaticCredentials): Readonly<Record<string, string>> {
   const headers: Record<string, string> = {};
   switch (credentials.kind) {
     case 'none':

@@ -2,7 +2,7 @@ import type * as oidc from 'openid-client';
 import { ToolgraphError, isToolgraphError } from '../errors/index.ts';
 import { silentLogger, type Logger } from '../log/index.ts';
 import { auditUserOf, type AuditLog } from './audit-log.ts';
-import { DelegatedTokenCache, type DelegationKey } from './delegated-token-cache.ts';
+import { DelegatedTokenCache, type CachedDelegation, type DelegationKey } from './delegated-token-cache.ts';
 import { checkAgent, DEFAULT_SIGN_IN_SCOPES, normaliseScopes, type AgentDefaults, type CheckedAgent, type DownstreamAgent } from './downstream-agent.ts';
 import type { RequestContext } from './request-context.ts';
 import { StoredTokenSource } from './stored-token-source.ts';
@@ -13,7 +13,7 @@ import { CallerTokenSets, callerOf } from './caller-token-sets.ts';
 import { ConsentRequests, consentRequired, type ConsentRoutes, type ConsentStep } from './consent-requests.ts';
 
 /** Where the credential sent downstream came from. */
-export type CredentialSource =
+type CredentialSource =
   /** A token from the RFC 8693 exchange of the caller's token (fresh or cached). */
   | 'delegation'
   /** The hybrid agent's vendor device flow's cached token. */
@@ -63,7 +63,7 @@ export interface AgentCredentials {
 }
 
 /** Per-caller consent: the store, the routes, the SSO client and how long a consent link lasts. */
-export interface ConsentsOptions {
+interface ConsentsOptions {
   readonly state: StateStore;
   readonly routes: ConsentRoutes;
   /** toolgraph's OIDC client at the SSO IdP (discovery at OIDC_CONFIG_URL, OIDC_CLIENT_ID). */
@@ -73,7 +73,7 @@ export interface ConsentsOptions {
 }
 
 /** How to build the OAuth client that refreshes an agent's signed-in token set. */
-export type RefreshClientFactory = (agent: DownstreamAgent) => Promise<oidc.Configuration>;
+type RefreshClientFactory = (agent: DownstreamAgent) => Promise<oidc.Configuration>;
 
 export interface DownstreamCredentialsOptions {
   /** ENABLE_DELEGATION, AUDIENCE and DELEGATED_SCOPES. */
@@ -146,7 +146,7 @@ export function describeCredential(credential: DownstreamCredential): string {
 }
 
 /** Whether a verified `aud` claim (a string or a list) names `audience` exactly. */
-export function audienceIncludes(aud: unknown, audience: string): boolean {
+function audienceIncludes(aud: unknown, audience: string): boolean {
   if (typeof aud === 'string') return aud === audience;
   return Array.isArray(aud) && aud.includes(audience);
 }
@@ -363,7 +363,7 @@ export class DownstreamCredentials {
     const key = this.#delegationKey(checked, context!, scopes);
     const exchanger = this.#options.exchanger;
     let exchanged = false;
-    let found;
+    let found: CachedDelegation;
     try {
       found = await this.#cache.get(key, () => {
         exchanged = true;

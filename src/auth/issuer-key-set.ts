@@ -23,8 +23,8 @@ export interface IssuerKeySet {
   close(): void;
 }
 
-export const DEFAULT_JWKS_COOLDOWN_MS = 30_000;
-export const DEFAULT_JWKS_REFRESH_MS = 10 * 60_000;
+const DEFAULT_JWKS_COOLDOWN_MS = 30_000;
+const DEFAULT_JWKS_REFRESH_MS = 10 * 60_000;
 
 /**
  * Loads the key set now (an unreachable or empty JWKS throws; serve retries in the background) and keeps it current

@@ -5,7 +5,7 @@ import { isLoopbackHost } from './issuer-url.ts';
 import { DEFAULT_CALLBACK_PORT } from './constants.ts';
 
 export { DEFAULT_CALLBACK_PORT };
-export const CALLBACK_PATH = '/callback';
+const CALLBACK_PATH = '/callback';
 
 export interface LoopbackCallbackOptions {
   /** Loopback only (127.0.0.0/8, ::1, localhost). Default 127.0.0.1. */

@@ -7,8 +7,8 @@ import { oauthConfiguration, type AuthorizationServer, type OAuthClientIdentity,
 import { rememberOpaqueToken } from './remember-token.ts';
 
 /** RFC 8693 §2.1 grant type and §3 token type identifiers. */
-export const TOKEN_EXCHANGE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:token-exchange';
-export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+const TOKEN_EXCHANGE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
 /** The fix for each delegation error, as the spec gives it (also in `details.fix` and docs/delegation.md). */
 export const DELEGATION_FIXES = {
@@ -17,7 +17,7 @@ export const DELEGATION_FIXES = {
   TG_TOKEN_EXCHANGE_FAILED: 'Check the client id and secret (OIDC_CLIENT_ID, OIDC_CLIENT_SECRET), that the IdP allows this client the token-exchange grant, that the audience is a service registered at the IdP, and the scopes.',
 } as const;
 
-export interface ExchangeRequest {
+interface ExchangeRequest {
   /** The caller's access token (RFC 8693 `subject_token`). Never logged. */
   readonly subjectToken: string;
   /** RFC 8693 `audience`: the downstream API's identifier at the IdP. */
@@ -56,7 +56,7 @@ export interface TokenExchangerOptions {
   readonly now?: (() => number) | undefined;
 }
 
-export function noTokenEndpoint(reason: string): ToolgraphError {
+function noTokenEndpoint(reason: string): ToolgraphError {
   return new ToolgraphError('TG_NO_TOKEN_ENDPOINT', 'No token_endpoint configured', {
     details: { reason, fix: DELEGATION_FIXES.TG_NO_TOKEN_ENDPOINT },
   });

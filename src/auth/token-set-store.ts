@@ -6,7 +6,7 @@ import { tokenSetFromJson, tokenSetToJson } from './token-set-json.ts';
 import type { TokenSet } from './token-set.ts';
 
 /** Agent names become file names: letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
-export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export function checkAgentName(name: string): void {
   if (!AGENT_NAME.test(name)) {

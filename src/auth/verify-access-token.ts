@@ -9,7 +9,7 @@ import { unauthenticated } from './unauthenticated.ts';
  * are never accepted, so a token "signed" with nothing, or with the IdP's public key used as an HMAC
  * secret, fails before any key is looked at.
  */
-export const ACCEPTED_ALGORITHMS: readonly string[] = Object.freeze([
+const ACCEPTED_ALGORITHMS: readonly string[] = Object.freeze([
   'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519',
 ]);
 

@@ -17,7 +17,7 @@ export const COMMAND_DESCRIPTIONS = {
   envelope: 'Sign subscription carrier requests and make signer keys',
 } as const;
 
-export type CommandName = keyof typeof COMMAND_DESCRIPTIONS;
+type CommandName = keyof typeof COMMAND_DESCRIPTIONS;
 
 type Register = (program: Command, io: CliIo) => void;
 

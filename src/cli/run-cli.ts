@@ -7,7 +7,7 @@ import { CommandExit, type CliIo } from './cli-io.ts';
 import { hintFor } from './error-hints.ts';
 
 /** What a bad setting exits with (sysexits EX_CONFIG), so scripts can tell it from a failed operation. */
-export const EXIT_CONFIG = 78;
+const EXIT_CONFIG = 78;
 /** What an unexpected fault exits with (sysexits EX_SOFTWARE). */
 export const EXIT_FAULT = 70;
 

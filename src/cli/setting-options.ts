@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { SETTINGS, defaultLabelOf, resolveConfig, type ResolvedConfig, type SettingDef, type SettingName } from '../config/index.ts';
 
 /** What a setting's flag says in help: what it is, its env var, its default and the values it takes. */
-export function settingFlagHelp(def: SettingDef<unknown, unknown>): string {
+function settingFlagHelp(def: SettingDef<unknown, unknown>): string {
   const env = def.env ?? def.envLabel;
   const label = defaultLabelOf(def);
   const facts = [
@@ -14,7 +14,7 @@ export function settingFlagHelp(def: SettingDef<unknown, unknown>): string {
 }
 
 /** Closes the help of a command that takes some settings as flags, not all. */
-export const OTHER_SETTINGS_HELP = `
+const OTHER_SETTINGS_HELP = `
 Only the settings this command reads are flags here. Every setting also comes from its env var or
 config.json ($XDG_CONFIG_HOME/toolgraph/config.json, or --config FILE): \`toolgraph config\` lists them
 all, with their values and where each came from.`;

@@ -12,10 +12,10 @@ import { booleanValue, httpUrl, integerIn, Invalid, oneOf, stringValue, type Val
  * - flags: `--agent <name>.<field>=<value>`, repeatable; never for a secret field (argument lists
  *   are readable by every user of the machine).
  */
-export const AGENT_KINDS = ['graph', 'http'] as const;
-export type AgentKind = (typeof AGENT_KINDS)[number];
-export const API_KEY_STYLES = ['basic', 'headers'] as const;
-export type ApiKeyStyle = (typeof API_KEY_STYLES)[number];
+const AGENT_KINDS = ['graph', 'http'] as const;
+type AgentKind = (typeof AGENT_KINDS)[number];
+const API_KEY_STYLES = ['basic', 'headers'] as const;
+type ApiKeyStyle = (typeof API_KEY_STYLES)[number];
 /**
  * How an agent authenticates downstream, as the spec names the patterns (plus three-legged OAuth);
  * the delegation library (src/auth) implements each. Default: full-delegation for graph agents,
@@ -93,7 +93,7 @@ function baseUrl(): ValueParser<string> {
   };
 }
 
-export const AGENT_FIELDS: Readonly<Record<FieldName, FieldDef>> = {
+const AGENT_FIELDS: Readonly<Record<FieldName, FieldDef>> = {
   kind: { parser: oneOf(AGENT_KINDS), meaning: 'graph (a toolgraph graph service, full delegation) or http (a REST API with API keys, identity passthrough); default graph for the agent named graph, else http' },
   url: { parser: baseUrl(), meaning: 'base URL (graph: default this process\'s own origin)' },
   host: { parser: baseUrl(), meaning: 'the same as url (the identity-passthrough agent\'s name for it); give one of them' },
@@ -126,7 +126,7 @@ const PROVIDER_FIELDS = ['provider_config_url', 'authorization_endpoint', 'token
 export const AGENT_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 /** Tools built in under these names; an agent may not take them (the graph agent apart, which configures the built-in). */
 export const RESERVED_AGENT_NAMES: readonly string[] = ['schemas', 'secrets'];
-export const AGENT_ENV_PREFIX = 'TOOLGRAPH_AGENT_';
+const AGENT_ENV_PREFIX = 'TOOLGRAPH_AGENT_';
 
 type Source = 'flag' | 'env' | 'config' | 'default';
 const RANK: Record<Source, number> = { default: 0, config: 1, env: 2, flag: 3 };

@@ -1,12 +1,7 @@
-export { SETTINGS, AUTH_TYPES, STORE_AUTH_METHODS, PERSISTENCE_KINDS, LOG_LEVELS, MCP_TRANSPORTS } from './settings.ts';
+export { SETTINGS } from './settings.ts';
 export type { SettingDef, SettingName, ResolvedValues } from './settings.ts';
 export { resolveConfig } from './resolve-config.ts';
-export type { ResolvedConfig, ResolveInputs, SettingSource } from './resolve-config.ts';
+export type { ResolvedConfig } from './resolve-config.ts';
 export { describeConfig, defaultLabelOf, formatConfigTable } from './describe-config.ts';
-export type { SettingRow } from './describe-config.ts';
-export { xdgPaths } from './xdg-paths.ts';
-export type { XdgPaths } from './xdg-paths.ts';
-export { DEFAULT_CARRIER_ADDRESS } from './value-parsers.ts';
-export type { ListenAddress } from './value-parsers.ts';
-export { resolveAgents, describeAgents, unconfiguredAgent, AGENT_FIELDS, AGENT_KINDS, AGENT_NAME_PATTERN, AGENT_ENV_PREFIX, AGENT_PATTERNS, CONSENT_OWNERS, RESERVED_AGENT_NAMES } from './agent-settings.ts';
-export type { AgentSettings, AgentsSettings, AgentKind, AgentPattern, ApiKeyStyle, ConsentOwner } from './agent-settings.ts';
+export { resolveAgents, unconfiguredAgent, AGENT_NAME_PATTERN, AGENT_PATTERNS, CONSENT_OWNERS, RESERVED_AGENT_NAMES } from './agent-settings.ts';
+export type { AgentSettings, AgentsSettings, AgentPattern, ConsentOwner } from './agent-settings.ts';

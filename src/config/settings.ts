@@ -48,11 +48,11 @@ function optional<T>(def: Def<T>): SettingDef<T, T | undefined> {
   return { ...def, default: undefined };
 }
 
-export const AUTH_TYPES = ['none', 'oidc-proxy', 'oauth-proxy', 'jwt', 'remote'] as const;
-export const STORE_AUTH_METHODS = ['auto', 'oidc', 'approle', 'token', 'orchestrator'] as const;
-export const PERSISTENCE_KINDS = ['file', 'postgres', 'memory'] as const;
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export const MCP_TRANSPORTS = ['streamable-http', 'stdio'] as const;
+const AUTH_TYPES = ['none', 'oidc-proxy', 'oauth-proxy', 'jwt', 'remote'] as const;
+const STORE_AUTH_METHODS = ['auto', 'oidc', 'approle', 'token', 'orchestrator'] as const;
+const PERSISTENCE_KINDS = ['file', 'postgres', 'memory'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const MCP_TRANSPORTS = ['streamable-http', 'stdio'] as const;
 
 export const SETTINGS = {
   // General (our design: the spec leaves these "not shown")
@@ -160,7 +160,7 @@ export const SETTINGS = {
   graphqlSignerJwks: optional({ area: 'C', description: 'Trusted signer keys of carrier envelopes: a JWKS file or URL (required when the carrier is enabled)', env: 'SERVICE_GRAPHQL_SIGNER_JWKS', flag: '--graphql-signer-jwks', configKey: 'graphql_signer_jwks', parser: jwksLocation() }),
 };
 
-export type Settings = typeof SETTINGS;
+type Settings = typeof SETTINGS;
 export type SettingName = keyof Settings;
 export type ResolvedValues = {
   [K in SettingName]: Settings[K] extends SettingDef<infer _T, infer V> ? V : never;

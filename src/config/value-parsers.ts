@@ -100,7 +100,7 @@ export interface ListenAddress {
 }
 
 /** The SSE carrier's default address when it is enabled without one (spec, Limits). */
-export const DEFAULT_CARRIER_ADDRESS: ListenAddress = { host: '127.0.0.1', port: 7879 };
+const DEFAULT_CARRIER_ADDRESS: ListenAddress = { host: '127.0.0.1', port: 7879 };
 /** The metrics listener's address for TOOLGRAPH_METRICS_LISTEN=on (Prometheus's registered port for the Node.js client). */
 export const DEFAULT_METRICS_ADDRESS: ListenAddress = { host: '127.0.0.1', port: 9464 };
 

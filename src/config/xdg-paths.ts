@@ -14,7 +14,7 @@ export interface XdgPaths {
 function base(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   const value = env[name];
   // The XDG spec says relative paths in these variables are invalid and must be ignored.
-  return value && value.startsWith('/') ? value : join(env['HOME'] ?? homedir(), fallback);
+  return value?.startsWith('/') ? value : join(env['HOME'] ?? homedir(), fallback);
 }
 
 export function xdgPaths(env: NodeJS.ProcessEnv = process.env): XdgPaths {

@@ -27,7 +27,7 @@ export interface CompressedPage {
 }
 
 /** Whether If-None-Match names `etag` (weak comparison, as RFC 9110 §13.1.2 asks), or is `*`. */
-export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);

@@ -4,7 +4,7 @@ import type { Server, Socket } from 'node:net';
  * Over-cap connections that may wait for their request head at once. Enough for a burst of honest
  * clients to get their 503 (or a probe its answer); past it, the one that waited longest is closed.
  */
-export const OVERFLOW_CONNECTIONS = 1024;
+const OVERFLOW_CONNECTIONS = 1024;
 
 /**
  * Counts a listener's open connections from the moment they are accepted, idle ones included, against

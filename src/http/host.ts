@@ -12,12 +12,12 @@ import type { ResponseBody } from './openapi-types.ts';
 import { pathOf, sendError, sendJson } from './respond.ts';
 
 /** How long in-flight requests get to finish on close before their connections are cut. */
-export const DEFAULT_GRACE_MS = 10_000;
+const DEFAULT_GRACE_MS = 10_000;
 /** Seconds a client is asked to wait (Retry-After) while the process starts or stops, or while the connection cap is full. */
 const RETRY_AFTER_SECONDS = '1';
 const OVERLOAD_RETRY_AFTER = String(OVERLOAD_RETRY_AFTER_SECS);
 
-export interface HostOptions {
+interface HostOptions {
   services: readonly HttpService[];
   logger: Logger;
   /**
@@ -40,7 +40,7 @@ export interface StartHostOptions extends HostOptions {
   connections?: ConnectionLimits;
 }
 
-export interface CloseOptions {
+interface CloseOptions {
   /** In-flight requests get this long to finish; then their connections are cut. */
   graceMs?: number;
 }
@@ -182,7 +182,7 @@ function createHandler(state: HostState, logger: Logger): (req: IncomingMessage,
     res.on('close', closed);
     const path = pathOf(req);
     const cap = state.cap;
-    if (cap !== undefined && cap.isOverflow(req.socket)) {
+    if (cap?.isOverflow(req.socket)) {
       answerOverCap(state, cap, req, res, path);
       return;
     }
@@ -232,11 +232,6 @@ function createHandler(state: HostState, logger: Logger): (req: IncomingMessage,
     }
     if (handled instanceof Promise) handled.catch((error: unknown) => failed(res, service, error));
   };
-}
-
-/** The request handler alone (no socket), for in-process use; every service is mounted. */
-export function createHostHandler(options: HostOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  return createHandler(newState(options), options.logger);
 }
 
 export async function startHost(options: StartHostOptions): Promise<RunningHost> {

@@ -1,3 +1,3 @@
 export { createLogger, silentLogger } from './logger.ts';
-export type { Logger, CreateLoggerOptions } from './logger.ts';
-export { scrubString, scrubValue, REDACTED, REDACT_KEYS, rememberSecret, forgetSecrets, MIN_SECRET_LENGTH } from './redaction.ts';
+export type { Logger } from './logger.ts';
+export { scrubString, REDACTED, REDACT_KEYS, rememberSecret, forgetSecrets } from './redaction.ts';

@@ -5,12 +5,12 @@
  */
 const MAX_KNOWN = 256;
 /** Shorter values would cut ordinary words out of log lines; no real credential is this short. */
-export const MIN_SECRET_LENGTH = 8;
+const MIN_SECRET_LENGTH = 8;
 
 const known = new Set<string>();
 let pattern: RegExp | null | undefined = null;
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
@@ -31,7 +31,7 @@ export function forgetSecrets(): void {
 /** One regular expression matching any known secret, longest first; undefined when none is known. */
 export function knownSecretsPattern(): RegExp | undefined {
   if (pattern === undefined) {
-    pattern = known.size === 0 ? null : new RegExp([...known].sort((a, b) => b.length - a.length).map(escape).join('|'), 'g');
+    pattern = known.size === 0 ? null : new RegExp([...known].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g');
   }
   return pattern ?? undefined;
 }

@@ -3,7 +3,7 @@ import { ALIAS_MAX_LENGTH } from './limits.ts';
 import { sha256Hex } from './sha256.ts';
 
 /** Source names: a letter, then up to 63 letters, digits, `_` or `-` (the graph-name rule). */
-export const SOURCE_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+const SOURCE_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 export function assertSourceName(name: string): void {
   if (!SOURCE_NAME_PATTERN.test(name)) {
@@ -18,7 +18,7 @@ export function fitAlias(text: string): string {
 }
 
 /** The alias an operation gets when no other operation of its source shares it: `<source>-<operation>`, lowercased. */
-export function baseAlias(source: string, operation: string): string {
+function baseAlias(source: string, operation: string): string {
   return `${source}-${operation}`.toLowerCase();
 }
 

@@ -110,7 +110,7 @@ export function buildCatalogueEntriesStrict(source: SchemaSource): CatalogueEntr
 }
 
 /** Throws one error for a list of problems: TG_OPERATION_NAME_INVALID naming every bad name first. */
-export function throwOnProblems(problems: readonly OperationProblem[]): void {
+function throwOnProblems(problems: readonly OperationProblem[]): void {
   const names = problems.filter((p) => p.code === 'TG_OPERATION_NAME_INVALID');
   if (names.length > 0) throw operationNameError(names);
   const large = problems.find((p) => p.code === 'TG_SCHEMA_TOO_LARGE');

@@ -23,7 +23,7 @@ export interface SearchUpdate {
 }
 
 /** Splits on non-alphanumerics and also at camelCase humps, so `getSchemaManifest` matches "schema manifest". */
-export function tokenizeForSearch(text: string): string[] {
+function tokenizeForSearch(text: string): string[] {
   const tokens: string[] = [];
   for (const word of text.split(/[^\p{L}\p{N}]+/u)) {
     if (word.length === 0) continue;

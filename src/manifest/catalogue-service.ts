@@ -13,7 +13,7 @@ import type { CatalogueEntry } from './catalogue-entry.ts';
 
 export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 /** When entries are filtered per caller, shared caches must not hand one caller's answer to another. */
-export const PRIVATE_IMMUTABLE_CACHE_CONTROL = 'private, max-age=31536000, immutable';
+const PRIVATE_IMMUTABLE_CACHE_CONTROL = 'private, max-age=31536000, immutable';
 
 /** Which entries a request may see; null: every one. */
 export type CatalogueEntryFilter = (req: IncomingMessage) => Promise<((entry: CatalogueEntry) => boolean) | null>;

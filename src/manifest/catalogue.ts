@@ -221,10 +221,6 @@ function withEntry(map: Map<string, CatalogueEntry[]>, key: string, entry: Catal
   map.set(key, [...list.slice(0, at), entry, ...list.slice(at)]);
 }
 
-export function createCatalogue(options: CatalogueOptions): Catalogue {
-  return new Catalogue(options);
-}
-
 /** A served manifest: the core plus its URIs, checked by the generated validator (TG_MANIFEST_INVALID otherwise). */
 function materialize(base: string, entry: CatalogueEntry): SchemaManifest {
   const core = entry.manifest;

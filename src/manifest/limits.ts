@@ -4,12 +4,11 @@
 export const FRAGMENT_BYTES = 4096;
 /** `schema_bytes` maximum: 16 MiB, which is 4096 fragments (under the 4100 cap). */
 export const MAX_SCHEMA_BYTES = 16 * 1024 * 1024;
-export const MAX_FRAGMENT_COUNT = 4100;
 export const OPERATION_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
 export const OPERATION_NAME_MAX_LENGTH = 512;
 export const ALIAS_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*$/;
 export const ALIAS_MAX_LENGTH = 128;
-export const DIGEST_PATTERN = /^[0-9a-f]{64}$/;
+const DIGEST_PATTERN = /^[0-9a-f]{64}$/;
 
 export function isDigest(value: string): boolean {
   return DIGEST_PATTERN.test(value);

@@ -1,5 +1,5 @@
 /** Rewrites a JSON value with object keys in sorted order, so serialisation never depends on insertion order. */
-export function sortKeys(value: unknown): unknown {
+function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};

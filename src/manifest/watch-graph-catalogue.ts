@@ -24,7 +24,7 @@ export interface GraphsCatalogueFeed<C extends { readonly epoch: string }> exten
 }
 
 /** Rebuilds wait this long after the change that asks for them, so a burst of commits causes one. */
-export const DEFAULT_COALESCE_MS = 20;
+const DEFAULT_COALESCE_MS = 20;
 
 /** A rebuild takes at most about 1 / (1 + this) of the process's time under a stream of label changes. */
 const SPACING_FACTOR = 4;
@@ -166,6 +166,7 @@ class CatalogueRebuilder<C extends { readonly epoch: string }> implements GraphC
     if (this.#options.stepsFor !== undefined) return this.#options.stepsFor(graph, sourceName);
     const sdlOf = this.#options.sdlOf;
     if (sdlOf === undefined) throw new TypeError('watchGraphCatalogue needs sdlOf or stepsFor');
+    // biome-ignore lint/correctness/useYield: the one-step form of GraphEntriesSteps, for small sources: it builds at once, with no pause.
     return function* (catalogue: C) {
       return buildCatalogueEntries(graphqlSource(sourceName, sdlOf(catalogue)));
     };

@@ -10,12 +10,10 @@ export interface OverloadThresholds {
   readonly eventLoopDelayMs: number;
 }
 
-export const DEFAULT_OVERLOAD_THRESHOLDS: OverloadThresholds = Object.freeze({ heapPercent: 90, eventLoopDelayMs: 1000 });
-
 /** Milliseconds between two readings. A reading costs a few microseconds. */
-export const OVERLOAD_SAMPLE_MS = 250;
+const OVERLOAD_SAMPLE_MS = 250;
 
-export const OVERLOAD_SETTINGS = Object.freeze({
+const OVERLOAD_SETTINGS = Object.freeze({
   heapPercent: 'TOOLGRAPH_OVERLOAD_HEAP_PERCENT',
   eventLoopDelayMs: 'TOOLGRAPH_OVERLOAD_EVENT_LOOP_DELAY_MS',
 } satisfies Record<keyof OverloadThresholds, string>);

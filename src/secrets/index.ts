@@ -1,11 +1,7 @@
 export type { SecretValue, SecretsContext, SecretsBackend } from './secrets-backend.ts';
 export { InMemorySecretsBackend, readSecretsSeedFile } from './in-memory-secrets-backend.ts';
-export type { InMemorySecretsOptions } from './in-memory-secrets-backend.ts';
-export { StoreSecretsBackend, AUTO_AUTH_ORDER } from './store-secrets-backend.ts';
-export type { StoreSecretsBackendOptions, StoreAuthSetting } from './store-secrets-backend.ts';
-export type { StoreAuthMethodName } from './store-auth-method.ts';
+export { StoreSecretsBackend } from './store-secrets-backend.ts';
+export type { StoreSecretsBackendOptions } from './store-secrets-backend.ts';
 export { createSecretsBackend } from './create-secrets-backend.ts';
-export type { CreateSecretsBackendOptions, SecretsSettings } from './create-secrets-backend.ts';
 export { secretKeySegments, kvDataPath } from './secret-key.ts';
 export { StoreTokenCache } from './store-token-cache.ts';
-export type { StoreTokenCacheOptions } from './store-token-cache.ts';

@@ -1,6 +1,7 @@
 import { ToolgraphError } from '../errors/index.ts';
 
 // Control characters have no place in a store path and would confuse logs and proxies.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the pattern exists to find control characters and refuse them.
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function problemOf(segments: readonly string[]): string | undefined {

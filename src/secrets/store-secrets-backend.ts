@@ -13,7 +13,7 @@ import { tokenStoreAuth } from './token-store-auth.ts';
 export type StoreAuthSetting = 'auto' | StoreAuthMethodName;
 
 /** The spec's priority order for `STORE_AUTH_METHOD=auto`. */
-export const AUTO_AUTH_ORDER: readonly StoreAuthMethodName[] = ['oidc', 'approle', 'token', 'orchestrator'];
+const AUTO_AUTH_ORDER: readonly StoreAuthMethodName[] = ['oidc', 'approle', 'token', 'orchestrator'];
 
 export interface StoreSecretsBackendOptions {
   /** SECRETS_STORE_URL. */

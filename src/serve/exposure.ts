@@ -18,7 +18,7 @@ function family(address: string): 'ipv4' | 'ipv6' | undefined {
   return version === 4 ? 'ipv4' : version === 6 ? 'ipv6' : undefined;
 }
 
-export function isLoopbackAddress(address: string): boolean {
+function isLoopbackAddress(address: string): boolean {
   const kind = family(address);
   return kind !== undefined && LOOPBACK.check(address, kind);
 }

@@ -3,7 +3,5 @@
  * query budget from the settings, without loading any service (CLI commands that work on the store
  * import this instead of index.ts, which loads every service).
  */
-export { openGraphEngine, isFreshStore } from './open-graph-engine.ts';
-export type { EngineSettings, OpenGraphEngineOptions } from './open-graph-engine.ts';
-export { DEMO_GRAPH } from './constants.ts';
+export { openGraphEngine } from './open-graph-engine.ts';
 export { budgetLimitsOf, writeLimitsOf } from './budget-limits.ts';

@@ -1,12 +1,8 @@
 export { startToolgraph } from './start-toolgraph.ts';
-export type { StartOptions, RunningToolgraph } from './start-toolgraph.ts';
-export { SERVICE_NAMES, parseServiceNames } from './service-names.ts';
+export type { RunningToolgraph } from './start-toolgraph.ts';
+export { parseServiceNames } from './service-names.ts';
 export type { ServiceName } from './service-names.ts';
-export { openGraphEngine, isFreshStore, DEMO_GRAPH } from './open-graph-engine.ts';
-export type { EngineSettings, OpenGraphEngineOptions } from './open-graph-engine.ts';
+export { openGraphEngine, isFreshStore } from './open-graph-engine.ts';
 export { startStdioToolServer } from './stdio-tool-server.ts';
-export type { StdioToolServerOptions, RunningStdioToolServer } from './stdio-tool-server.ts';
 export { productCarrierPorts } from './carrier-ports.ts';
-export type { CarrierPorts } from './carrier-ports.ts';
-export { budgetLimitsOf, writeLimitsOf } from './budget-limits.ts';
 export { principalResolverFor } from './local-principal.ts';

@@ -49,7 +49,7 @@ export interface ToolService {
 }
 
 /** This process's own origin as a client on this machine reaches it (0.0.0.0 and :: are not addresses to call). */
-export function localOrigin(origin: string): string {
+function localOrigin(origin: string): string {
   const url = new URL(origin);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (!isUnspecifiedAddress(host)) return origin;

@@ -111,7 +111,7 @@ export class PostgresStateStore implements StateStore {
     const { rows } = await this.#query<{ value: T; live: boolean }>(
       `DELETE FROM ${this.#table} WHERE space = $1 AND key = $2 RETURNING value, expires_at > now() AS live`, [space, key]);
     const row = rows[0];
-    return row !== undefined && row.live ? row.value : undefined;
+    return row?.live ? row.value : undefined;
   }
 
   async delete(space: string, key: string): Promise<void> {

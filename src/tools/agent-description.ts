@@ -5,7 +5,7 @@ import type { AgentSettings } from '../config/index.ts';
  * An agent's configured credentials (token, username/password, API key pair) as the delegation
  * library takes them; `none` when it has none (an API without auth).
  */
-export function credentialsOf(settings: AgentSettings): StaticCredentials {
+function credentialsOf(settings: AgentSettings): StaticCredentials {
   if (settings.token !== undefined) return { kind: 'token', token: settings.token };
   if (settings.username !== undefined && settings.password !== undefined) return { kind: 'basic', username: settings.username, password: settings.password };
   if (settings.publicKey !== undefined && settings.secretKey !== undefined) {

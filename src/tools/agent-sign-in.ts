@@ -27,7 +27,7 @@ export interface SignInTarget {
  * Refuses a name no agent of the tool server can have (the token set would be stored for nobody):
  * the tool server's own rule, `^[a-z][a-z0-9_]{0,63}$`, and not a built-in tool's.
  */
-export function checkServedAgentName(name: string): void {
+function checkServedAgentName(name: string): void {
   if (!AGENT_NAME_PATTERN.test(name) || RESERVED_AGENT_NAMES.includes(name)) {
     throw new ToolgraphError('TG_CONFIG_INVALID', `agent name: expected a name the tool server's agents can have (${AGENT_NAME_PATTERN.source}, not ${RESERVED_AGENT_NAMES.join(' or ')}), got ${describeValue(name)}`, { details: { agent: name } });
   }

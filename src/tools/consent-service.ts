@@ -5,13 +5,13 @@ import { pathOf, sendJson, type HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 
 /** Under this path every consent route lives, and the binding cookie is sent to nothing else. */
-export const CONSENT_ROUTES_PATH = '/agents/oauth';
+const CONSENT_ROUTES_PATH = '/agents/oauth';
 /** The link a caller is given (`?consent=<id>`). */
-export const CONSENT_START_PATH = `${CONSENT_ROUTES_PATH}/start`;
+const CONSENT_START_PATH = `${CONSENT_ROUTES_PATH}/start`;
 /** Where the SSO IdP sends the browser back: register `{TOOLGRAPH_PUBLIC_URL}` + this for OIDC_CLIENT_ID. */
-export const CONSENT_SIGNED_IN_PATH = `${CONSENT_ROUTES_PATH}/signed-in`;
+const CONSENT_SIGNED_IN_PATH = `${CONSENT_ROUTES_PATH}/signed-in`;
 /** Where the providers of three-legged agents send the browser back: register `{TOOLGRAPH_PUBLIC_URL}` + this. */
-export const CONSENT_CALLBACK_PATH = `${CONSENT_ROUTES_PATH}/callback`;
+const CONSENT_CALLBACK_PATH = `${CONSENT_ROUTES_PATH}/callback`;
 
 /** The consent routes as browsers reach them under `publicBase` (TOOLGRAPH_PUBLIC_URL or the bound origin). */
 export function consentRoutesOf(publicBase: string): ConsentRoutes {

@@ -4,15 +4,15 @@ import { ToolgraphError } from '../errors/index.ts';
 import { inClientCall } from '../observability/tracing/index.ts';
 
 /** Largest downstream answer a tool reads: 8 MiB (a tool result is read by a model, not streamed). */
-export const MAX_DOWNSTREAM_BYTES = 8 * 1024 * 1024;
+const MAX_DOWNSTREAM_BYTES = 8 * 1024 * 1024;
 
-export interface DownstreamResponse {
+interface DownstreamResponse {
   readonly status: number;
   readonly headers: IncomingMessage['headers'];
   readonly body: Buffer;
 }
 
-export interface DownstreamRequest {
+interface DownstreamRequest {
   readonly method: string;
   readonly url: URL;
   readonly headers: Readonly<Record<string, string>>;

@@ -35,6 +35,7 @@ function badPath(path: string, why: string): ToolgraphError {
  */
 export function urlUnder(base: string, path: string, query: QueryValues | undefined): URL {
   if (!path.startsWith('/') || path.startsWith('//')) throw badPath(path, 'it must start with exactly one /');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the pattern exists to find control characters in a path and refuse them.
   if (/[?#\\]/.test(path) || /[\u0000-\u001f\u007f]/.test(path)) throw badPath(path, 'it has ?, #, \\ or a control character (give query parameters in query)');
   const segments = path.split('/');
   if (segments.some((s) => { const d = s.replace(/%2e/gi, '.'); return d === '.' || d === '..'; })) throw badPath(path, 'it has a . or .. segment');

@@ -4,10 +4,11 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, UrlElicitatio
 import type { RequestContext } from '../auth/index.ts';
 import type { Logger } from '../log/index.ts';
 import { toolError, type ConsentRequiredContent, type ToolResult } from './tool-result.ts';
+import type { ResolvedCall } from './tool-arguments.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
 /** This server's name and version in MCP's `initialize` answer. */
-export const SERVER_INFO = { name: 'toolgraph', version: '0.1.0' } as const;
+const SERVER_INFO = { name: 'toolgraph', version: '0.1.0' } as const;
 
 /** How the HTTP transport hands the request context to the MCP handlers (the SDK's `authInfo`). */
 export function authInfoOf(context: RequestContext): AuthInfo {
@@ -55,7 +56,7 @@ export function createMcpServer(registry: ToolRegistry, logger: Logger, session?
       throw Object.assign(new Error(error.message), { code: ErrorCode.InvalidParams, data: error.toBody().error });
     }
     const context = contextOf(extra.authInfo);
-    let call;
+    let call: ResolvedCall;
     try {
       call = registry.resolve(name, request.params.arguments ?? {});
       // The HTTP layer checked this before the request reached the transport (a 403 the client can step up from).

@@ -6,7 +6,7 @@ import { isDigest, type Catalogue, type CatalogueEntry } from '../manifest/index
 import { defineAction, defineAgent, type ToolAgent } from './tool-agent.ts';
 
 /** Largest canonical schema `get` returns inline; bigger ones are read fragment by fragment. */
-export const INLINE_SCHEMA_BYTES = 1024 * 1024;
+const INLINE_SCHEMA_BYTES = 1024 * 1024;
 
 const definition = TOOL_DEFINITIONS.schemas;
 const validators = TOOL_INPUT_VALIDATORS.schemas;

@@ -4,7 +4,7 @@ import type { StateStore } from '../state/index.ts';
 import { McpSessionTable, type McpSessionEntry, type McpSessionLimits } from './mcp-sessions.ts';
 
 /** The store's space and key of the session table: one record, so the caps are checked against every replica's sessions. */
-export const MCP_SESSION_SPACE = 'mcp-sessions';
+const MCP_SESSION_SPACE = 'mcp-sessions';
 const TABLE_KEY = 'table';
 /** A session already its caller's most recently used is re-stamped at most this often (a store write per request is not needed to keep it alive). */
 const TOUCH_EVERY_MS = 60_000;

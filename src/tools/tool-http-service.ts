@@ -10,14 +10,15 @@ import { MemoryStateStore, type StateStore } from '../state/index.ts';
 import { fieldViolations } from '../validation/index.ts';
 import { authInfoOf, createMcpServer } from './mcp-server.ts';
 import { StoredMcpSessions, type SessionCapabilities } from './stored-mcp-sessions.ts';
+import type { ResolvedCall } from './tool-arguments.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
-export const MCP_PATH = '/mcp';
-export const TOOLS_CALL_PATH = '/mcp/tools/call';
+const MCP_PATH = '/mcp';
+const TOOLS_CALL_PATH = '/mcp/tools/call';
 /** Largest REST call body: 1 MiB. */
-export const TOOLS_CALL_BODY_LIMIT = 1024 * 1024;
+const TOOLS_CALL_BODY_LIMIT = 1024 * 1024;
 /** Largest MCP message over Streamable HTTP: the SDK's own limit, 4 MiB. */
-export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
+const MCP_BODY_LIMIT = 4 * 1024 * 1024;
 
 export interface ToolHttpServiceOptions {
   readonly registry: ToolRegistry;
@@ -114,7 +115,7 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
     for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
       const m = message as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
       if (m === null || typeof m !== 'object' || m.method !== 'tools/call' || typeof m.params?.name !== 'string') continue;
-      let call;
+      let call: ResolvedCall;
       try {
         call = registry.resolve(m.params.name, m.params.arguments ?? {});
       } catch {

@@ -45,7 +45,7 @@ export const CONSENT_REQUIRED_SCHEMA = Object.freeze({
 });
 
 /** The consent a TG_CONSENT_REQUIRED error asks for, from its details. */
-export function consentRequiredOf(error: ToolgraphError): ConsentRequiredContent | undefined {
+function consentRequiredOf(error: ToolgraphError): ConsentRequiredContent | undefined {
   if (error.code !== 'TG_CONSENT_REQUIRED') return undefined;
   const d = error.details ?? {};
   const [agent, url, expires, id] = [d['agent'], d['authorizationUrl'], d['expiresInSeconds'], d['elicitationId']];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bearerTokenOf } from '../../src/auth/index.ts';
-import { ToolgraphError } from '../../src/errors/index.ts';
+import type { ToolgraphError } from '../../src/errors/index.ts';
 
 const JWT = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl';
 

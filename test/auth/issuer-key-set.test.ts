@@ -1,7 +1,7 @@
 import { SignJWT, decodeJwt, generateKeyPair } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAccessTokenVerifier, openIssuerKeySet, openTrustedIssuer, type TrustedIssuer } from '../../src/auth/index.ts';
-import { ToolgraphError } from '../../src/errors/index.ts';
+import type { ToolgraphError } from '../../src/errors/index.ts';
 import { captureLogger } from '../support/capture-logger.ts';
 import { closedPort } from '../support/closed-port.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverIssuer, issuerUrlProblem } from '../../src/auth/index.ts';
-import { ToolgraphError } from '../../src/errors/index.ts';
+import type { ToolgraphError } from '../../src/errors/index.ts';
 import { closedPort } from '../support/closed-port.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CLOCK_TOLERANCE_SECONDS, createAccessTokenVerifier, openTrustedIssuer, type AccessTokenVerifier, type TrustedIssuer,
 } from '../../src/auth/index.ts';
-import { ToolgraphError } from '../../src/errors/index.ts';
+import type { ToolgraphError } from '../../src/errors/index.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 
 // Each refusal is a token from (or signed like) a real IdP, checked against that IdP's discovered keys.

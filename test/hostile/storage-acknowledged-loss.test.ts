@@ -223,7 +223,7 @@ describe('hostile storage: acknowledged data that is gone', () => {
     const refused = startToolgraph({ config: config(dataDir), logger: captureLogger('warn').logger, only: ['graph'] });
     await expect(refused).rejects.toMatchObject({ code: 'TG_STORAGE_DATA_LOST' });
     const message = await refused.then(() => '', (error: unknown) => (error as Error).message);
-    for (const part of expected.refusal) expect(message).toMatch(typeof part === 'string' ? new RegExp(escape(part)) : part);
+    for (const part of expected.refusal) expect(message).toMatch(typeof part === 'string' ? new RegExp(escapeRegExp(part)) : part);
     expect(message).toContain('--accept-data-loss (TOOLGRAPH_ACCEPT_DATA_LOSS=true)');
     expect(await contents(dataDir)).toEqual(before);
   });
@@ -235,7 +235,7 @@ describe('hostile storage: acknowledged data that is gone', () => {
     for (const [graph, version] of Object.entries(expected.after)) expect(versionOf(first.running, graph), graph).toBe(version);
     const errors = first.lines.map((l) => JSON.parse(l) as { level: string; msg: string }).filter((l) => l.level === 'error').map((l) => l.msg).join('\n');
     expect(errors).toMatch(/started without acknowledged records \(--accept-data-loss/);
-    for (const part of expected.logged) expect(errors).toMatch(typeof part === 'string' ? new RegExp(escape(part)) : part);
+    for (const part of expected.logged) expect(errors).toMatch(typeof part === 'string' ? new RegExp(escapeRegExp(part)) : part);
     // What was cut off is kept beside the log, not deleted.
     const lost = (await readdir(logDir(dataDir))).filter((n) => n.startsWith('lost-'));
     expect(lost).toHaveLength(1);
@@ -286,6 +286,6 @@ describe('hostile storage: acknowledged data that is gone', () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

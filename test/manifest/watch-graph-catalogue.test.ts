@@ -154,7 +154,9 @@ describe('CatalogueSearch.update: only what changed', () => {
       const mine = search.search(query, 20);
       const theirs = fresh.search(query, 20);
       expect(mine.map((h) => h.entry)).toEqual(theirs.map((h) => h.entry));
-      mine.forEach((hit, i) => expect(hit.score).toBeCloseTo(theirs[i]!.score, 9));
+      mine.forEach((hit, i) => {
+        expect(hit.score).toBeCloseTo(theirs[i]!.score, 9);
+      });
     }
   });
 });

@@ -174,8 +174,8 @@ describe('the graph service alone: Cypher statements and failures', () => {
       });
       return (await response.json()) as { result?: unknown; error?: { code: string } };
     };
-    const good = 'a'.repeat(31) + '1';
-    const bad = 'b'.repeat(31) + '2';
+    const good = `${'a'.repeat(31)}1`;
+    const bad = `${'b'.repeat(31)}2`;
     expect((await send(good, 'MATCH (o:Organization) RETURN count(o) AS n')).result).toBeDefined();
     const refused = await send(bad, 'MATCH (o:Organization RETURN o');
     expect(refused.error?.code).toMatch(/^TG_/);

@@ -163,16 +163,16 @@ describe('subscriptions follow writes committed on other replicas', () => {
       return sse.status;
     }, { interval: 100, timeout: 15_000 }).toBe(200);
     const stream = sse!;
-    const valueOf = (frame: { data: string }) => (JSON.parse(frame.data) as { data: { Probe: { n: number }[] } }).data.Probe[0]?.n;
-    await stream.until(() => stream.frames.some((f) => valueOf(f) === 0), 'the initial frame');
+    const probeValue = (frame: { data: string }) => (JSON.parse(frame.data) as { data: { Probe: { n: number }[] } }).data.Probe[0]?.n;
+    await stream.until(() => stream.frames.some((f) => probeValue(f) === 0), 'the initial frame');
     const delays: number[] = [];
     for (let i = 1; i <= 200; i++) {
       const response = await dispatch(a.origin, `MATCH (p:Probe {id: 'probe'}) SET p.n = ${i} RETURN p.n`);
       const acknowledged = performance.now();
       expect(response.status).toBe(200);
       await response.body?.cancel();
-      await stream.until(() => stream.frames.some((f) => valueOf(f) === i), `the frame of write ${i}`);
-      const frame = stream.frames.find((f) => valueOf(f) === i)!;
+      await stream.until(() => stream.frames.some((f) => probeValue(f) === i), `the frame of write ${i}`);
+      const frame = stream.frames.find((f) => probeValue(f) === i)!;
       delays.push(Math.max(0, frame.at - acknowledged));
     }
     const sorted = [...delays].sort((x, y) => x - y);

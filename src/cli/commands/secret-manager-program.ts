@@ -11,7 +11,7 @@ import { printDevicePrompt, printSignedIn } from '../sign-in-output.ts';
 import { TOOLGRAPH_VERSION } from '../version.ts';
 
 /** The name `secret-manager login` stores its device-flow token set under ({state_dir}/tokens/secret-manager.json). */
-export const SECRET_MANAGER_SESSION = 'secret-manager';
+const SECRET_MANAGER_SESSION = 'secret-manager';
 
 /** The flags `secret-manager` shows in its help (the spec's five, plus ours); other setting flags stay accepted but hidden. */
 const SHOWN_FLAGS: ReadonlySet<string> = new Set([
@@ -105,7 +105,7 @@ function pickField(key: string, value: SecretValue, field: string): unknown {
 }
 
 /** Builds the `secret-manager` program. The secrets backends, the logger and the sign-in load only when a command runs. */
-export function createSecretManagerProgram(options: SecretManagerOptions = {}): Command {
+function createSecretManagerProgram(options: SecretManagerOptions = {}): Command {
   const io = options.io ?? processIo;
   const env = options.env ?? process.env;
   const program = new Command('secret-manager')

@@ -57,7 +57,7 @@ export function graphNotFound(graph: string): ToolgraphError {
 }
 
 /** The refusal for a principal that may read a graph but not write it. */
-export function writeDenied(): ToolgraphError {
+function writeDenied(): ToolgraphError {
   return new ToolgraphError('TG_ACCESS_DENIED', 'The access policy of this graph does not let you write it: no entry of its "write" list matches you.');
 }
 

@@ -4,7 +4,7 @@ import { validateAccessPolicy } from '../../../generated/validators/access-polic
 import { ToolgraphError, describeValue } from '../../errors/index.ts';
 import { childPointer, schemaViolations } from '../../validation/index.ts';
 
-export type { AccessPolicy, Literal, Matcher, Operand, Predicate } from '../../../generated/types/access-policy.ts';
+export type { AccessPolicy, Matcher, Operand, Predicate } from '../../../generated/types/access-policy.ts';
 
 /** Deeper documents are refused before validation, so a hostile policy cannot exhaust the stack. */
 export const MAX_POLICY_DEPTH = 48;

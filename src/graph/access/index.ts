@@ -1,14 +1,9 @@
 export { checkAccessPolicy, MAX_POLICY_DEPTH } from './check-policy.ts';
-export type { AccessPolicy, Literal, Matcher, Operand, Predicate } from './check-policy.ts';
-export { ADMIN_SCOPES, claimOf, isAdmin } from './principal-claims.ts';
-export type { ClaimValue } from './principal-claims.ts';
-export { CompiledPolicy, FULL_GRANT, NO_GRANT, RowRules, compiledPolicy } from './compiled-policy.ts';
-export type { Grant, LabelRule } from './compiled-policy.ts';
-export { EmptyView, FilteredView } from './filtered-view.ts';
-export { grantOf, graphNotFound, mayRead, readableView, restrictionFor, viewThrough, writableBatch, writeDenied } from './access-control.ts';
+export type { AccessPolicy, Operand, Predicate } from './check-policy.ts';
+export { ADMIN_SCOPES, isAdmin } from './principal-claims.ts';
+export { grantOf, graphNotFound, mayRead, readableView, restrictionFor, writableBatch } from './access-control.ts';
 export type { AccessSource } from './access-control.ts';
 export { engineAs } from './access-cypher-engine.ts';
-export type { ReadTransactEngine } from './access-cypher-engine.ts';
 export { createCarrierAccess } from './carrier-access.ts';
 export { OPEN_POLICY, readAccessPolicy, replaceAccessPolicy } from './policy-admin.ts';
-export type { PolicyRecord, PolicyStore } from './policy-admin.ts';
+export type { PolicyStore } from './policy-admin.ts';

@@ -11,10 +11,10 @@ import type { ClaimValue } from './principal-claims.ts';
 export const FALSE = 0;
 export const TRUE = 1;
 export const UNKNOWN = 2;
-export type Truth = typeof FALSE | typeof TRUE | typeof UNKNOWN;
+type Truth = typeof FALSE | typeof TRUE | typeof UNKNOWN;
 
 /** A compiled row rule: a constant, or a function of the row. */
-export type RowTest = (node: NodeRecord) => Truth;
+type RowTest = (node: NodeRecord) => Truth;
 /**
  * `test` answers the three-valued truth (what `not` needs); `holds` answers only "is it TRUE", the
  * question row filtering asks, with fewer steps (an eq against a constant is one comparison, an in

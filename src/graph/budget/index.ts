@@ -1,4 +1,4 @@
 export { QueryBudget } from './query-budget.ts';
 export type { QueryBudgetOptions } from './query-budget.ts';
-export { BUDGET_SETTINGS, DEFAULT_BUDGET_LIMITS } from './budget-limits.ts';
+export { DEFAULT_BUDGET_LIMITS } from './budget-limits.ts';
 export type { BudgetLimits } from './budget-limits.ts';

@@ -14,11 +14,11 @@ import type { SubscriptionExecutor } from './subscription-executor.ts';
 import { SubscriptionHub, type CarrierGraphs, type HubStats } from './subscription-hub.ts';
 
 /** Keepalive comment interval; access is re-checked on every tick. */
-export const DEFAULT_KEEPALIVE_MS = 15_000;
+const DEFAULT_KEEPALIVE_MS = 15_000;
 /** Unsent bytes a connection may hold in the process (beyond what the kernel buffers); larger frames go in slices. */
-export const DEFAULT_BUFFER_CAP = 1024 * 1024;
+const DEFAULT_BUFFER_CAP = 1024 * 1024;
 /** A connection must send its request head, first byte included, within this time (TOOLGRAPH_REQUEST_HEAD_TIMEOUT_MS). */
-export const HANDSHAKE_TIMEOUT_MS = 10_000;
+const HANDSHAKE_TIMEOUT_MS = 10_000;
 /** Room for a 32 KiB query percent-encoded in the URL and again inside the envelope. */
 const MAX_HEADER_BYTES = 256 * 1024;
 
@@ -55,7 +55,7 @@ export interface CarrierOptions {
   readonly onHandshake?: (outcome: string, ms: number, limit: string | undefined) => void;
 }
 
-export interface CarrierStats extends HubStats {
+interface CarrierStats extends HubStats {
   /** Open connections within the cap (idle ones, handshakes in flight, open sessions): what the cap counts. */
   readonly connections: number;
   readonly nonces: number;

@@ -1,7 +1,7 @@
 import { ToolgraphError } from '../../errors/index.ts';
 
 /** Spec, Limits: query text is at most 32 KiB (UTF-8 bytes). */
-export const MAX_QUERY_BYTES = 32 * 1024;
+const MAX_QUERY_BYTES = 32 * 1024;
 /** Spec, Limits: syntax nesting is at most 64 delimiters. */
 export const MAX_NESTING = 64;
 

@@ -46,7 +46,7 @@ export interface SignedEnvelope {
 }
 
 /** A random u64 in 1..2^64-1. */
-export function randomRequestId(): bigint {
+function randomRequestId(): bigint {
   const [value] = getRandomValues(new BigUint64Array(1));
   return value === undefined || value === 0n ? 1n : value;
 }

@@ -35,7 +35,7 @@ function mismatch(what: string): ToolgraphError {
  * The request-id ledger's key: the id within its signed subject, so one subject's ids never refuse
  * another's. A digest keeps every key 43 characters, whatever the subject's length.
  */
-export function requestIdKey(subject: string, requestId: bigint): string {
+function requestIdKey(subject: string, requestId: bigint): string {
   return createHash('sha256').update(`${requestId}\u0000${subject}`).digest('base64url');
 }
 

@@ -11,7 +11,7 @@ export interface SubscriptionRequest {
 }
 
 /** One GraphQL error as it travels in a frame. */
-export interface SubscriptionError {
+interface SubscriptionError {
   readonly message: string;
   readonly path?: readonly (string | number)[];
   readonly extensions?: Readonly<Record<string, unknown>>;

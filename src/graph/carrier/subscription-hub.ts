@@ -6,7 +6,7 @@ import type { CarrierAccess } from './carrier-access.ts';
 import type { CarrierPrincipal } from './carrier-principal.ts';
 import type { CarrierResponse } from './carrier-response.ts';
 import { KEEPALIVE_FRAME, MAX_FRAME_BYTES, STREAM_HEADERS, completeFrame, nextFrame, type EndReason } from './sse-frames.ts';
-import type { SubscriptionExecutor } from './subscription-executor.ts';
+import type { SubscriptionExecutor, SubscriptionResult } from './subscription-executor.ts';
 
 /** What the carrier needs of the engine: live views and the change feed (local and followed batches). */
 export interface CarrierGraphs {
@@ -276,7 +276,7 @@ export class SubscriptionHub {
         const version = view.version;
         const principal = this.#representative(group);
         this.#evaluations++;
-        let result;
+        let result: SubscriptionResult;
         try {
           result = await this.#options.executor.run(view, group.prepared, principal);
         } catch (error) {

@@ -5,13 +5,13 @@ import {
 import { ToolgraphError } from '../../errors/index.ts';
 
 /** Spec, Limits: every subscription root has an explicit `first` or `limit` of at most 100. */
-export const MAX_ROOT_LIMIT = 100;
+const MAX_ROOT_LIMIT = 100;
 /** Field nesting, the root field being depth 1. */
-export const MAX_DEPTH = 8;
+const MAX_DEPTH = 8;
 /** The most result values a subscription may ask for, fan-out included (see `checkSubscriptionRules`). */
 export const MAX_COMPLEXITY = 50_000;
 /** What a nested list field without `first`/`limit` is priced at. */
-export const UNBOUNDED_FANOUT = 100;
+const UNBOUNDED_FANOUT = 100;
 
 /** Field policy: no introspection and no federation entry points over the carrier. */
 const FORBIDDEN_FIELDS = new Set(['__schema', '__type', '_service', '_entities']);

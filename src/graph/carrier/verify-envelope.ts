@@ -33,7 +33,7 @@ const PAYLOAD_KEYS = new Set(['req', 'nonce', 'iat', 'exp', 'ctx']);
 const CONTEXT_KEYS = new Set(['sub', 'scopes', 'groups']);
 
 /** Takes `<prefix><JWS>` out of `Authorization: Bearer …`; never echoes what came. */
-export function envelopeOf(authorization: string | undefined): string {
+function envelopeOf(authorization: string | undefined): string {
   if (authorization === undefined || authorization === '') {
     throw refuse(`No Authorization header: send Authorization: Bearer ${ENVELOPE_PREFIX}<signed envelope>.`);
   }

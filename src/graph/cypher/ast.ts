@@ -110,7 +110,7 @@ export interface RelPattern {
 
 export type ComparisonOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
 export type ArithmeticOp = '+' | '-' | '*' | '/' | '%' | '^';
-export type StringOp = 'STARTS WITH' | 'ENDS WITH' | 'CONTAINS';
+type StringOp = 'STARTS WITH' | 'ENDS WITH' | 'CONTAINS';
 
 export type Expr =
   | { readonly kind: 'literal'; readonly value: null | boolean | number | string; readonly offset: number }
@@ -162,5 +162,3 @@ export type ProjectionItem =
   | { readonly kind: 'allProperties' }
   | { readonly kind: 'literalEntry'; readonly key: string; readonly value: Expr }
   | { readonly kind: 'variableSelector'; readonly name: string };
-
-export type ExprKind = Expr['kind'];

@@ -21,7 +21,7 @@ export function positionOf(source: string, offset: number): { line: number; colu
 }
 
 /** What a token looks like in an error message: quoted text, cut short, or "end of input". */
-export function describeFound(text: string | null): string {
+function describeFound(text: string | null): string {
   if (text === null) return 'end of input';
   const cut = text.length > 40 ? `${text.slice(0, 40)}…` : text;
   return `'${cut}'`;

@@ -176,7 +176,7 @@ export function asBoolean(value: Value, where: string): boolean | null {
   throw typeError(where, 'a boolean', value);
 }
 
-export function propertyOf(target: Value, key: string, ctx: RunContext): Value {
+function propertyOf(target: Value, key: string, ctx: RunContext): Value {
   if (target === null) return null;
   if (target instanceof NodeRef) {
     // `id` is the node id: it is never a property name, so it cannot shadow one.

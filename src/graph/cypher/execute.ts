@@ -79,7 +79,7 @@ const MAX_ATTEMPTS = 3;
  * where: ill-formed Unicode (a lone surrogate) in any key or string, which no JSON answer could
  * carry back, and integers beyond ±(2^53−1) (bigint from a lossless parse), which would be rounded.
  */
-export function toParams(params: Readonly<Record<string, unknown>> | null | undefined): Map<string, Value> {
+function toParams(params: Readonly<Record<string, unknown>> | null | undefined): Map<string, Value> {
   const out = new Map<string, Value>();
   if (params === null || params === undefined) return out;
   for (const [name, value] of Object.entries(params)) {

@@ -8,7 +8,7 @@ export interface FunctionSpec {
 const scalar = (minArgs = 1, maxArgs = minArgs): FunctionSpec => ({ aggregate: false, minArgs, maxArgs });
 const aggregate: FunctionSpec = { aggregate: true, minArgs: 1, maxArgs: 1 };
 
-export const FUNCTIONS: Readonly<Record<string, FunctionSpec>> = {
+const FUNCTIONS: Readonly<Record<string, FunctionSpec>> = {
   count: aggregate,
   collect: aggregate,
   sum: aggregate,

@@ -2,7 +2,7 @@ import { positionOf, syntaxError, syntaxProblem, unsupported, valueInvalid } fro
 import { MAX_NESTING, MAX_QUERY_BYTES, tooDeep, tooLong } from './limits.ts';
 import { loneSurrogateAt } from './well-formed.ts';
 
-export type TokenKind = 'ident' | 'quoted' | 'string' | 'number' | 'parameter' | 'symbol' | 'eof';
+type TokenKind = 'ident' | 'quoted' | 'string' | 'number' | 'parameter' | 'symbol' | 'eof';
 
 export interface Token {
   readonly kind: TokenKind;

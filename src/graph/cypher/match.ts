@@ -10,7 +10,7 @@ import { chargeValue } from './value-size.ts';
 import { EdgeRef, NodeRef, compareCodePoints, isMap, storedProperty, type Value } from './values.ts';
 
 /** Equalities `v.key = constant` from the WHERE clause, usable as scan filters for v. */
-export type Pushdown = ReadonlyMap<string, ReadonlyMap<string, Expr>>;
+type Pushdown = ReadonlyMap<string, ReadonlyMap<string, Expr>>;
 
 const EMPTY_PUSHDOWN: Pushdown = new Map();
 
@@ -98,7 +98,7 @@ function* filterWhere(where: Expr, input: ChunkStream, ctx: RunContext): ChunkSt
   }
 }
 
-export function patternVariables(pattern: Pattern): string[] {
+function patternVariables(pattern: Pattern): string[] {
   const names: string[] = [];
   if (pattern.start.variable !== null) names.push(pattern.start.variable);
   for (const step of pattern.steps) {
@@ -109,7 +109,7 @@ export function patternVariables(pattern: Pattern): string[] {
 }
 
 /** Top-level `v.key = constant` conjuncts of a WHERE clause (a parameter or literal on one side). */
-export function pushdownOf(where: Expr): Pushdown {
+function pushdownOf(where: Expr): Pushdown {
   const out = new Map<string, Map<string, Expr>>();
   const conjuncts = where.kind === 'and' ? where.operands : [where];
   for (const c of conjuncts) {
@@ -184,7 +184,7 @@ function valueAt(plan: PatternPlan, paths: Paths, p: number, slot: number): Valu
  * whole-chunk expansion per step. The plan (which end to start from, which variables are already
  * bound) is made once, from the first row: every row of a stream binds the same variables.
  */
-export function* matchPattern(pattern: Pattern, input: ChunkStream, ctx: RunContext, pushdown: Pushdown): ChunkStream {
+function* matchPattern(pattern: Pattern, input: ChunkStream, ctx: RunContext, pushdown: Pushdown): ChunkStream {
   let plan: PatternPlan | null = null;
   for (const chunk of input) {
     if (chunk.rows.length === 0) {
@@ -707,7 +707,7 @@ function expandFrontier(frontier: string[], rel: RelPattern, direction: Directio
 }
 
 /** Finds pattern comprehensions and predicates, not looking inside them (they prepare their own insides). */
-export function collectSubqueries(expr: Expr, out: SubqueryExpr[]): void {
+function collectSubqueries(expr: Expr, out: SubqueryExpr[]): void {
   if (expr.kind === 'patternComprehension' || expr.kind === 'patternPredicate') out.push(expr);
   else forEachOperand(expr, (operand) => collectSubqueries(operand, out));
 }
@@ -716,10 +716,10 @@ export function collectSubqueries(expr: Expr, out: SubqueryExpr[]): void {
  * Work that may pause: it yields (nothing) whenever the budget's slice is used up and returns its
  * result when done. `drive` runs it with pauses between slices, `finish` without (nested in one evaluation).
  */
-export type Steps<T> = Generator<void, T, undefined>;
+type Steps<T> = Generator<void, T, undefined>;
 
 /** Runs `steps` to the end, pausing the event loop whenever it yields. Synchronous unless a pause comes. */
-export function drive<T>(steps: Steps<T>, ctx: RunContext): T | Promise<T> {
+function drive<T>(steps: Steps<T>, ctx: RunContext): T | Promise<T> {
   for (;;) {
     const next = steps.next();
     if (next.done) return next.value;
@@ -741,7 +741,7 @@ function finish<T>(steps: Steps<T>, ctx: RunContext): T {
  * Computes every pattern comprehension and predicate in `exprs` for all `rows` together, so a
  * nested result costs one expand per pattern step for the whole row set, not one per row.
  */
-export function* prepareSteps(exprs: readonly Expr[], rows: readonly Row[], ctx: RunContext): Steps<void> {
+function* prepareSteps(exprs: readonly Expr[], rows: readonly Row[], ctx: RunContext): Steps<void> {
   if (rows.length === 0) return;
   for (const e of exprs) {
     for (const sub of subqueriesOf(e)) {
@@ -751,11 +751,6 @@ export function* prepareSteps(exprs: readonly Expr[], rows: readonly Row[], ctx:
       for (let i = 0; i < rows.length; i++) cache.set(rows[i]!, results[i]!);
     }
   }
-}
-
-/** `prepareSteps` without pauses (the caller cannot wait). */
-export function prepareSubqueries(exprs: readonly Expr[], rows: readonly Row[], ctx: RunContext): void {
-  if (rows.length > 0) finish(prepareSteps(exprs, rows, ctx), ctx);
 }
 
 /**

@@ -781,6 +781,7 @@ class Parser {
       this.expectKeyword('WHEN', branches.length === 0 ? 'WHEN in the CASE expression' : 'WHEN, ELSE or END in the CASE expression');
       const when = this.parseExpression();
       this.expectKeyword('THEN', 'THEN after the WHEN condition');
+      // biome-ignore lint/suspicious/noThenProperty: a CASE branch is named after Cypher's WHEN … THEN; its `then` is an expression, never a function, so awaiting a branch could not call it.
       branches.push({ when, then: this.parseExpression() });
     } while (this.isKeyword('WHEN'));
     const otherwise = this.acceptKeyword('ELSE') ? this.parseExpression() : null;

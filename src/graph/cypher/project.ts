@@ -25,7 +25,7 @@ interface Entry {
 }
 
 /** The same expression, ignoring where it was written. */
-export function exprKey(expr: Expr): string {
+function exprKey(expr: Expr): string {
   return JSON.stringify(expr, (key, value: unknown) => (key === 'offset' ? undefined : value));
 }
 
@@ -43,7 +43,8 @@ function nonNegativeInteger(expr: Expr | null, what: string, ctx: RunContext): n
   if (expr === null) return null;
   const v = evaluate(expr, emptyRow(ctx), ctx);
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
-    throw runtimeError(`${what} needs a non-negative integer, got ${v === null ? 'null' : typeName(v)} ${typeof v === 'number' ? v : ''}`.trim() + '.');
+    const got = v === null ? 'null' : typeof v === 'number' ? `${typeName(v)} ${v}` : typeName(v);
+    throw runtimeError(`${what} needs a non-negative integer, got ${got}.`);
   }
   return v;
 }
@@ -381,7 +382,9 @@ async function aggregateRows(clause: ReturnClause, plan: ProjectionPlan, source:
     ctx.budget.tick();
     if (ctx.budget.yieldDue) await ctx.budget.pause();
     const aggregates = new Map<Expr, Value>();
-    calls.forEach((call, i) => aggregates.set(call, group.accumulators[i]!.result()));
+    calls.forEach((call, i) => {
+      aggregates.set(call, group.accumulators[i]!.result());
+    });
     const saved = ctx.aggregates;
     ctx.aggregates = aggregates;
     try {

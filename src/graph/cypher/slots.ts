@@ -157,7 +157,7 @@ function usedNames(query: Query, rowCounts: Set<Expr>): { uses: Map<string, numb
     if (ret.skip !== null) expr(ret.skip);
     if (ret.limit !== null) expr(ret.limit);
   }
-  return { uses, all: ret !== null && ret.star };
+  return { uses, all: ret?.star ?? false };
 }
 
 function overlaps(a: RelPattern, b: RelPattern): boolean {

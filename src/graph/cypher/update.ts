@@ -275,7 +275,7 @@ function edgeKey(edge: EdgeRecord): string {
 }
 
 /** A runtime value as a stored property: scalars and lists of non-null scalars; null unsets. */
-export function toPropertyValue(value: Value, key: string): PropertyValue {
+function toPropertyValue(value: Value, key: string): PropertyValue {
   if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
   if (Array.isArray(value)) {
     const items = value as readonly Value[];

@@ -9,7 +9,7 @@ import { RawJson } from './raw-json.ts';
 import { WRITE_SCOPES, readScopes, requireScope, type Principal } from './scopes.ts';
 
 /** One GraphQl call, as the GraphQL surface receives it from dispatch. */
-export interface GraphQlCall {
+interface GraphQlCall {
   readonly graph: string;
   readonly query: string;
   readonly variables: Readonly<Record<string, unknown>> | null;

@@ -1,14 +1,12 @@
 export { dispatch } from './dispatch.ts';
 export { answerNativeRequest } from './answer-native-request.ts';
-export type { NativeAnswer } from './answer-native-request.ts';
-export type { DispatchDeps, GraphQlCall, GraphQlHandler } from './dispatch.ts';
+export type { DispatchDeps, GraphQlHandler } from './dispatch.ts';
 export { parseNativeRequest, toNativeRequest } from './native-request.ts';
-export { MAX_JSON_DEPTH, parseRequestJson } from './request-json.ts';
-export type { ParsedRequestJson } from './request-json.ts';
-export type { NativeMethod, NativeRequest } from './native-request.ts';
+export { parseRequestJson } from './request-json.ts';
+export type { NativeRequest } from './native-request.ts';
 export { serializeNativeResponse } from './native-response.ts';
 export { RawJson } from './raw-json.ts';
-export type { NativeErrorDetail, NativeResponse } from './native-response.ts';
+export type { NativeResponse } from './native-response.ts';
 export { GRAPH_SCOPES, WRITE_SCOPES, readScopes, requireScope } from './scopes.ts';
 export type { Principal } from './scopes.ts';
 export { U64_MAX, parseU64 } from './u64.ts';

@@ -5,7 +5,7 @@ import { ToolgraphError, notJsonError } from '../../errors/index.ts';
  * levels and Cypher refuses parameters nested deeper than 64, so 100 leaves room and stops a
  * hostile body long before anything recursive (a JSON.parse reviver, a validator) sees it.
  */
-export const MAX_JSON_DEPTH = 100;
+const MAX_JSON_DEPTH = 100;
 
 export interface ParsedRequestJson {
   readonly value: unknown;
@@ -96,11 +96,6 @@ function scanBody(text: string, limit: number): BodyScan {
     }
   }
   return { tooDeepAt: -1, lossy, idSource };
-}
-
-/** Where the text first nests deeper than `limit`, or -1. Strings are skipped; no recursion. */
-export function depthExceededAt(text: string, limit: number): number {
-  return scanBody(text, limit).tooDeepAt;
 }
 
 const INTEGER_LITERAL = /^-?\d+$/;

@@ -39,7 +39,7 @@ function storageError(error: unknown, what: string): ToolgraphError {
 }
 
 /** A batch committed from inside `transact`: the graph is the transaction's. */
-export interface TransactBatch {
+interface TransactBatch {
   /** When given, the batch commits only if the graph is still at this version (else TG_VERSION_CONFLICT). */
   readonly expectedVersion?: number;
   readonly mutations: readonly MutationInput[];
@@ -461,10 +461,14 @@ export class GraphEngine {
       if (strict) throw new ToolgraphError('TG_STORAGE_CORRUPT', message);
       this.#logger.error({ version: batch.version }, message);
     };
-    if (!store) return problem(`A stored batch (version ${batch.version}) names a graph that was never created.`);
+    if (!store) {
+      problem(`A stored batch (version ${batch.version}) names a graph that was never created.`);
+      return;
+    }
     if (batch.version <= store.version) return;
     if (batch.version !== store.version + 1) {
-      return problem(`A stored batch has version ${batch.version}, but the graph is at version ${store.version}; records are missing.`);
+      problem(`A stored batch has version ${batch.version}, but the graph is at version ${store.version}; records are missing.`);
+      return;
     }
     if (repaired.length > 0) {
       this.#logger.warn({ version: batch.version, repaired: repaired.length, where: repaired.slice(0, 5) },
@@ -473,7 +477,8 @@ export class GraphEngine {
     try {
       planBatch(store, batch.mutations, noNewIds, { access: true });
     } catch (error) {
-      return problem(`A stored batch (version ${batch.version}) does not apply: ${error instanceof Error ? error.message : String(error)}`);
+      problem(`A stored batch (version ${batch.version}) does not apply: ${error instanceof Error ? error.message : String(error)}`);
+      return;
     }
     this.#applyBatch(store, batch, publish);
   }

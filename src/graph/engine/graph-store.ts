@@ -108,7 +108,7 @@ export function freezeProps(props: Record<string, PropertyValue>): Properties {
  * freezeProps it never looks into values it keeps, so updating one property of a node that holds a
  * large one costs what the update changes, not what the node holds.
  */
-export function mergeProps(old: Properties, set: Properties, unset: readonly string[] | undefined): Properties {
+function mergeProps(old: Properties, set: Properties, unset: readonly string[] | undefined): Properties {
   const out: Record<string, PropertyValue> = {};
   const value = (v: PropertyValue): PropertyValue => (Array.isArray(v) && !Object.isFrozen(v) ? Object.freeze([...v]) : v);
   let inPlace = unset === undefined || unset.length === 0;

@@ -20,7 +20,7 @@ export function numberJsonSize(n: number): number {
 }
 
 /** The JSON length of one property value (a scalar or a list of scalars). */
-export function propertyJsonSize(value: PropertyValue): number {
+function propertyJsonSize(value: PropertyValue): number {
   switch (typeof value) {
     case 'string': return value.length + 2;
     case 'number': return numberJsonSize(value);

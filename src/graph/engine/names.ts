@@ -5,9 +5,9 @@ import { ToolgraphError, describeValue } from '../../errors/index.ts';
 export const GRAPH_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 /** Labels, property names and edge types become GraphQL names; `__` is reserved for introspection. */
-export const GRAPHQL_NAME_PATTERN = /^[_A-Za-z][_0-9A-Za-z]*$/;
+const GRAPHQL_NAME_PATTERN = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
-export const MAX_NODE_ID_LENGTH = 256;
+const MAX_NODE_ID_LENGTH = 256;
 
 export function assertGraphName(name: unknown): asserts name is string {
   if (typeof name !== 'string' || !GRAPH_NAME_PATTERN.test(name)) {
@@ -20,7 +20,7 @@ export function assertGraphName(name: unknown): asserts name is string {
  * Labels that would clash with the types the GraphQL schema always has (see src/graph/schema), and
  * labels starting with `_` (federation's `_Any`, `_Entity`, `_Service`).
  */
-export const RESERVED_LABELS: ReadonlySet<string> = new Set([
+const RESERVED_LABELS: ReadonlySet<string> = new Set([
   'Query', 'Mutation', 'Subscription', 'Node', 'PageInfo', 'EdgeResult', 'DeleteResult', 'JSON',
   'ID', 'String', 'Int', 'Float', 'Boolean',
 ]);

@@ -79,7 +79,7 @@ class NeighbourSet {
     let j = 0;
     for (let i = 0; i < old.length; i++) {
       const cell = old[i]!;
-      if (removed !== null && removed.has(cell)) continue;
+      if (removed?.has(cell)) continue;
       while (j < adds.length && adds[j]!.key < cell.key) next.push(adds[j++]!);
       next.push(cell);
     }
@@ -123,7 +123,10 @@ function sideList(side: Side, cell: NodeCell, type: string): Neighbours | null {
 /** Stores the list of an existing type, or drops the type when `list` is null. */
 function setSideList(side: Side, cell: NodeCell, type: string, list: Neighbours | null): void {
   for (const slot of [0, 1] as const) {
-    if (side.type(cell, slot) === type) return side.set(cell, slot, list === null ? null : type, list);
+    if (side.type(cell, slot) === type) {
+      side.set(cell, slot, list === null ? null : type, list);
+      return;
+    }
   }
   const more = side.more(cell)!;
   for (let i = 0; i < more.length; i += 2) {

@@ -41,7 +41,7 @@ export const DEFAULT_SCHEMA_CAPS: SchemaCaps = Object.freeze({
 });
 
 /** The setting that raises each cap, named in every refusal. */
-export const SCHEMA_CAP_SETTINGS = Object.freeze({
+const SCHEMA_CAP_SETTINGS = Object.freeze({
   maxLabels: 'TOOLGRAPH_GRAPH_MAX_LABELS',
   maxEdgeTypes: 'TOOLGRAPH_GRAPH_MAX_EDGE_TYPES',
   maxPropertiesPerLabel: 'TOOLGRAPH_GRAPH_MAX_PROPERTIES_PER_LABEL',

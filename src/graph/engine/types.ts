@@ -92,8 +92,6 @@ export type MutationInput =
   | { readonly op: 'createNode'; readonly id?: string; readonly label: string; readonly props?: Properties }
   | Exclude<Mutation, { op: 'createNode' | 'setAccess' | 'setNamespace' }>;
 
-export type MutationOp = Mutation['op'];
-
 export interface BatchRequest {
   readonly graph: string;
   /** When given, the batch commits only if the graph is still at this version (else TG_VERSION_CONFLICT). */
@@ -140,7 +138,7 @@ export interface ChangeEvent {
   readonly epoch: string;
 }
 
-export type ScalarType = 'String' | 'Int' | 'Float' | 'Boolean';
+type ScalarType = 'String' | 'Int' | 'Float' | 'Boolean';
 export type PropertyType = ScalarType | '[String]' | '[Int]' | '[Float]' | '[Boolean]';
 
 export interface LabelInfo {

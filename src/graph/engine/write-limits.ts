@@ -26,7 +26,7 @@ export const DEFAULT_WRITE_LIMITS: WriteLimits = Object.freeze({
 });
 
 /** Which cap a refusal names, with the setting that raises it. */
-export const WRITE_SETTINGS = Object.freeze({
+const WRITE_SETTINGS = Object.freeze({
   maxChanges: 'TOOLGRAPH_WRITE_MAX_CHANGES',
   maxBatchBytes: 'TOOLGRAPH_WRITE_MAX_BATCH_BYTES',
 } satisfies Record<keyof WriteLimits, string>);
@@ -36,7 +36,7 @@ const WHAT: Record<keyof WriteLimits, (max: number) => string> = {
   maxBatchBytes: (max) => `The write's log record is larger than ${max} bytes, its size cap`,
 };
 
-export function writeTooLarge(limit: keyof WriteLimits, max: number): ToolgraphError {
+function writeTooLarge(limit: keyof WriteLimits, max: number): ToolgraphError {
   const setting = WRITE_SETTINGS[limit];
   return new ToolgraphError('TG_WRITE_TOO_LARGE',
     `${WHAT[limit](max)} (${setting}). Nothing was changed: split it into smaller writes or raise the cap.`,

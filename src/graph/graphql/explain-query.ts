@@ -31,7 +31,7 @@ function stepText(step: PlanStep): string {
 }
 
 /** The explanation as text: each root field's Cypher statement, then the numbered plan. */
-export function explanationText(translation: CypherTranslation): string {
+function explanationText(translation: CypherTranslation): string {
   const parts = translation.roots.map((root) => `Cypher for ${root.key}:\n${root.cypher}`);
   const steps = translation.plan.map((step, i) => `${i + 1}. ${stepText(step)}`);
   parts.push(`Plan (one scan per root field, one expansion per edge field and level over all parents at once):\n${steps.length > 0 ? steps.join('\n') : '(nothing to read)'}`);

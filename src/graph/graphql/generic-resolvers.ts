@@ -4,7 +4,7 @@ import { NullBubble } from './graphql-errors.ts';
 import { queryRootValue } from './execute-query.ts';
 
 /** What graphql-js resolvers find in the context value: the state the executor prepared. */
-export interface ResolverContext {
+interface ResolverContext {
   readonly state: ExecState;
 }
 

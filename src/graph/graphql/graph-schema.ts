@@ -4,19 +4,19 @@ import { schemaModelFromCatalogue, schemaModelSteps, sdlFromModel, type EdgeFiel
 import { SchemaAssembler } from './schema-assembler.ts';
 
 /** A label's field as the executor reads it: the node id, a property, or an edge to follow. */
-export type NodeField =
+type NodeField =
   | { readonly kind: 'id' }
   | { readonly kind: 'property'; readonly name: string; readonly type: PropertyType }
   | { readonly kind: 'edge'; readonly edge: EdgeField };
 
-export interface LabelPlan {
+interface LabelPlan {
   readonly model: LabelModel;
   /** GraphQL field name → what it reads. */
   readonly fields: ReadonlyMap<string, NodeField>;
 }
 
 /** What a Query field is: a label list, a label connection, or one of federation's fields. */
-export type RootField =
+type RootField =
   | { readonly kind: 'list'; readonly label: string }
   | { readonly kind: 'connection'; readonly label: string }
   | { readonly kind: 'entities' }
@@ -120,7 +120,7 @@ export class GraphSchemaBuilder {
 }
 
 /** Runs steps to the end, giving the event loop back (setImmediate) whenever `sliceMs` have passed since the last time. */
-export async function runInSlices<T>(steps: Generator<void, T, void>, sliceMs: number): Promise<T> {
+async function runInSlices<T>(steps: Generator<void, T, void>, sliceMs: number): Promise<T> {
   let deadline = performance.now() + sliceMs;
   for (;;) {
     const step = steps.next();

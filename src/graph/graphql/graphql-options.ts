@@ -29,7 +29,7 @@ export interface GraphqlOptions {
 }
 
 /** 1 MiB, as POST /dispatch: room for large variables, while the document itself has its own cap. */
-export const GRAPHQL_BODY_LIMIT = 1024 * 1024;
+const GRAPHQL_BODY_LIMIT = 1024 * 1024;
 
 type GraphqlSettings = Pick<ResolvedValues,
   'graphqlIntrospection' | 'graphqlPersistedOnly' | 'graphqlApqMaxEntries' | 'graphqlMaxQueryBytes' | 'graphqlMaxDepth'

@@ -8,7 +8,7 @@ import { GRAPH_NAME_PATTERN } from '../engine/index.ts';
 import { httpHintOf } from './graphql-errors.ts';
 import type { GraphqlPipeline, GraphqlResponse } from './graphql-pipeline.ts';
 
-export const GRAPHQL_PATH = '/graphql';
+const GRAPHQL_PATH = '/graphql';
 
 export interface GraphqlServiceOptions {
   readonly pipeline: GraphqlPipeline;
@@ -42,7 +42,7 @@ class HttpRefusal extends Error {
  * The response media type from Accept, in the client's order (q=0 excluded): graphql-response+json
  * or json; a missing Accept, `*\/*` and `application/*` mean application/json. None acceptable: 406.
  */
-export function negotiate(accept: string | undefined): MediaType | undefined {
+function negotiate(accept: string | undefined): MediaType | undefined {
   if (accept === undefined || accept === JSON_TYPE) return JSON_TYPE;
   if (accept === GRAPHQL_RESPONSE) return GRAPHQL_RESPONSE;
   if (accept.trim() === '') return JSON_TYPE;

@@ -18,7 +18,7 @@ function isInt32(value: number): boolean {
 }
 
 /** The value of an Int argument as written (literal or variable); undefined when absent or null. */
-export function intArgument(state: ExecState, node: FieldNode, name: string): number | undefined {
+function intArgument(state: ExecState, node: FieldNode, name: string): number | undefined {
   const arg = node.arguments?.find((a) => a.name.value === name);
   if (arg === undefined) return undefined;
   return intValue(state, arg.value);
@@ -108,7 +108,7 @@ function* shapeGroup(
   // ids, strings and lists as each slice is placed.
   state.meter.bytes(rows.length * fixedBytes(steps));
   for (let from = 0; from < rows.length; from += SLICE) {
-    const to = from + SLICE < rows.length ? from + SLICE : rows.length;
+    const to = Math.min(from + SLICE, rows.length);
     shapeRows(state, typeName, rows, positions, steps, pathOf, out, from, to);
     if (to < rows.length && state.meter.yieldDue) yield;
   }

@@ -1,4 +1,4 @@
-import { GraphQLError, Kind, getVariableValues, validate, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
+import { type GraphQLError, Kind, getVariableValues, validate, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
 import { ToolgraphError } from '../../errors/index.ts';
 import type { CarrierPrincipal, SubscriptionExecutor, SubscriptionRequest, SubscriptionResult } from '../carrier/index.ts';
 import type { GraphCatalogue, GraphView } from '../engine/index.ts';
@@ -10,7 +10,7 @@ import { GraphSchemaCache, type GraphSchema } from './graph-schema.ts';
 import { NullBubble } from './graphql-errors.ts';
 
 /** A subscription validated against one catalogue epoch, its variables coerced: shared by every subscriber. */
-export interface PreparedSubscription {
+interface PreparedSubscription {
   readonly graphSchema: GraphSchema;
   readonly operation: OperationDefinitionNode;
   readonly variables: Readonly<Record<string, unknown>>;

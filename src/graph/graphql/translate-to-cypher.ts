@@ -13,7 +13,7 @@ import type { GraphSchema } from './graph-schema.ts';
 import { listFieldsOf, noNodeTypeMessage } from './use-graph-validation.ts';
 
 /** One root field of the query as one Cypher statement. */
-export interface TranslatedRoot {
+interface TranslatedRoot {
   /** The response key (alias or field name) the statement's rows fill. */
   readonly key: string;
   /** The root field: a label's list field (the label, after a namespace's prefix), or `__typename`. */
@@ -24,7 +24,7 @@ export interface TranslatedRoot {
 }
 
 /** An equality filter of a scan; `value` null means "the node lacks the property" (`IS NULL`). */
-export interface PlanFilter {
+interface PlanFilter {
   readonly property: string;
   readonly value: Scalar | null;
 }

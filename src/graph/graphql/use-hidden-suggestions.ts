@@ -2,7 +2,7 @@ import type { Plugin } from '@envelop/core';
 import { GraphQLError } from 'graphql';
 
 /** What a hidden hint reads as (graphql-armor's mask, which this plugin replaces). */
-export const SUGGESTION_MASK = '[Suggestion hidden]';
+const SUGGESTION_MASK = '[Suggestion hidden]';
 
 /**
  * graphql-js ends validation messages with hints built from the schema: `Did you mean "name"?`,
@@ -11,7 +11,7 @@ export const SUGGESTION_MASK = '[Suggestion hidden]';
  * "Did you mean" and the quoted names (graphql-armor's pattern wants a quote right after "mean", so
  * the inline-fragment hint got through and listed every label with the field).
  */
-export function hideSuggestions(message: string): string {
+function hideSuggestions(message: string): string {
   return message.replace(/Did you mean [^?]*\?/g, SUGGESTION_MASK);
 }
 

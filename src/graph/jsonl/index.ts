@@ -1,11 +1,4 @@
 export { loadJsonl, parseJsonl, withJsonlLine } from './parse-jsonl.ts';
-export type { JsonlMutations } from './parse-jsonl.ts';
-export { isBlankLine, parseJsonlRecord } from './jsonl-record.ts';
-export type { JsonlRecord } from './jsonl-record.ts';
-export { JsonlFile, MAX_JSONL_LINE_BYTES } from './jsonl-file.ts';
-export { checkJsonlFile } from './check-jsonl-file.ts';
-export type { CheckedJsonl, CheckOptions } from './check-jsonl-file.ts';
 export { IMPORT_BATCH_SIZE, importJsonlFile } from './import-jsonl.ts';
-export type { ImportOptions, ImportOutcome, ImportProgress } from './import-jsonl.ts';
+export type { ImportProgress } from './import-jsonl.ts';
 export { exportJsonl } from './export-jsonl.ts';
-export type { ExportOutcome } from './export-jsonl.ts';

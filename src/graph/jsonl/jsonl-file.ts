@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import type { Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { ToolgraphError } from '../../errors/index.ts';
 
@@ -6,7 +7,7 @@ import { ToolgraphError } from '../../errors/index.ts';
 const CHUNK_BYTES = 1 << 20;
 
 /** The longest line read; a longer one is refused by line number instead of exhausting memory. */
-export const MAX_JSONL_LINE_BYTES = 64 * 1024 * 1024;
+const MAX_JSONL_LINE_BYTES = 64 * 1024 * 1024;
 
 /** Called per line (without its newline); may return a promise, which is awaited before the next line. */
 export type LineVisitor = (text: string, line: number) => void | Promise<void>;
@@ -132,7 +133,7 @@ export class JsonlFile {
 }
 
 async function identify(path: string, handle: FileHandle): Promise<FileIdentity> {
-  let stats;
+  let stats: Stats;
   try {
     stats = await handle.stat();
   } catch (error) {

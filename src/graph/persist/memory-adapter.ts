@@ -117,7 +117,3 @@ export class MemoryPersistence implements PersistenceAdapter {
     if (this.#closed) throw new ToolgraphError('TG_STORAGE_FAILED', 'The memory persistence adapter is closed.');
   }
 }
-
-export function createMemoryPersistence(options: MemoryPersistenceOptions = {}): MemoryPersistence {
-  return new MemoryPersistence(options);
-}

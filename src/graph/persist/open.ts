@@ -3,4 +3,3 @@
  * loads pg), while opening a file or memory store needs neither. serve's store opener imports this.
  */
 export { openPersistence } from './open-persistence.ts';
-export type { OpenPersistenceOptions } from './open-persistence.ts';

@@ -11,8 +11,8 @@ import { ToolgraphError, describeValue } from '../../errors/index.ts';
  * its capitalised form, so two namespaces never share a prefix, and `_` never appears inside one, so
  * the first `_` of a prefixed name ends the namespace (`crm_a_B` can only be namespace `crm`).
  */
-export const NAMESPACE_PATTERN = /^[a-z][a-z0-9]*$/;
-export const MAX_NAMESPACE_LENGTH = 32;
+const NAMESPACE_PATTERN = /^[a-z][a-z0-9]*$/;
+const MAX_NAMESPACE_LENGTH = 32;
 
 /** The names a namespace gives (all empty prefixes and the plain names without one). */
 export interface NamespaceNames {

@@ -3,7 +3,7 @@ import type { NamespaceNames } from './namespace.ts';
 import { schemaModelFromCatalogue, type LabelModel, type SchemaModel } from './schema-model.ts';
 
 /** Federation v2.3: has @key, @shareable and @external, and every current router and gateway reads it. */
-export const FEDERATION_LINK =
+const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@shareable", "@external"])';
 
 const MUTATION_DOC = `# Mutations. Every mutation field of one operation is one batch: atomic, one version bump.
@@ -87,7 +87,7 @@ export function sdlFromModel(model: SchemaModel): string {
   // An empty graph still has a Query type: federation adds _service to it.
   out.push(model.labels.length > 0 ? query.join('\n') : 'type Query', '');
 
-  out.push(f === '' ? MUTATION_DOC : MUTATION_DOC.replace(/^(#   )(\w+)\((.*)$/gm, (_line, lead: string, name: string, rest: string) => `${lead}${f}${name}(${rest}`), [
+  out.push(f === '' ? MUTATION_DOC : MUTATION_DOC.replace(/^(# {3})(\w+)\((.*)$/gm, (_line, lead: string, name: string, rest: string) => `${lead}${f}${name}(${rest}`), [
     'type Mutation {',
     `  ${f}createNode(label: String!, props: JSON!, id: ID, expectedVersion: Int): ${names.nodeType}!`,
     `  ${f}updateNode(id: ID!, set: JSON, unset: [String!], expectedVersion: Int): ${names.nodeType}!`,

@@ -7,7 +7,7 @@ import { requireScope, type Principal } from '../dispatch/index.ts';
 
 export const ACCESS_ROUTE_PREFIX = '/graphs';
 /** Largest accepted policy document: 256 KiB. */
-export const ACCESS_BODY_LIMIT = 256 * 1024;
+const ACCESS_BODY_LIMIT = 256 * 1024;
 const ROUTE = /^\/graphs\/([^/]+)\/access$/;
 
 /** What the route needs: the graphs and their policies (the GraphEngine). */

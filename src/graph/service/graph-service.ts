@@ -7,9 +7,9 @@ import type { Logger } from '../../log/index.ts';
 import type { RunOptions } from '../cypher/index.ts';
 import { answerNativeRequest, parseNativeRequest, type DispatchDeps, type GraphQlHandler, type Principal } from '../dispatch/index.ts';
 
-export const DISPATCH_PATH = '/dispatch';
+const DISPATCH_PATH = '/dispatch';
 /** Largest accepted request body: 1 MiB. */
-export const DISPATCH_BODY_LIMIT = 1024 * 1024;
+const DISPATCH_BODY_LIMIT = 1024 * 1024;
 const DISPATCH_ROUTE = `POST ${DISPATCH_PATH}`;
 
 export interface GraphServiceOptions {

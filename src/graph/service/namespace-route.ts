@@ -7,7 +7,7 @@ import { requireScope, type Principal } from '../dispatch/index.ts';
 import { readNamespace, replaceNamespace, type NamespaceStore } from '../schema/index.ts';
 
 /** Largest accepted body: `{"namespace": "…"}` is a few dozen bytes. */
-export const NAMESPACE_BODY_LIMIT = 4 * 1024;
+const NAMESPACE_BODY_LIMIT = 4 * 1024;
 const ROUTE = /^\/graphs\/([^/]+)\/namespace$/;
 
 /** What the route needs: the graphs and their namespaces (the GraphEngine). */

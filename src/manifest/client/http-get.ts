@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 
-export interface HttpGetResult {
+interface HttpGetResult {
   readonly status: number;
   /** The body, read up to `maxBytes + 1` bytes (a longer answer is cut there). */
   readonly body: Buffer;

@@ -12,8 +12,8 @@ import { assertFetchable, SchemaVerifier, verifySchemaDocument, type VerifiedSch
 
 import { DEFAULT_CONCURRENCY, DEFAULT_RETRIES } from '../constants.ts';
 
-export { DEFAULT_CONCURRENCY, DEFAULT_RETRIES };
-export const DEFAULT_CATALOGUE_URL = 'http://127.0.0.1:4000';
+export { DEFAULT_CONCURRENCY };
+const DEFAULT_CATALOGUE_URL = 'http://127.0.0.1:4000';
 export const DEFAULT_PIPELINE_SOCKETS = 2;
 const MAX_MANIFEST_BYTES = 64 * 1024;
 const MAX_SEARCH_BYTES = 8 * 1024 * 1024;

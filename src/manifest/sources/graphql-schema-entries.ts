@@ -166,7 +166,7 @@ export class GraphqlSchemaEntries {
     const def = converter.definitionOf(named);
     const entry = Buffer.from(`${JSON.stringify(named.name)}:${canonicalJson(def)}`, 'utf8');
     const previous = this.#lastByName.get(named.name);
-    const id = previous !== undefined && previous.entry.equals(entry) ? previous.id : this.#nextId++;
+    const id = previous?.entry.equals(entry) ? previous.id : this.#nextId++;
     const definition: Definition = { name: named.name, def, entry, refs: [...converter.refs], id };
     if (cacheable) this.#byType.set(named, definition);
     return definition;

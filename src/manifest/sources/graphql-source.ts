@@ -10,7 +10,7 @@ import { sha256Hex } from '../sha256.ts';
 
 export const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 /** Federation plumbing, not operations an agent calls: left out of the catalogue (docs/catalogue.md). */
-export const FEDERATION_ROOT_FIELDS: readonly string[] = ['_service', '_entities'];
+const FEDERATION_ROOT_FIELDS: readonly string[] = ['_service', '_entities'];
 
 export type Schema = Record<string, JsonValue>;
 

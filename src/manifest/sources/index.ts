@@ -1,5 +1,5 @@
 export { openApiSource } from './openapi-source.ts';
-export { graphqlSource, FEDERATION_ROOT_FIELDS } from './graphql-source.ts';
+export { graphqlSource } from './graphql-source.ts';
 export { toolActionSource } from './tool-action-source.ts';
 export type { ToolAction } from './tool-action-source.ts';
 export { GraphqlSchemaEntries } from './graphql-schema-entries.ts';

@@ -1,16 +1,11 @@
-export { ToolgraphMetrics, LATENCY_BUCKETS } from './toolgraph-metrics.ts';
-export type { ScrapedMetric, SurfaceRecorder } from './toolgraph-metrics.ts';
-export { SURFACES, BUDGET_CODES } from './surfaces.ts';
+export { ToolgraphMetrics } from './toolgraph-metrics.ts';
 export type { Surface } from './surfaces.ts';
 export { instrumentService } from './instrument-service.ts';
 export type { SurfaceOf } from './instrument-service.ts';
-export { createMetricsService, METRICS_PATH } from './metrics-service.ts';
+export { createMetricsService } from './metrics-service.ts';
 export { startMetricsListener } from './metrics-listener.ts';
 export type { MetricsListener } from './metrics-listener.ts';
 export { addEngineGauges } from './engine-gauges.ts';
 export type { EngineReadings } from './engine-gauges.ts';
 export { addVerifiedTokenCounters, addDelegationCounters } from './auth-counters.ts';
-export type { VerifiedTokenReadings, DelegationReadings } from './auth-counters.ts';
 export { addCarrierGauges } from './carrier-gauges.ts';
-export type { CarrierReadings } from './carrier-gauges.ts';
-export { processRegistry } from './process-metrics.ts';

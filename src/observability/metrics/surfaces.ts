@@ -3,7 +3,7 @@
  * namespace routes (/graphs/{graph}/access, /graphs/{graph}/namespace); `tools` is every HTTP request
  * to /mcp (tool calls are counted on their own as well: toolgraph_tool_calls_total).
  */
-export const SURFACES = ['graphql', 'dispatch', 'admin', 'catalogue', 'tools', 'carrier', 'auth'] as const;
+const SURFACES = ['graphql', 'dispatch', 'admin', 'catalogue', 'tools', 'carrier', 'auth'] as const;
 export type Surface = (typeof SURFACES)[number];
 
 /** Codes whose refusals are budget refusals, counted by the limit their details name. */

@@ -3,7 +3,7 @@ import { processRegistry } from './process-metrics.ts';
 import { BUDGET_CODES, type Surface } from './surfaces.ts';
 
 /** Seconds: from a cached point read (a few hundred µs) to the query time budget's order. */
-export const LATENCY_BUCKETS: readonly number[] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const LATENCY_BUCKETS: readonly number[] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** One surface's recorder: the labelled children of its counter and histogram, one pair per outcome seen. */
 export interface SurfaceRecorder {

@@ -14,7 +14,7 @@ export type TracingConfig =
 export const DEFAULT_OTLP_TRACES_ENDPOINT = 'http://localhost:4318/v1/traces';
 
 /** The variables a deployment sets; README "Tracing" documents each. */
-export const TRACING_ENV = {
+const TRACING_ENV = {
   disabled: 'OTEL_SDK_DISABLED',
   exporter: 'OTEL_TRACES_EXPORTER',
   endpoint: 'OTEL_EXPORTER_OTLP_ENDPOINT',

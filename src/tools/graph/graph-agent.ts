@@ -48,7 +48,7 @@ const MUTATE_SCOPES = [{ scopes: WRITE_SCOPES }];
 const CYPHER_SCOPES = [{ scopes: readScopes('cypher') }, { scopes: WRITE_SCOPES, optional: true }];
 
 /** The federation query that answers the subgraph SDL; it stays reachable with introspection off. */
-export const SERVICE_SDL_QUERY = '{ _service { sdl } }';
+const SERVICE_SDL_QUERY = '{ _service { sdl } }';
 
 const definition = TOOL_DEFINITIONS.graph;
 const validators = TOOL_INPUT_VALIDATORS.graph;

@@ -4,12 +4,12 @@ import type { ActionContext } from '../tool-agent.ts';
 import type { DownstreamHttp } from '../downstream-http.ts';
 
 /** The native request's method, as POST /dispatch takes it. */
-export type GraphMethod =
+type GraphMethod =
   | { readonly Cypher: { readonly query: string; readonly params?: Readonly<Record<string, unknown>> } }
   | { readonly GraphQl: { readonly query: string; readonly variables?: Readonly<Record<string, unknown>> } };
 
 /** What a call asks the credentials model for: the operation (`graph.cypher`) and, with delegation, the scopes it needs. */
-export interface GraphCall {
+interface GraphCall {
   readonly operation: string;
   /** Scopes of the delegated token for this call (space-separated); undefined: the agent's. */
   readonly scopes?: string | undefined;

@@ -17,7 +17,7 @@ export const CALLBACK_PATH = '/oauth/callback';
 const CONSENT_COOKIE = 'tg_oauth_consent';
 
 /** The store's spaces of the proxy's state, and how long each entry lives. */
-export const OAUTH_PROXY_SPACES = {
+const OAUTH_PROXY_SPACES = {
   clients: 'oauth-clients',
   awaitingConsent: 'oauth-consent',
   awaitingIdp: 'oauth-signin',
@@ -25,7 +25,7 @@ export const OAUTH_PROXY_SPACES = {
   refreshOwners: 'oauth-refresh',
 } as const;
 /** Dynamically registered clients, and which client each refresh token belongs to, are kept 30 days. */
-export const OAUTH_CLIENT_TTL_MS = 30 * 24 * 3600_000;
+const OAUTH_CLIENT_TTL_MS = 30 * 24 * 3600_000;
 const CODE_TTL_MS = 60_000;
 
 export interface OAuthProxyOptions {
@@ -101,9 +101,9 @@ function answerUrl(redirectUri: string, params: Record<string, string | undefine
 }
 
 function page(res: Response, status: number, title: string, text: string): void {
-  const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   res.status(status).set({ 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
-    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head><body><h1>${escape(title)}</h1><p>${escape(text)}</p></body></html>\n`);
+    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>\n`);
 }
 
 /**

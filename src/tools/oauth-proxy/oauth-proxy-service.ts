@@ -5,7 +5,7 @@ import type { HttpService } from '../../http/index.ts';
 import { CALLBACK_PATH, CONSENT_PATH, OAuthProxyProvider, type OAuthProxyOptions } from './oauth-proxy-provider.ts';
 
 /** Where the proxy's routes live; the protected resource metadata stays with the bearer layer. */
-export const OAUTH_PROXY_PREFIXES: readonly string[] = ['/authorize', '/token', '/register', '/.well-known/oauth-authorization-server', '/oauth'];
+const OAUTH_PROXY_PREFIXES: readonly string[] = ['/authorize', '/token', '/register', '/.well-known/oauth-authorization-server', '/oauth'];
 
 export interface OAuthProxyServiceOptions extends OAuthProxyOptions {
   /** Scopes the authorization server metadata announces. */

@@ -11,7 +11,7 @@ import { ADMIN, TEAM_POLICY, cypher, seedTeams } from './fixture.ts';
 
 const alice: Principal = { subject: 'alice', scopes: ['kg:read'], groups: ['red'] };
 const OPEN_DOCS: AccessPolicy = { ...TEAM_POLICY, rows: { '*': true } };
-const count = async (engine: GraphEngine, who: Principal) => ((await cypher(engine, 'g', who, 'MATCH (d:Document) RETURN count(d)'))['result'] as { rows: number[][] } | undefined)?.rows[0]![0];
+const count = async (engine: GraphEngine, who: Principal) => ((await cypher(engine, 'g', who, 'MATCH (d:Document) RETURN count(d)'))['result'] as { rows: number[][] } | undefined)?.rows[0]?.[0];
 
 async function until(what: string, check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;

@@ -78,7 +78,9 @@ describe('expandEach over every kind of frontier entry', () => {
         const lists = view.expandEach(frontier, type, direction);
         expect(lists).toHaveLength(frontier.length);
         const byId = view.expand(ids, type, direction);
-        picks.forEach(([id], i) => expect(lists[i]!.map((n) => n.id)).toEqual((byId.get(id) ?? []).map((n) => n.id)));
+        picks.forEach(([id], i) => {
+          expect(lists[i]!.map((n) => n.id)).toEqual((byId.get(id) ?? []).map((n) => n.id));
+        });
       },
     ));
   });

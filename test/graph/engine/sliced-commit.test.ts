@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GraphEngine, cloneRecordSteps, recordJsonSteps, type LogRecord, type MutationInput, type PersistenceAdapter } from '../../../src/graph/engine/index.ts';
-import { MemoryPersistence, openFilePersistence } from '../../../src/graph/persist/index.ts';
+import { FilePersistence, MemoryPersistence } from '../../../src/graph/persist/index.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,11 +77,11 @@ describe('a commit at the write caps', () => {
     }
     expect(yields).toBeGreaterThan(20);
     dir = mkdtempSync(join(tmpdir(), 'tg-sliced-commit-'));
-    engine = await filled(await openFilePersistence({ directory: dir }));
+    engine = await filled(await FilePersistence.open({ directory: dir }));
     const { seen } = await commitWatched(engine);
     expect([...seen].every((n) => n === 0 || n === NODES / 1_000)).toBe(true);
     await engine.close();
-    engine = await GraphEngine.open({ persistence: await openFilePersistence({ directory: dir }) });
+    engine = await GraphEngine.open({ persistence: await FilePersistence.open({ directory: dir }) });
     expect(engine.view('g').version).toBe(NODES / 5_000 + 1);
     expect(engine.view('g').node('n12345')?.props['tmp']).toBe('v'.repeat(200));
   });

@@ -58,6 +58,7 @@ describe.skipIf(!available)(`GraphiQL in headless Chromium (${CHROMIUM})`, () =>
     await page.locator('.graphiql-execute-button').click();
     expect((await answered).status()).toBe(200);
     // Monaco renders spaces as no-break spaces.
+    // biome-ignore lint/performance/useDomNodeTextContent: the test reads the response as rendered (innerText), which is what a user sees in the editor.
     await expect.poll(async () => (await page.locator('.graphiql-response').first().innerText()).replace(/\s+/g, ' '), { timeout: 15_000 }).toContain('"name": "Ada Lovelace"');
     expect(failed.filter((url) => !url.startsWith(server.origin))).toEqual([]);
     // One page serves every graph: it names its tab after the graph in its path.

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ToolgraphError } from '../../../src/errors/index.ts';
+import type { ToolgraphError } from '../../../src/errors/index.ts';
 import { GraphEngine, type LogRecord } from '../../../src/graph/engine/index.ts';
 import { IMPORT_BATCH_SIZE, importJsonlFile, type ImportProgress } from '../../../src/graph/jsonl/index.ts';
 import { MemoryPersistence } from '../../../src/graph/persist/index.ts';

@@ -14,14 +14,14 @@ export function cutBefore(a: LogCut, b: LogCut | undefined): boolean {
 }
 
 /** What a position in the log is: a record number, and where known the graph and version it holds. */
-export interface LogPosition {
+interface LogPosition {
   readonly file?: string;
   readonly record?: number;
   readonly graph?: string;
   readonly version?: number;
 }
 
-export type LossKind =
+type LossKind =
   /** A damaged frame with valid frames after it (TG_STORAGE_CORRUPT, as before). */
   | 'damage'
   /** A segment holds fewer records than the next segment's name (or LOG-HEAD) says it did. */

@@ -1,4 +1,4 @@
-import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, open, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hostname } from 'node:os';
 import { ToolgraphError } from '../../../errors/index.ts';
@@ -42,7 +42,7 @@ export async function acquireDataDirLock(path: string): Promise<DataDirLock> {
 }
 
 async function tryCreate(path: string, me: LockOwner): Promise<boolean> {
-  let handle;
+  let handle: FileHandle;
   try {
     handle = await open(path, 'wx', 0o644);
   } catch (error) {
@@ -59,7 +59,7 @@ async function tryCreate(path: string, me: LockOwner): Promise<boolean> {
 }
 
 async function readOwner(path: string): Promise<LockOwner | 'missing' | 'unreadable'> {
-  let text;
+  let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {

@@ -380,7 +380,3 @@ function storageFailed(message: string, cause: unknown): ToolgraphError {
   const reason = cause instanceof Error ? `: ${cause.message}` : '';
   return new ToolgraphError('TG_STORAGE_FAILED', `${message}${reason}.`, { cause });
 }
-
-export function openFilePersistence(options: FilePersistenceOptions): Promise<FilePersistence> {
-  return FilePersistence.open(options);
-}

@@ -1,5 +1,4 @@
-export { FilePersistence, openFilePersistence } from './file-persistence.ts';
-export type { FilePersistenceOptions } from './file-persistence.ts';
+export { FilePersistence } from './file-persistence.ts';
 export { FRAME_HEADER_BYTES, encodeFrame, scanFrames } from './record-frame.ts';
 export { nodeLogFileSystem } from './log-file-system.ts';
 export type { LogFileHandle, LogFileSystem } from './log-file-system.ts';

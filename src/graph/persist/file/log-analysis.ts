@@ -13,7 +13,7 @@ import type { SnapshotFile } from './snapshot-file.ts';
  */
 
 /** One incarnation of a graph name as the kept part of the log shows it. */
-export interface Incarnation {
+interface Incarnation {
   /** Sequence number of its createGraph; undefined when that lies before the log (compacted away). */
   readonly createdSeq: number | undefined;
   dropped: boolean;

@@ -1,4 +1,1 @@
-export { PostgresPersistence, createPostgresPersistence } from './postgres-persistence.ts';
-export type { PostgresPersistenceOptions } from './postgres-persistence.ts';
-export { migratePostgres, postgresNames } from './postgres-schema.ts';
-export type { PostgresNames } from './postgres-schema.ts';
+export { PostgresPersistence } from './postgres-persistence.ts';

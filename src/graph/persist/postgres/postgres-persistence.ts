@@ -374,7 +374,7 @@ export class PostgresPersistence implements PersistenceAdapter {
     if (row.inserted === 0) throw versionConflict(batch.graph, batch.version, Number(row.head));
     this.#notify(batch.graph);
     const cursor = this.#cursors.get(batch.graph);
-    if (cursor && cursor.live && cursor.generation === Number(row.generation) && cursor.version === batch.version - 1) cursor.version = batch.version;
+    if (cursor?.live && cursor.generation === Number(row.generation) && cursor.version === batch.version - 1) cursor.version = batch.version;
   }
 
   // ---- plumbing ----------------------------------------------------------------------------------
@@ -497,8 +497,4 @@ function storageFailed(message: string, cause: unknown): ToolgraphError {
   if (isToolgraphError(cause)) return cause;
   const reason = cause instanceof Error && cause.message ? `: ${cause.message}` : '';
   return new ToolgraphError('TG_STORAGE_FAILED', `${message}${reason}.`, { cause });
-}
-
-export function createPostgresPersistence(options: PostgresPersistenceOptions): PostgresPersistence {
-  return new PostgresPersistence(options);
 }

@@ -1,2 +1,1 @@
 export { expiringLru, ttlUntil } from './expiring-lru.ts';
-export type { ExpiringLruOptions } from './expiring-lru.ts';

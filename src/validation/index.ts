@@ -1,7 +1,5 @@
 export { childPointer, decodePointerSegment, encodePointerSegment, pointerSegments, valueAtPointer } from './json-pointer.ts';
 export { isSchemaObject, schemaViolation, schemaViolations } from './schema-violation.ts';
-export type { SchemaObject, SchemaViolation } from './schema-violation.ts';
+export type { SchemaObject } from './schema-violation.ts';
 export { describeSchema } from './describe-schema.ts';
-export type { DescribeSchemaOptions } from './describe-schema.ts';
 export { fieldViolations } from './field-violations.ts';
-export type { FieldViolation } from './field-violations.ts';

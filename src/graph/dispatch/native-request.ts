@@ -8,7 +8,7 @@ import { U64_MAX, invalidId, parseU64 } from './u64.ts';
 type Schemas = components['schemas'];
 
 /** The document's NativeMethod (generated), with `variables` and `params` always present: null when not sent. */
-export type NativeMethod =
+type NativeMethod =
   | { readonly GraphQl: Readonly<Required<Schemas['GraphQlMethod']['GraphQl']>> }
   | { readonly Cypher: Readonly<Required<Schemas['CypherMethod']['Cypher']>> };
 

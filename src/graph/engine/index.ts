@@ -18,6 +18,6 @@ export type {
   GraphSnapshot, LoadedState, LogRecord, PersistenceAdapter, SnapshotChunk, SnapshotHeader, SnapshotStream,
 } from './persistence-port.ts';
 export { cloneRecordSteps, recordJsonSteps } from './record-slices.ts';
-export { COMMIT_SLICE_MS, nextTurn, runSliced, runWhole } from './work-slices.ts';
+export { COMMIT_SLICE_MS, runSliced } from './work-slices.ts';
 export type { SlicedWork } from './work-slices.ts';
 export { SNAPSHOT_EDGES_PER_CHUNK, SNAPSHOT_NODES_PER_CHUNK, readSnapshot, snapshotStream } from './snapshot-stream.ts';

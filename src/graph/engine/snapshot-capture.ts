@@ -3,6 +3,7 @@ import type { NodeCell } from './node-cell.ts';
 import type { SnapshotChunk, SnapshotHeader, SnapshotStream } from './persistence-port.ts';
 import { SNAPSHOT_EDGES_PER_CHUNK, SNAPSHOT_NODES_PER_CHUNK } from './snapshot-stream.ts';
 import type { EdgeRecord, Mutation, NodeRecord, Properties } from './types.ts';
+import { nextTurn } from './work-slices.ts';
 
 /** A node as it was when the capture began: what the snapshot must show for it. */
 interface PreImage {
@@ -16,7 +17,6 @@ function outEdges(cell: NodeCell): [string, string[]][] {
   return cell.outTypes().sort().map((type) => [type, cell.outOf(type).map((tgt) => tgt.id)]);
 }
 
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * A snapshot of one graph at one version, produced chunk by chunk while commits to the graph go on

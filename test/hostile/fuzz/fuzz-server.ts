@@ -35,7 +35,7 @@ const dir = mkdtempSync(join(tmpdir(), 'tg-fuzz-'));
 const config = resolveConfig({ env: { HOME: dir, PORT: '0', TOOLGRAPH_PERSISTENCE: 'memory', LOG_LEVEL: 'silent', ...env } });
 const running = await startToolgraph({ config, logger: silentLogger(), only: ['graph'] });
 const file = join(dir, 'hostile.jsonl');
-writeFileSync(file, hostileLines().join('\n') + '\n');
+writeFileSync(file, `${hostileLines().join('\n')}\n`);
 await importJsonlFile(running.engine!, 'hostile', file, { create: true });
 await running.settled();
 const gc = collector();

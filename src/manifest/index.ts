@@ -7,7 +7,7 @@ export {
   FRAGMENT_BYTES, MAX_SCHEMA_BYTES, MAX_FRAGMENT_COUNT, OPERATION_NAME_PATTERN, OPERATION_NAME_MAX_LENGTH,
   ALIAS_PATTERN, ALIAS_MAX_LENGTH, DIGEST_PATTERN, isDigest,
 } from './limits.ts';
-export { sha256Hex } from './sha256.ts';
+export { sha256Hex } from '../digest/index.ts';
 export { canonicalJson, canonicalJsonOfParsed } from './canonical-json.ts';
 export type { JsonValue } from './canonical-json.ts';
 export { canonicalSchema, partDigest } from './canonical-schema.ts';

@@ -13,7 +13,7 @@ export type { GraphSchema, LabelPlan, NodeField, RootField } from './graph-schem
 export { executeOperation } from './execute-operation.ts';
 export type { GraphqlRequestContext } from './execute-operation.ts';
 export { decodeCursor, encodeCursor } from './connection-page.ts';
-export { defaultPersistedDocumentsFile, loadTrustedDocuments, sha256Hex, PERSISTED_DOCUMENTS_PATH } from './trusted-documents.ts';
+export { defaultPersistedDocumentsFile, loadTrustedDocuments, PERSISTED_DOCUMENTS_PATH } from './trusted-documents.ts';
 export { visibleView } from './visible-view.ts';
 export type { GraphqlEngine } from './visible-view.ts';
 export { createSubscriptionExecutor } from './subscription-executor.ts';

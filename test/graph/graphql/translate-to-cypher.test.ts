@@ -6,6 +6,7 @@ import { buildGraphSchema, dataFromCypher, translateToCypher, type GraphSchema }
 import { cypherLiteral, cypherName } from '../../../src/graph/graphql/cypher-text.ts';
 import { replaceNamespace } from '../../../src/graph/schema/index.ts';
 import { graphql, pipelineFor, referenceEngine } from './support.ts';
+import { failure } from '../../support/toolgraph-failure.ts';
 
 let engine: GraphEngine;
 let schema: GraphSchema;
@@ -15,13 +16,7 @@ beforeAll(async () => {
 });
 
 function refusal(query: string, variables?: Record<string, unknown>): ToolgraphError {
-  try {
-    translateToCypher(schema, query, { variables });
-  } catch (error) {
-    if (error instanceof ToolgraphError) return error;
-    throw error;
-  }
-  throw new Error(`expected ${query} to be refused`);
+  return failure(() => translateToCypher(schema, query, { variables }));
 }
 
 describe('translateToCypher', () => {

@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { captureLogger } from '../../support/capture-logger.ts';
-import { GRAPH, startFixture, type CarrierFixture } from './carrier-fixture.ts';
+import { GRAPH, countingExecutor, startFixture, type CarrierFixture } from './carrier-fixture.ts';
 
 let fixture: CarrierFixture | undefined;
 afterEach(async () => {
@@ -118,9 +118,8 @@ describe('carrier bounds', () => {
 
 describe('clients that leave mid-handshake', () => {
   it('frees their slot and writes nothing to them, whether the handshake then fails or succeeds', async () => {
-    const { startCarrier, loadSignerKeys } = await import('../../../src/graph/carrier/index.ts');
-    const { createTestExecutor } = await import('../../support/subscription-executor.ts');
-    const { TestAccess } = await import('../../support/carrier-access.ts');
+    const { startCarrier, loadSignerKeys, NONCE_SPACE, REQUEST_ID_SPACE, StoreReplayLedger } = await import('../../../src/graph/carrier/index.ts');
+    const { createCarrierAccess } = await import('../../../src/graph/access/index.ts');
     const { silentLogger } = await import('../../../src/log/index.ts');
     const base = await startFixture();
     fixture = base;
@@ -131,8 +130,9 @@ describe('clients that leave mid-handshake', () => {
       return keys(header, token);
     };
     const carrier = await startCarrier({
-      host: '127.0.0.1', port: 0, graphs: base.engine, executor: createTestExecutor(), access: new TestAccess(),
+      host: '127.0.0.1', port: 0, graphs: base.engine, executor: countingExecutor(base.engine), access: createCarrierAccess(base.engine),
       signerKeys: slowKeys, logger: silentLogger(), maxConnections: 4, maxSessionSecs: 60,
+      ledgers: { nonces: new StoreReplayLedger(base.state, NONCE_SPACE), requestIds: new StoreReplayLedger(base.state, REQUEST_ID_SPACE) },
     });
     const errors: unknown[] = [];
     const onError = (error: unknown) => errors.push(error);

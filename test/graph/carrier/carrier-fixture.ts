@@ -131,6 +131,11 @@ export type FixtureOptions = Partial<Omit<CarrierOptions, 'graphs' | 'executor' 
   logger?: Logger;
   /** Wraps the access module's port (graph/access), for a test of the port contract beyond what the module does. */
   access?: (real: CarrierAccess) => CarrierAccess;
+  /**
+   * Where consumed nonces and request ids go: the state store, as `serve` wires them (the default),
+   * or the carrier's own in-process ledgers, what it uses when given no store.
+   */
+  ledgers?: 'state-store' | 'in-process';
 };
 
 /**
@@ -151,7 +156,7 @@ export async function startFixture(options: FixtureOptions = {}): Promise<Carrie
   const executor = countingExecutor(engine);
   const realAccess = createCarrierAccess(engine);
   const state = new MemoryStateStore();
-  const { access: wrapAccess, ...carrierOptions } = options;
+  const { access: wrapAccess, ledgers = 'state-store', ...carrierOptions } = options;
   const carrier = await startCarrier({
     host: '127.0.0.1',
     port: 0,
@@ -163,10 +168,12 @@ export async function startFixture(options: FixtureOptions = {}): Promise<Carrie
     executor,
     access: wrapAccess ? wrapAccess(realAccess) : realAccess,
     signerKeys: await loadSignerKeys(jwksPath),
-    ledgers: {
-      nonces: new StoreReplayLedger(state, NONCE_SPACE, options.nonceCapacity),
-      requestIds: new StoreReplayLedger(state, REQUEST_ID_SPACE, options.nonceCapacity),
-    },
+    ...(ledgers === 'state-store' ? {
+      ledgers: {
+        nonces: new StoreReplayLedger(state, NONCE_SPACE, options.nonceCapacity),
+        requestIds: new StoreReplayLedger(state, REQUEST_ID_SPACE, options.nonceCapacity),
+      },
+    } : {}),
   });
   const clients = new Set<SseClient>();
   return {

@@ -16,7 +16,7 @@ import { createGraphqlSurface } from '../../src/graph/graphql/index.ts';
 import { resolveConfig } from '../../src/config/index.ts';
 import { startHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
-import { sha256Hex } from '../../src/graph/graphql/index.ts';
+import { sha256Hex } from '../../src/digest/index.ts';
 import { generate, KNOWS_PER_PERSON, ORGS, PEOPLE, type Data, type Person } from './people-data.ts';
 import { SHAPES } from './graphql-shapes.ts';
 import { arg } from './bench-args.ts';

@@ -1,6 +1,6 @@
 import { ToolgraphError } from '../errors/index.ts';
 import { ALIAS_MAX_LENGTH } from './limits.ts';
-import { sha256Hex } from './sha256.ts';
+import { sha256Hex } from '../digest/index.ts';
 
 /** Source names: a letter, then up to 63 letters, digits, `_` or `-` (the graph-name rule). */
 const SOURCE_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;

@@ -1,6 +1,6 @@
 import { canonicalJson, canonicalJsonOfParsed } from './canonical-json.ts';
 import type { OperationSchema } from './schema-source.ts';
-import { sha256Hex } from './sha256.ts';
+import { sha256Hex } from '../digest/index.ts';
 
 /** The canonical schema document of one operation and its three digests. */
 export interface CanonicalSchema {

@@ -3,7 +3,7 @@ export { assertSchemaManifest, isSchemaManifest } from './validate-manifest.ts';
 
 // Canonical schemas, digests, fragments
 export { FRAGMENT_BYTES, MAX_SCHEMA_BYTES, ALIAS_PATTERN, isDigest } from './limits.ts';
-export { sha256Hex } from './sha256.ts';
+export { sha256Hex } from '../digest/index.ts';
 export { canonicalJson, canonicalJsonOfParsed } from './canonical-json.ts';
 export type { JsonValue } from './canonical-json.ts';
 export { canonicalSchema, partDigest } from './canonical-schema.ts';

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { ToolgraphError } from '../errors/index.ts';
 import type { CatalogueEntry, ManifestCore } from './catalogue-entry.ts';
 import { canonicalJson, type JsonValue } from './canonical-json.ts';
-import { sha256Hex } from './sha256.ts';
+import { sha256Hex } from '../digest/index.ts';
 import { stableJsonText } from './stable-json.ts';
 
 /** Marker carried by the generated catalogue (JSON has no comments; the `$comment` key names the script). */

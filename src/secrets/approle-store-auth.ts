@@ -1,4 +1,4 @@
-import { sha256Hex } from './sha256-hex.ts';
+import { sha256Hex } from '../digest/index.ts';
 import { parseLoginAnswer, type StoreAuthMethod } from './store-auth-method.ts';
 
 export interface AppRoleStoreAuthOptions {

@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { ToolgraphError } from '../errors/index.ts';
-import { sha256Hex } from './sha256-hex.ts';
+import { sha256Hex } from '../digest/index.ts';
 import { loginPath, parseLoginAnswer, type StoreAuthMethod } from './store-auth-method.ts';
 import type { SecretsContext } from './secrets-backend.ts';
 

@@ -1,16 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { bearerTokenOf } from '../../src/auth/index.ts';
 import type { ToolgraphError } from '../../src/errors/index.ts';
+import { failure } from '../support/toolgraph-failure.ts';
 
 const JWT = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl';
 
 function refusal(header: string | undefined): ToolgraphError {
-  try {
-    bearerTokenOf(header);
-  } catch (error) {
-    return error as ToolgraphError;
-  }
-  throw new Error('expected a refusal');
+  return failure(() => bearerTokenOf(header));
 }
 
 describe('bearerTokenOf (RFC 6750 §2.1)', () => {

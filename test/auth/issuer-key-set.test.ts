@@ -5,18 +5,11 @@ import type { ToolgraphError } from '../../src/errors/index.ts';
 import { captureLogger } from '../support/capture-logger.ts';
 import { closedPort } from '../support/closed-port.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
+import { until } from '../support/until.ts';
 
 const AUDIENCE = 'https://graph.toolgraph.test';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Waits for `condition`, failing after 10 s (the timers under test tick every 100 ms). */
-async function until(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not reached within 10 s');
-    await sleep(20);
-  }
-}
-
 let idp: TestIdp | undefined;
 let trusted: TrustedIssuer | undefined;
 afterEach(async () => {
@@ -74,10 +67,10 @@ describe('the issuer key set', () => {
     trusted = await openTrustedIssuer(idp.discoveryUrl, { jwksRefreshMs: 100, logger });
     const verify = createAccessTokenVerifier({ issuer: idp.issuer, audience: AUDIENCE, getKey: trusted.keys.getKey });
     const token = await idp.mintToken({ sub: 'alice', scope: 'kg:read' });
-    await until(() => idp!.jwksFetches() >= 3);
+    await until('the key set is refetched in the background', () => idp!.jwksFetches() >= 3);
     await idp.close();
     idp = undefined;
-    await until(() => lines.some((l) => l.includes('refetching the issuer key set failed')));
+    await until('the failed refetch is logged', () => lines.some((l) => l.includes('refetching the issuer key set failed')));
     expect((await verify(token)).principal.subject).toBe('alice');
   });
 

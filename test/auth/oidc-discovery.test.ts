@@ -5,6 +5,7 @@ import { discoverIssuer, issuerUrlProblem } from '../../src/auth/index.ts';
 import type { ToolgraphError } from '../../src/errors/index.ts';
 import { closedPort } from '../support/closed-port.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
+import { failure } from '../support/toolgraph-failure.ts';
 
 let idp: TestIdp;
 /** A server that answers whatever document a test puts under a path. */
@@ -28,13 +29,8 @@ afterAll(async () => {
   await new Promise<void>((resolve) => docs.close(() => resolve()));
 });
 
-async function failure(url: string): Promise<ToolgraphError> {
-  try {
-    await discoverIssuer(url, { timeoutMs: 2000 });
-  } catch (error) {
-    return error as ToolgraphError;
-  }
-  throw new Error('expected discovery to fail');
+async function discoveryFailure(url: string): Promise<ToolgraphError> {
+  return failure(discoverIssuer(url, { timeoutMs: 2000 }));
 }
 
 describe('discoverIssuer', () => {
@@ -57,7 +53,7 @@ describe('discoverIssuer', () => {
   ])('fails with TG_OIDC_DISCOVERY_FAILED naming OIDC_CONFIG_URL: %s', async (_name, path, answer, text) => {
     const url = path.startsWith('/') ? `${docsOrigin}${path}` : path.replace('CLOSED', String(await closedPort()));
     if (answer) served.set(path, { ...answer, body: answer.body.replaceAll('ISSUER', docsOrigin) });
-    const error = await failure(url);
+    const error = await discoveryFailure(url);
     expect(error.code).toBe('TG_OIDC_DISCOVERY_FAILED');
     expect(error.message).toContain(`OIDC discovery at OIDC_CONFIG_URL ${url} failed: `);
     expect(error.message).toContain(text);

@@ -5,6 +5,7 @@ import {
 } from '../../src/auth/index.ts';
 import type { ToolgraphError } from '../../src/errors/index.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
+import { failure } from '../support/toolgraph-failure.ts';
 
 // Each refusal is a token from (or signed like) a real IdP, checked against that IdP's discovered keys.
 const AUDIENCE = 'https://graph.toolgraph.test';
@@ -20,12 +21,7 @@ function verifierAt(nowMs: number): AccessTokenVerifier {
 }
 
 async function refusal(token: string, verifier = verify): Promise<ToolgraphError> {
-  try {
-    await verifier(token);
-  } catch (error) {
-    return error as ToolgraphError;
-  }
-  throw new Error('expected the token to be refused');
+  return failure(verifier(token));
 }
 
 beforeAll(async () => {

@@ -3,23 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeConfig, resolveConfig } from '../../src/config/index.ts';
-import { ToolgraphError } from '../../src/errors/index.ts';
+import { failure } from '../support/toolgraph-failure.ts';
 
 function configFile(content: unknown): string {
   const dir = mkdtempSync(join(tmpdir(), 'tg-config-'));
   const file = join(dir, 'config.json');
   writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
   return file;
-}
-
-function failure(run: () => unknown): ToolgraphError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolgraphError);
-    return error as ToolgraphError;
-  }
-  throw new Error('expected resolveConfig to fail');
 }
 
 const noFile = '/nonexistent/toolgraph-test/config.json';

@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { routeOf, startHost, type HttpService, type RunningHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import { OverloadSignal } from '../../src/overload/index.ts';
@@ -139,10 +139,10 @@ describe('graceful close', () => {
 
     let closed = false;
     const closing = running.close({ graceMs: 10_000 }).then(() => (closed = true));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // New connections are refused once close began, and it has not finished while the request drains.
+    await vi.waitFor(() => expect(fetch(`${running.origin}/healthz`)).rejects.toThrow(), { timeout: 10_000, interval: 5 });
     expect(closed).toBe(false);
-    // New connections are refused while the in-flight request drains.
-    await expect(fetch(`${running.origin}/healthz`)).rejects.toThrow();
+    expect(running.inFlight).toBe(1);
 
     slow.release();
     const answer = await inFlight;
@@ -166,7 +166,8 @@ describe('graceful close', () => {
     const closing = running.close({ graceMs: 10_000 });
     // The connection is still open (its request is in flight), so a client may send the next one on it.
     socket.write('GET /one HTTP/1.1\r\nHost: x\r\n\r\n');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Released only once the host has the second request.
+    await vi.waitFor(() => expect(running.inFlight).toBe(2), { timeout: 10_000, interval: 2 });
     slow.release();
     await closing;
     await new Promise((resolve) => socket.once('close', resolve));

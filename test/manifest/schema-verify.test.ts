@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ToolgraphError } from '../../src/errors/index.ts';
 import { verifySchemaDocument } from '../../src/manifest/client/index.ts';
 import { canonicalJson, canonicalSchema, createSchemaClient, fragmentCount, sha256Hex, type SchemaManifest } from '../../src/manifest/index.ts';
+import { failure } from '../support/toolgraph-failure.ts';
 
 const input = { type: 'object', properties: { b: { type: 'string', description: 'tab\there, "quoted", caf\u00e9 \ud83d\ude00' }, a: { type: 'integer', minimum: -1.5e-7 } }, required: ['a'] };
 const output = { type: ['object', 'null'], additionalProperties: false };
@@ -17,16 +17,6 @@ function manifestFor(bytes: Buffer, edits: Partial<SchemaManifest> = {}): Schema
     manifest_uri: `http://schemas.test/schemas/${sha}`, fragment_uri_template: `http://schemas.test/schemas/${sha}/fragments/{index}`,
     ...edits,
   };
-}
-
-function failure(run: () => unknown): ToolgraphError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ToolgraphError) return error;
-    throw error;
-  }
-  throw new Error('expected a failure');
 }
 
 /** A fetch serving `manifest` and the fragments of `bytes`, as a catalogue that signs whatever it serves would. */

@@ -5,6 +5,7 @@ import { SignJWT, generateKeyPair } from 'jose';
 import { StoreSecretsBackend, type StoreSecretsBackendOptions } from '../../src/secrets/index.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { startVaultDouble, type VaultDouble } from '../support/vault-double.ts';
+import { failure as toolgraphFailure } from '../support/toolgraph-failure.ts';
 
 export const AUDIENCE = 'https://store.toolgraph.test';
 
@@ -99,12 +100,8 @@ export async function startStoreFixture(): Promise<Fixture> {
 
 export { captureLogger } from '../support/capture-logger.ts';
 
-/** Resolves to the thrown ToolgraphError (code + message) or fails the test if nothing was thrown. */
+/** The ToolgraphError `promise` rejects with, as its code and message (what these tests compare whole). */
 export async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return { code: (error as { code?: string }).code ?? 'none', message: (error as Error).message };
-  }
-  throw new Error('expected a rejection, got a value');
+  const { code, message } = await toolgraphFailure(promise);
+  return { code, message };
 }

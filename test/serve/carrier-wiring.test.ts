@@ -6,13 +6,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/index.ts';
 import { signEnvelope } from '../../src/graph/carrier/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
-import { startToolgraph, type RunningToolgraph } from '../../src/serve/index.ts';
-import { TestAccess } from '../support/carrier-access.ts';
+import { productCarrierPorts, startToolgraph, type RunningToolgraph } from '../../src/serve/index.ts';
 import { SseClient } from '../support/sse-client.ts';
-import { createTestExecutor } from '../support/subscription-executor.ts';
 import { generateSigner } from '../graph/carrier/carrier-fixture.ts';
 import { TEAM_POLICY, seedTeams } from '../graph/access/fixture.ts';
 import { replaceAccessPolicy } from '../../src/graph/access/index.ts';
+import { openEngine } from '../graph/engine/helpers.ts';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -73,7 +72,9 @@ describe('the carrier in the composition root', () => {
   });
 
   it('refuses to start without trusted signer keys, and without the graph service, before taking the port or the store', async () => {
-    const ports = { executor: createTestExecutor(), access: new TestAccess() };
+    // Even with the product's ports handed in, the carrier's settings are checked first.
+    const engine = await openEngine();
+    const ports = productCarrierPorts(engine);
     const port = await freePort();
     await expect(startToolgraph({ config: config({ SERVICE_GRAPHQL_ADDR: `127.0.0.1:${port}` }), logger: silentLogger(), carrierPorts: ports }))
       .rejects.toThrow('SERVICE_GRAPHQL_SIGNER_JWKS is required when SERVICE_GRAPHQL_ADDR is set');
@@ -85,6 +86,7 @@ describe('the carrier in the composition root', () => {
       .rejects.toThrow('SERVICE_GRAPHQL_SIGNER_JWKS is required when SERVICE_GRAPHQL_ADDR is set');
     await expect(startToolgraph({ config: config({ SERVICE_GRAPHQL_ADDR: `127.0.0.1:${port}`, SERVICE_GRAPHQL_SIGNER_JWKS: '/x/jwks.json' }), logger: silentLogger(), carrierPorts: ports, only: ['catalogue'] }))
       .rejects.toThrow('include graph in --only');
+    await engine.close();
   });
 
   it('streams the served graph on the configured loopback address, Cypher writes included', async () => {

@@ -2,20 +2,20 @@ import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/index.js';
 import { createRequire } from 'node:module';
 import type * as GraphQL from 'graphql';
-import type { DocumentNode, GraphQLError, GraphQLSchema, OperationDefinitionNode } from 'graphql';
-import { ToolgraphError } from '../../src/errors/index.ts';
-import type { CarrierPrincipal, SubscriptionExecutor, SubscriptionResult } from '../../src/graph/carrier/index.ts';
+import type { GraphQLSchema } from 'graphql';
+import type { CarrierPrincipal } from '../../src/graph/carrier/index.ts';
 import type { GraphCatalogue, GraphView, NodeRecord, Scalar } from '../../src/graph/engine/index.ts';
 import { schemaModelFromCatalogue, sdlFromCatalogue } from '../../src/graph/schema/index.ts';
 
 // The CommonJS build of graphql, the one @apollo/subgraph builds schemas with: vitest would otherwise
 // load the ESM build beside it, and graphql refuses a schema from "another module or realm".
-const { Kind, execute, getVariableValues, parse, validate } = createRequire(import.meta.url)('graphql') as typeof GraphQL;
+const { parse } = createRequire(import.meta.url)('graphql') as typeof GraphQL;
 
 /**
- * A stand-in for the GraphQL surface's subscription executor (issue 8), for tests and the carrier
- * benchmark only: graphql-js `execute` over `buildSubgraphSchema` of the graph's SDL, with plain
- * per-parent resolvers over the GraphView and a row filter standing in for row-level security.
+ * The carrier benchmark's stock-GraphQL peer (scripts/bench/carrier-server.ts): graphql-js `execute`
+ * over `buildSubgraphSchema` of the graph's SDL, with plain per-parent resolvers over the GraphView
+ * and a row filter in place of row-level security, run once per subscriber per event as a stock
+ * GraphQL server would. The carrier's own tests run the product's executor (graph/graphql).
  */
 export type RowFilter = (principal: CarrierPrincipal, node: NodeRecord) => boolean;
 
@@ -25,24 +25,10 @@ export const teamRows: RowFilter = (principal, node) => {
   return typeof team !== 'string' || principal.groups.includes(team);
 };
 
-/** `teamRows` with the groups an access double grants on top of the signed ones. */
-export function teamRowsOf(access: { groupsOf(principal: CarrierPrincipal): readonly string[] }): RowFilter {
-  return (principal, node) => {
-    const team = node.props['team'];
-    return typeof team !== 'string' || access.groupsOf(principal).includes(team);
-  };
-}
-
 interface Context {
   readonly view: GraphView;
   readonly principal: CarrierPrincipal;
   readonly visible: RowFilter;
-}
-
-interface Prepared {
-  readonly query: string;
-  readonly document: DocumentNode;
-  readonly variables: Readonly<Record<string, unknown>> | null;
 }
 
 type Args = Record<string, unknown>;
@@ -94,59 +80,4 @@ export function standInSchema(catalogue: GraphCatalogue, subscribe?: Subscribe):
 /** The context the stand-in resolvers read. */
 export function standInContext(view: GraphView, principal: CarrierPrincipal, visible: RowFilter = teamRows): Context {
   return { view, principal, visible };
-}
-
-function refusal(error: GraphQLError): ToolgraphError {
-  const root = /^Cannot query field "([^"]+)" on type "Subscription"/.exec(error.message);
-  if (root) return new ToolgraphError('TG_GRAPHQL_NO_NODE_TYPE', `GraphQL: no node type "${root[1]}"; root fields must be node labels.`);
-  return new ToolgraphError('TG_GRAPHQL_INVALID', `The subscription does not validate: ${error.message}`);
-}
-
-export interface TestExecutor extends SubscriptionExecutor<Prepared> {
-  /** Executor runs so far. */
-  runs: number;
-  /** When set, runs throw it (an executor fault): runs of `failQuery` only, when that is set too. */
-  failWith: Error | undefined;
-  failQuery: string | undefined;
-}
-
-export function createTestExecutor(options: { visible?: RowFilter } = {}): TestExecutor {
-  const visible = options.visible ?? teamRows;
-  const schemas = new Map<string, GraphQLSchema>();
-  const schemaFor = (catalogue: GraphCatalogue): GraphQLSchema => {
-    let schema = schemas.get(catalogue.epoch);
-    if (!schema) {
-      schema = standInSchema(catalogue);
-      schemas.set(catalogue.epoch, schema);
-    }
-    return schema;
-  };
-  const executor: TestExecutor = {
-    runs: 0,
-    failWith: undefined,
-    failQuery: undefined,
-    prepare(catalogue, request) {
-      const schema = schemaFor(catalogue);
-      const errors = validate(schema, request.document);
-      if (errors.length > 0) throw refusal(errors[0]!);
-      const operation = request.document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
-      const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {});
-      if (coerced.errors) throw new ToolgraphError('TG_GRAPHQL_INVALID', `The subscription variables do not fit: ${coerced.errors[0]!.message}`);
-      return { query: request.query, document: request.document, variables: request.variables };
-    },
-    run(view, prepared, principal): SubscriptionResult {
-      executor.runs++;
-      if (executor.failWith && (executor.failQuery === undefined || executor.failQuery === prepared.query)) throw executor.failWith;
-      const result = execute({
-        schema: schemaFor(view.catalogue),
-        document: prepared.document,
-        variableValues: prepared.variables ?? {},
-        contextValue: { view, principal, visible } satisfies Context,
-      });
-      if (result instanceof Promise) throw new Error('the test executor resolves synchronously');
-      const data = (result.data ?? null) as SubscriptionResult['data'];
-      return result.errors ? { data, errors: result.errors.map((e) => ({ message: e.message, ...(e.path ? { path: e.path } : {}) })) } : { data };
-    },
-  };
-  return executor;
 }

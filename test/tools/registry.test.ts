@@ -10,18 +10,9 @@ import { buildCatalogueEntriesStrict, createStaticCatalogue } from '../../src/ma
 import { InMemorySecretsBackend } from '../../src/secrets/index.ts';
 import { resolveConfig } from '../../src/config/index.ts';
 import { createSchemasAgent, createSecretsAgent, createToolAgents, defineAction, defineAgent, ToolRegistry } from '../../src/tools/index.ts';
+import { failure } from '../support/toolgraph-failure.ts';
 
 const registry = new ToolRegistry([createSchemasAgent(createStaticCatalogue({ publicBaseUrl: 'http://127.0.0.1:4000' })), createSecretsAgent(new InMemorySecretsBackend({}))]);
-
-function refusal(run: () => unknown): ToolgraphError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ToolgraphError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('ToolRegistry.resolve', () => {
   it.each([
@@ -33,7 +24,7 @@ describe('ToolRegistry.resolve', () => {
     ['secrets', { action: 'get', key: 'x'.repeat(1025) }, 'TG_TOOL_ARGUMENTS_INVALID', 'Invalid arguments for secrets.get (1 violation): /key: expected a string of 1 to 1024 characters, got a string of 1025 characters.'],
     ['secrets', { action: 'get', key: 'a', 'we/ird~': 1 }, 'TG_TOOL_ARGUMENTS_INVALID', 'Invalid arguments for secrets.get (1 violation): /we~1ird~0: expected no property "we/ird~", got 1.'],
   ])('%s %j', (name, args, code, message) => {
-    const error = refusal(() => registry.resolve(name, args));
+    const error = failure(() => registry.resolve(name, args));
     expect([error.code, error.message]).toEqual([code, message]);
   });
 

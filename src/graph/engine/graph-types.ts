@@ -1,13 +1,10 @@
 import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../digest/index.ts';
 import type { EdgeTypeInfo, GraphCatalogue, LabelInfo, PropertyType } from './types.ts';
 
 /** Names are ASCII GraphQL names, so the native order is code-point order. */
 function sortedKeys<T>(map: Map<string, T>): string[] {
   return [...map.keys()].sort();
-}
-
-function digest(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
 
 /** A label's or edge type's public form with the digest of its JSON, built once per change of it. */
@@ -159,7 +156,7 @@ export class GraphTypes {
       const properties: Record<string, PropertyType> = {};
       for (const prop of sortedKeys(props)) properties[prop] = props.get(prop)!;
       const info: LabelInfo = Object.freeze({ label, properties: Object.freeze(properties) });
-      part = { info, digest: digest(JSON.stringify(info)) };
+      part = { info, digest: sha256Hex(JSON.stringify(info)) };
       this.#labelParts.set(label, part);
     }
     return part;
@@ -172,7 +169,7 @@ export class GraphTypes {
       const pairs: { src: string; tgt: string }[] = [];
       for (const src of sortedKeys(bySrc)) for (const tgt of [...bySrc.get(src)!].sort()) pairs.push(Object.freeze({ src, tgt }));
       const info: EdgeTypeInfo = Object.freeze({ type, pairs: Object.freeze(pairs) });
-      part = { info, digest: digest(JSON.stringify(info)) };
+      part = { info, digest: sha256Hex(JSON.stringify(info)) };
       this.#edgeParts.set(type, part);
     }
     return part;

@@ -4,6 +4,7 @@ import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operation
 import { GraphQLError, type DocumentNode, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
 import { YogaServer, type GraphQLParams, type Plugin, type YogaLogger } from 'graphql-yoga';
 import { SETTINGS } from '../../config/index.ts';
+import { sha256Hex } from '../../digest/index.ts';
 import { ToolgraphError, describeValue, isToolgraphError } from '../../errors/index.ts';
 import type { Logger } from '../../log/index.ts';
 import { errorTypeOf, inSpan, type SpanHandle } from '../../observability/tracing/index.ts';
@@ -18,7 +19,6 @@ import { warmSchemaAssembly } from './schema-assembler.ts';
 import { PreparedDocuments } from './prepared-documents.ts';
 import { formatError, graphqlError, httpHintOf, toGraphQLError } from './graphql-errors.ts';
 import type { GraphqlOptions } from './graphql-options.ts';
-import { sha256Hex } from './trusted-documents.ts';
 import { useGraphValidation } from './use-graph-validation.ts';
 import { limitPlugins } from './use-limits.ts';
 import { jsonTextSteps } from './json-text.ts';
@@ -285,10 +285,6 @@ export class GraphqlPipeline {
   }
 
   /**
-   * Runs one request. Refusals before GraphQL (no such graph, no GraphQL scope at all) throw a
-   * ToolgraphError; everything else is a GraphQL response.
-   */
-  /**
    * Refuses a graph that does not exist or that `principal` may not read (its access policy), with
    * the same TG_GRAPH_NOT_FOUND either way, so a name says nothing to those who may not read it.
    */
@@ -298,6 +294,10 @@ export class GraphqlPipeline {
     }
   }
 
+  /**
+   * Runs one request. Refusals before GraphQL (no such graph, no GraphQL scope at all) throw a
+   * ToolgraphError; everything else is a GraphQL response.
+   */
   async run(request: GraphqlRequest): Promise<GraphqlResponse> {
     const { graph, principal } = request;
     this.requireReadable(graph, principal);

@@ -10,7 +10,7 @@ import { GraphSchemaCache, type GraphSchema } from './graph-schema.ts';
 import { NullBubble } from './graphql-errors.ts';
 
 /** A subscription validated against one catalogue epoch, its variables coerced: shared by every subscriber. */
-interface PreparedSubscription {
+export interface PreparedSubscription {
   readonly graphSchema: GraphSchema;
   readonly operation: OperationDefinitionNode;
   readonly variables: Readonly<Record<string, unknown>>;

@@ -1,7 +1,7 @@
-import { hash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sha256Hex } from '../../digest/index.ts';
 import { ToolgraphError } from '../../errors/index.ts';
 
 /** Where `npm run codegen` writes the client's persisted documents. */
@@ -15,10 +15,6 @@ export function defaultPersistedDocumentsFile(): string | undefined {
     if (existsSync(candidate)) return candidate;
   }
   return undefined;
-}
-
-export function sha256Hex(text: string): string {
-  return hash('sha256', text, 'hex');
 }
 
 /**

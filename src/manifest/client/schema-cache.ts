@@ -2,7 +2,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SchemaManifest } from '../../../generated/types/schema-manifest.ts';
 import { isDigest } from '../limits.ts';
-import { sha256Hex } from '../sha256.ts';
+import { sha256Hex } from '../../digest/index.ts';
 import { isSchemaManifest } from '../validate-manifest.ts';
 import { writeFileAtomic } from './write-atomic.ts';
 

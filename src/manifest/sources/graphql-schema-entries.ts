@@ -8,7 +8,7 @@ import type { JsonValue } from '../canonical-json.ts';
 import { MAX_SCHEMA_BYTES } from '../limits.ts';
 import { operationNameProblem } from '../operation-name.ts';
 import { PieceDocument } from '../schema-document.ts';
-import { sha256Hex } from '../sha256.ts';
+import { sha256Hex } from '../../digest/index.ts';
 import { DIALECT, TypeConverter, inputSchemaOf, operationDescription, rootOperations, type RootOperation, type Schema } from './graphql-source.ts';
 
 /** A named type's `$defs` entry, made once per type object and shared by every document that reaches it. */

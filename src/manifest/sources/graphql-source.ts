@@ -6,7 +6,7 @@ import {
 } from 'graphql';
 import type { JsonValue } from '../canonical-json.ts';
 import type { JsonSchema, OperationSchema, SchemaSource } from '../schema-source.ts';
-import { sha256Hex } from '../sha256.ts';
+import { sha256Hex } from '../../digest/index.ts';
 
 export const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 /** Federation plumbing, not operations an agent calls: left out of the catalogue (docs/catalogue.md). */

@@ -2,7 +2,7 @@ import { parse as parseYaml } from 'yaml';
 import { ToolgraphError } from '../../errors/index.ts';
 import type { JsonValue } from '../canonical-json.ts';
 import type { JsonSchema, OperationSchema, SchemaSource } from '../schema-source.ts';
-import { sha256Hex } from '../sha256.ts';
+import { sha256Hex } from '../../digest/index.ts';
 import { decodePointerSegment } from '../../validation/index.ts';
 import { resolveLocalRef } from './json-pointer.ts';
 

@@ -1,6 +1,6 @@
 import { canonicalJson } from '../canonical-json.ts';
 import type { JsonSchema, SchemaSource } from '../schema-source.ts';
-import { sha256Hex } from '../sha256.ts';
+import { sha256Hex } from '../../digest/index.ts';
 
 /** One action of an MCP tool as the tool registry describes it. */
 export interface ToolAction {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_POLICY_DEPTH, checkAccessPolicy } from '../../../src/graph/access/index.ts';
-import { isToolgraphError } from '../../../src/errors/index.ts';
+import { failure } from '../../support/toolgraph-failure.ts';
 
 const GOOD = {
   version: 1,
@@ -14,13 +14,8 @@ const GOOD = {
 };
 
 function refusal(value: unknown): { pointer: unknown; message: string; code: string } {
-  try {
-    checkAccessPolicy(value);
-  } catch (error) {
-    if (!isToolgraphError(error)) throw error;
-    return { pointer: error.details?.['pointer'], message: error.message, code: error.code };
-  }
-  throw new Error('accepted');
+  const error = failure(() => checkAccessPolicy(value));
+  return { pointer: error.details?.['pointer'], message: error.message, code: error.code };
 }
 
 describe('checkAccessPolicy (the generated validator of specs/access-policy.schema.json)', () => {

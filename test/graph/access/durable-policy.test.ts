@@ -8,18 +8,11 @@ import { FilePersistence, MemoryPersistence, MemoryStore, PostgresPersistence } 
 import type { Principal } from '../../../src/graph/dispatch/index.ts';
 import { SKIP_MESSAGE, TEST_DATABASE_URL, dropSchema, freshSchema } from '../persist/postgres/test-database.ts';
 import { ADMIN, TEAM_POLICY, cypher, seedTeams } from './fixture.ts';
+import { until } from '../../support/until.ts';
 
 const alice: Principal = { subject: 'alice', scopes: ['kg:read'], groups: ['red'] };
 const OPEN_DOCS: AccessPolicy = { ...TEAM_POLICY, rows: { '*': true } };
 const count = async (engine: GraphEngine, who: Principal) => ((await cypher(engine, 'g', who, 'MATCH (d:Document) RETURN count(d)'))['result'] as { rows: number[][] } | undefined)?.rows[0]?.[0];
-
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 const open: GraphEngine[] = [];
 afterEach(async () => {

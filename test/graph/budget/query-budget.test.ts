@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ToolgraphError } from '../../../src/errors/index.ts';
 import { DEFAULT_BUDGET_LIMITS, QueryBudget, type BudgetLimits } from '../../../src/graph/budget/index.ts';
 import { SETTINGS } from '../../../src/config/index.ts';
+import { failure } from '../../support/toolgraph-failure.ts';
 
 const limits: BudgetLimits = { maxRows: 1000, maxResultBytes: 4096, timeoutMs: 100 };
-
-function caught(work: () => void): ToolgraphError {
-  try {
-    work();
-  } catch (error) {
-    if (error instanceof ToolgraphError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('QueryBudget', () => {
   it.each<[string, (b: QueryBudget) => void, string, number, string]>([
@@ -22,7 +12,7 @@ describe('QueryBudget', () => {
     ['result bytes', (b) => b.checkBytes(4097), 'maxResultBytes', 4096, 'TOOLGRAPH_QUERY_MAX_RESULT_BYTES'],
     ['charged bytes, summed before allocation', (b) => { b.chargeBytes(4000); b.chargeBytes(97); }, 'maxResultBytes', 4096, 'TOOLGRAPH_QUERY_MAX_RESULT_BYTES'],
   ])('refuses over the %s cap, naming the limit, its value and its setting', (_name, work, limit, max, setting) => {
-    const error = caught(() => work(new QueryBudget(limits)));
+    const error = failure(() => work(new QueryBudget(limits)));
     expect(error.code).toBe('TG_QUERY_BUDGET_EXCEEDED');
     expect(error.status).toBe(400);
     expect(error.details).toEqual({ limit, max, setting });
@@ -48,7 +38,7 @@ describe('QueryBudget', () => {
     b.tick(1);
     expect(b.yieldDue).toBe(true);
     now = 101;
-    const error = caught(() => b.tick(256));
+    const error = failure(() => b.tick(256));
     expect(error.details).toEqual({ limit: 'timeoutMs', max: 100, setting: 'TOOLGRAPH_QUERY_TIMEOUT_MS' });
   });
 

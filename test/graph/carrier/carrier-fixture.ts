@@ -2,25 +2,26 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, type CryptoKey } from 'jose';
+import { createCarrierAccess, replaceAccessPolicy, restrictionFor, type AccessPolicy, type Predicate } from '../../../src/graph/access/index.ts';
 import {
-  loadSignerKeys, signEnvelope, startCarrier, type CarrierGraphs, type CarrierOptions, type RunningCarrier, type SignEnvelopeOptions,
-  type SignedEnvelope,
+  NONCE_SPACE, REQUEST_ID_SPACE, StoreReplayLedger, loadSignerKeys, signEnvelope, startCarrier, type CarrierAccess, type CarrierGraphs,
+  type CarrierOptions, type RunningCarrier, type SignEnvelopeOptions, type SignedEnvelope, type SubscriptionExecutor,
 } from '../../../src/graph/carrier/index.ts';
 import type { GraphEngine, GraphView, MutationInput } from '../../../src/graph/engine/index.ts';
+import { createSubscriptionExecutor, type PreparedSubscription } from '../../../src/graph/graphql/index.ts';
 import { silentLogger, type Logger } from '../../../src/log/index.ts';
-import { TestAccess } from '../../support/carrier-access.ts';
+import { MemoryStateStore, type StateStore } from '../../../src/state/index.ts';
 import { SseClient } from '../../support/sse-client.ts';
-import { createTestExecutor, teamRowsOf, type TestExecutor } from '../../support/subscription-executor.ts';
 import { openEngine } from '../engine/helpers.ts';
 
 /** A distinctive graph name, so the privacy test can look for it in every log line. */
 export const GRAPH = 'zebraGraph42';
 
-/** Ten people (p01..p10), p07 and p08 on team blue (hidden from red), a KNOWS chain, two docs. */
+/** Ten people (p01..p10), p07 and p08 on team blue (hidden from red), the rest on red, a KNOWS chain, two docs. */
 export const SEED: readonly MutationInput[] = [
   ...Array.from({ length: 10 }, (_v, i) => {
     const id = `p${String(i + 1).padStart(2, '0')}`;
-    return { op: 'createNode' as const, id, label: 'Person', props: { name: `Person ${i + 1}`, ...(i === 6 || i === 7 ? { team: 'blue' } : {}) } };
+    return { op: 'createNode' as const, id, label: 'Person', props: { name: `Person ${i + 1}`, team: i === 6 || i === 7 ? 'blue' : 'red' } };
   }),
   { op: 'createNode', id: 'd1', label: 'Doc', props: { title: 'one', team: 'red' } },
   { op: 'createNode', id: 'd2', label: 'Doc', props: { title: 'two', team: 'blue' } },
@@ -28,6 +29,15 @@ export const SEED: readonly MutationInput[] = [
 ];
 
 export const PEOPLE = 'subscription { Person(first: 10) { id name } }';
+
+/** Members of a team read the graph and see the people and docs of their teams; other labels are open. */
+export const TEAM_ROWS: Predicate = { in: [{ row: 'team' }, { claim: 'groups' }] };
+export const CARRIER_POLICY: AccessPolicy = {
+  version: 1,
+  read: [{ group: 'red' }, { group: 'blue' }, { group: 'purple' }],
+  write: [],
+  rows: { Person: TEAM_ROWS, Doc: TEAM_ROWS, '*': true },
+};
 
 /** Counts reads of graph rows through the views the carrier takes, to prove refusals read none. */
 export class CountingGraphs implements CarrierGraphs {
@@ -60,18 +70,55 @@ export class CountingGraphs implements CarrierGraphs {
   }
 }
 
+/**
+ * The product's executor (graph/graphql), counted and able to fail on demand: the carrier must be
+ * seen to evaluate once per change and group, to read nothing for a refusal, and to end streams
+ * whose evaluation throws, which the real executor does only on a fault.
+ */
+export interface CountingExecutor extends SubscriptionExecutor<CountedPrepared> {
+  /** Executor runs so far. */
+  runs: number;
+  /** When set, runs throw it (an executor fault): runs of `failQuery` only, when that is set too. */
+  failWith: Error | undefined;
+  failQuery: string | undefined;
+}
+
+interface CountedPrepared {
+  readonly query: string;
+  readonly prepared: PreparedSubscription;
+}
+
+export function countingExecutor(engine: GraphEngine): CountingExecutor {
+  const real = createSubscriptionExecutor({ restrict: restrictionFor(engine) });
+  const executor: CountingExecutor = {
+    runs: 0,
+    failWith: undefined,
+    failQuery: undefined,
+    prepare: (catalogue, request) => ({ query: request.query, prepared: real.prepare(catalogue, request) }),
+    run(view, { query, prepared }, principal) {
+      executor.runs++;
+      if (executor.failWith && (executor.failQuery === undefined || executor.failQuery === query)) throw executor.failWith;
+      return real.run(view, prepared, principal);
+    },
+  };
+  return executor;
+}
+
 export interface CarrierFixture {
   readonly engine: GraphEngine;
   readonly carrier: RunningCarrier;
   readonly graphs: CountingGraphs;
-  readonly executor: TestExecutor;
-  readonly access: TestAccess;
+  readonly executor: CountingExecutor;
+  /** The state store the carrier's nonce and request-id ledgers live in, as `serve` wires them. */
+  readonly state: StateStore;
   readonly privateKey: CryptoKey;
   readonly jwksPath: string;
   sign(overrides?: Partial<SignEnvelopeOptions>): Promise<SignedEnvelope>;
   /** Opens a subscription with a signed envelope; `extra` headers override. */
   subscribe(signed: SignedEnvelope, extra?: { path?: string; headers?: Record<string, string | string[]>; method?: string }): Promise<SseClient>;
   commit(...mutations: MutationInput[]): Promise<void>;
+  /** Replaces the graph's access policy (one batch, as PUT /graphs/{graph}/access does). */
+  setPolicy(policy: AccessPolicy): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -80,32 +127,57 @@ export async function generateSigner(kid = 'signer-1'): Promise<{ privateKey: Cr
   return { privateKey, jwks: { keys: [{ ...(await exportJWK(publicKey)), kid, alg: 'EdDSA', use: 'sig' }] } };
 }
 
-export async function startFixture(options: Partial<Omit<CarrierOptions, 'graphs' | 'executor' | 'access' | 'signerKeys'>> & { access?: TestAccess; logger?: Logger } = {}): Promise<CarrierFixture> {
+export type FixtureOptions = Partial<Omit<CarrierOptions, 'graphs' | 'executor' | 'access' | 'signerKeys' | 'ledgers'>> & {
+  logger?: Logger;
+  /** Wraps the access module's port (graph/access), for a test of the port contract beyond what the module does. */
+  access?: (real: CarrierAccess) => CarrierAccess;
+  /**
+   * Where consumed nonces and request ids go: the state store, as `serve` wires them (the default),
+   * or the carrier's own in-process ledgers, what it uses when given no store.
+   */
+  ledgers?: 'state-store' | 'in-process';
+};
+
+/**
+ * The carrier as `serve` starts it: the real listener, the GraphQL surface's executor reading through
+ * the access module's row-level security, the access module's ACL and visibility keys over the
+ * graph's stored policy (CARRIER_POLICY), and nonces and request ids in a state store.
+ */
+export async function startFixture(options: FixtureOptions = {}): Promise<CarrierFixture> {
   const engine = await openEngine();
   await engine.createGraph(GRAPH);
   await engine.commit({ graph: GRAPH, mutations: SEED });
+  await replaceAccessPolicy(engine, GRAPH, CARRIER_POLICY);
   const { privateKey, jwks } = await generateSigner();
   const dir = mkdtempSync(join(tmpdir(), 'tg-carrier-'));
   const jwksPath = join(dir, 'jwks.json');
   writeFileSync(jwksPath, JSON.stringify(jwks));
   const graphs = new CountingGraphs(engine);
-  const access = options.access ?? new TestAccess();
-  const executor = createTestExecutor({ visible: teamRowsOf(access) });
+  const executor = countingExecutor(engine);
+  const realAccess = createCarrierAccess(engine);
+  const state = new MemoryStateStore();
+  const { access: wrapAccess, ledgers = 'state-store', ...carrierOptions } = options;
   const carrier = await startCarrier({
     host: '127.0.0.1',
     port: 0,
     logger: silentLogger(),
     maxConnections: 128,
     maxSessionSecs: 300,
-    ...options,
+    ...carrierOptions,
     graphs,
     executor,
-    access,
+    access: wrapAccess ? wrapAccess(realAccess) : realAccess,
     signerKeys: await loadSignerKeys(jwksPath),
+    ...(ledgers === 'state-store' ? {
+      ledgers: {
+        nonces: new StoreReplayLedger(state, NONCE_SPACE, options.nonceCapacity),
+        requestIds: new StoreReplayLedger(state, REQUEST_ID_SPACE, options.nonceCapacity),
+      },
+    } : {}),
   });
   const clients = new Set<SseClient>();
   return {
-    engine, carrier, graphs, executor, access, privateKey, jwksPath,
+    engine, carrier, graphs, executor, state, privateKey, jwksPath,
     sign: (overrides = {}) => signEnvelope({
       key: privateKey, alg: 'EdDSA', kid: 'signer-1', graph: GRAPH, query: PEOPLE, subject: 'ada', scopes: ['kg:read'], groups: ['red'], ...overrides,
     }),
@@ -118,9 +190,13 @@ export async function startFixture(options: Partial<Omit<CarrierOptions, 'graphs
     async commit(...mutations) {
       await engine.commit({ graph: GRAPH, mutations });
     },
+    async setPolicy(policy) {
+      await replaceAccessPolicy(engine, GRAPH, policy);
+    },
     async close() {
       for (const client of clients) client.close();
       await carrier.close();
+      await state.close();
       await engine.close();
     },
   };

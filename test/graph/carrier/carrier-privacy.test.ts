@@ -1,18 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { subscribePath } from '../../../src/graph/carrier/index.ts';
-import { TestAccess } from '../../support/carrier-access.ts';
 import { captureLogger } from '../../support/capture-logger.ts';
-import { GRAPH, startFixture } from './carrier-fixture.ts';
+import { CARRIER_POLICY, GRAPH, startFixture } from './carrier-fixture.ts';
 
 describe('carrier privacy', () => {
   it('never logs bearer tokens, envelopes, nonces, graph names or subscription documents, in accepted or refused sessions', async () => {
     const { lines, logger } = captureLogger('trace');
-    const access = new TestAccess('by-scope');
-    const f = await startFixture({ logger, access, maxSessionSecs: 1, keepaliveMs: 100 });
+    const f = await startFixture({ logger, maxSessionSecs: 1, keepaliveMs: 100 });
     const secrets: string[] = [GRAPH, 'qqSecretAlias', 'subjectSecret77', 'urlTokenSecret123', 'SecretLabelZz'];
     const query = 'subscription { qqSecretAlias: Person(first: 5) { id name KNOWS { id } } }';
     const sign = async (overrides: Parameters<typeof f.sign>[0] = {}) => {
-      const signed = await f.sign({ query, subject: 'subjectSecret77', scopes: ['kg:read', `acl:${GRAPH}`], ...overrides });
+      const signed = await f.sign({ query, subject: 'subjectSecret77', scopes: ['kg:read'], ...overrides });
       const jws = signed.authorization.slice('Bearer tgsse1.'.length);
       secrets.push(signed.authorization, jws, ...jws.split('.'), JSON.parse(Buffer.from(jws.split('.')[1]!, 'base64url').toString()).nonce as string);
       if (overrides.query) secrets.push(overrides.query);
@@ -25,11 +23,11 @@ describe('carrier privacy', () => {
     await accepted.until((c) => c.events.length === 1, 'initial');
     await f.commit({ op: 'updateNode', id: 'p01', set: { name: 'changed' } });
     await accepted.until((c) => c.events.length === 2, 'update');
-    // Accepted, then revoked.
-    const revoked = await f.subscribe(await sign({ subject: 'revokedSecret88' }));
+    // Accepted, then revoked: a policy edit drops the group that let it read.
+    const revoked = await f.subscribe(await sign({ subject: 'revokedSecret88', groups: ['purple'] }));
     secrets.push('revokedSecret88');
     await revoked.until((c) => c.events.length >= 1, 'initial');
-    access.revoked.add('revokedSecret88');
+    await f.setPolicy({ ...CARRIER_POLICY, read: CARRIER_POLICY.read.filter((m) => !('group' in m && m.group === 'purple')) });
     await revoked.done;
     // Accepted, then the executor fails with internals in its message.
     const failing = await f.subscribe(await sign({ query: 'subscription { Person(first: 1) { id } }' }));
@@ -49,8 +47,8 @@ describe('carrier privacy', () => {
       f.subscribe(valid, { path: `${valid.path}&access_token=urlTokenSecret123` }),
       f.subscribe(valid, { method: 'OPTIONS' }),
       f.subscribe(valid, { path: `/elsewhere?graph=${GRAPH}` }),
-      f.subscribe(await sign({ scopes: ['query:cypher', `acl:${GRAPH}`] })),
-      f.subscribe(await sign({ scopes: ['kg:read'] })),
+      f.subscribe(await sign({ scopes: ['query:cypher'] })),
+      f.subscribe(await sign({ groups: ['green'] })),
       f.subscribe(await sign({ query: `subscription { qqSecretAlias: Person(first: 1) { id } } # ${'pad'.repeat(11000)}` })),
       f.subscribe(await sign({ query: 'subscription { qqSecretAlias: Person { id } }' })),
       f.subscribe(await sign({ query: 'subscription { SecretLabelZz(first: 1) { id } }' })),

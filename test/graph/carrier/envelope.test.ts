@@ -1,11 +1,11 @@
 import { CompactSign, base64url, type CryptoKey } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ToolgraphError } from '../../../src/errors/index.ts';
 import {
   MemoryReplayLedger, checkSignerJwks, loadSignerKeys, parseSubscribeQuery, signEnvelope, verifyEnvelope, type SignerKeys,
 } from '../../../src/graph/carrier/index.ts';
 import { createLocalJWKSet } from 'jose';
 import { generateSigner } from './carrier-fixture.ts';
+import { failure } from '../../support/toolgraph-failure.ts';
 
 let privateKey: CryptoKey;
 let keys: SignerKeys;
@@ -17,16 +17,6 @@ beforeAll(async () => {
   privateKey = signer.privateKey;
   keys = createLocalJWKSet(checkSignerJwks(signer.jwks, 'test')) as SignerKeys;
 });
-
-async function rejection(promise: Promise<unknown>): Promise<ToolgraphError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolgraphError);
-    return error as ToolgraphError;
-  }
-  throw new Error('expected a refusal');
-}
 
 /** Signs an arbitrary payload, as a hostile or buggy signer might. */
 async function signRaw(payload: unknown, header: Record<string, unknown> = {}): Promise<string> {
@@ -92,20 +82,20 @@ describe('signEnvelope and verifyEnvelope', () => {
     ['a Cypher method', (p) => ({ ...p, req: { ...p.req, method: { Cypher: { query: 'MATCH (n) RETURN n' } } } }), 'must carry a GraphQl method'],
     ['an array payload', () => [1], 'must be a JSON object'],
   ])('refuses a payload with %s', async (_name, change, message) => {
-    const error = await rejection(verifyEnvelope(await signRaw(change(goodPayload())), keys, nowSecs));
+    const error = await failure(verifyEnvelope(await signRaw(change(goodPayload())), keys, nowSecs));
     expect(error.code).toBe('TG_ENVELOPE_INVALID');
     expect(error.message).toContain(message);
   });
 
   it('refuses a payload that is not JSON, and a wrong typ', async () => {
-    expect((await rejection(verifyEnvelope(await signRaw('{nope'), keys, nowSecs))).message).toContain('not UTF-8 JSON');
-    expect((await rejection(verifyEnvelope(await signRaw(goodPayload(), { typ: 'JWT' }), keys, nowSecs))).message).toContain('typ header must be "tgsse+jws"');
+    expect((await failure(verifyEnvelope(await signRaw('{nope'), keys, nowSecs))).message).toContain('not UTF-8 JSON');
+    expect((await failure(verifyEnvelope(await signRaw(goodPayload(), { typ: 'JWT' }), keys, nowSecs))).message).toContain('typ header must be "tgsse+jws"');
   });
 
   it('refuses a crit header as a crit header, not as a malformed JWS or an algorithm', async () => {
     const header = { alg: 'EdDSA', kid: 'signer-1', typ: 'tgsse+jws', crit: ['urn:example:pop'], 'urn:example:pop': 1 };
     const jws = await new CompactSign(new TextEncoder().encode(JSON.stringify(goodPayload()))).setProtectedHeader(header).sign(privateKey, { crit: { 'urn:example:pop': true } });
-    const error = await rejection(verifyEnvelope(`Bearer tgsse1.${jws}`, keys, nowSecs));
+    const error = await failure(verifyEnvelope(`Bearer tgsse1.${jws}`, keys, nowSecs));
     expect(error.code).toBe('TG_ENVELOPE_INVALID');
     expect(error.message).toBe('The envelope\'s protected header has a crit (critical) header naming an extension the carrier does not understand, or a malformed one; envelopes carry only alg, kid and typ.');
   });
@@ -121,7 +111,7 @@ describe('signEnvelope and verifyEnvelope', () => {
     ['Bearer tgsse1.not-a-jws', 'not a valid compact JWS'],
     [`Bearer tgsse1.${'a'.repeat(200 * 1024)}`, 'longer than'],
   ])('refuses the Authorization %s', async (authorization, message) => {
-    const error = await rejection(verifyEnvelope(authorization, keys, nowSecs));
+    const error = await failure(verifyEnvelope(authorization, keys, nowSecs));
     expect(error.code).toBe('TG_ENVELOPE_INVALID');
     expect(error.message).toContain(message);
     if (authorization) expect(error.message).not.toContain(authorization.slice(7, 30));
@@ -129,7 +119,7 @@ describe('signEnvelope and verifyEnvelope', () => {
 
   it('refuses an unsigned (alg none) envelope', async () => {
     const unsigned = `${base64url.encode(JSON.stringify({ alg: 'none', typ: 'tgsse+jws' }))}.${base64url.encode(JSON.stringify(goodPayload()))}.`;
-    expect((await rejection(verifyEnvelope(`Bearer tgsse1.${unsigned}`, keys, nowSecs))).code).toBe('TG_ENVELOPE_INVALID');
+    expect((await failure(verifyEnvelope(`Bearer tgsse1.${unsigned}`, keys, nowSecs))).code).toBe('TG_ENVELOPE_INVALID');
   });
 });
 
@@ -152,7 +142,7 @@ describe('loadSignerKeys', () => {
       const sign = (key: CryptoKey, kid: string) => signEnvelope({ key, alg: 'EdDSA', kid, graph: 'g', query: 'q', subject: 's', scopes: [], now: NOW });
       expect((await verifyEnvelope((await sign(first.privateKey, 'url-1')).authorization, urlKeys, nowSecs)).principal.subject).toBe('s');
       jwks = { keys: [...first.jwks.keys, ...second.jwks.keys] };
-      const error = await rejection(verifyEnvelope((await sign(second.privateKey, 'url-2')).authorization, urlKeys, nowSecs));
+      const error = await failure(verifyEnvelope((await sign(second.privateKey, 'url-2')).authorization, urlKeys, nowSecs));
       expect(error.message).toContain('unknown signer');
       expect(fetches).toBe(1);
     } finally {

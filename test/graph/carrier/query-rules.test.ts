@@ -3,16 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_COMPLEXITY, MAX_NESTING, checkQueryText, checkSubscriptionRules, nestingDepth, parseSubscription,
 } from '../../../src/graph/carrier/index.ts';
-import type { ToolgraphError } from '../../../src/errors/index.ts';
-
-function failure(run: () => unknown): ToolgraphError {
-  try {
-    run();
-  } catch (error) {
-    return error as ToolgraphError;
-  }
-  throw new Error('expected a refusal');
-}
+import { failure } from '../../support/toolgraph-failure.ts';
 
 const rules = (query: string, variables: Record<string, unknown> | null = null) => checkSubscriptionRules(parseSubscription(query), variables);
 

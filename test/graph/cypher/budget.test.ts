@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ToolgraphError } from '../../../src/errors/index.ts';
+import type { ToolgraphError } from '../../../src/errors/index.ts';
 import { DEFAULT_BUDGET_LIMITS, type BudgetLimits } from '../../../src/graph/budget/index.ts';
 import { runCypher, runCypherJson } from '../../../src/graph/cypher/index.ts';
 import { GraphEngine } from '../../../src/graph/engine/index.ts';
 import { loadReferenceGraph } from '../../../src/graph/fixtures/index.ts';
 import { MemoryPersistence } from '../../../src/graph/persist/index.ts';
+import { failure } from '../../support/toolgraph-failure.ts';
 
 // Issue 7, item 1: the attacks on the 94-node reference graph, with the default budget.
 let engine: GraphEngine;
@@ -21,13 +22,7 @@ afterAll(async () => {
 });
 
 async function refusal(query: string, limits: BudgetLimits = DEFAULT_BUDGET_LIMITS): Promise<ToolgraphError> {
-  try {
-    await runCypherJson(engine, 'demo', query, null, { limits });
-  } catch (error) {
-    if (error instanceof ToolgraphError) return error;
-    throw error;
-  }
-  throw new Error(`expected ${query} to be refused`);
+  return failure(runCypherJson(engine, 'demo', query, null, { limits }));
 }
 
 describe('the execution budget (default limits) on the reference graph', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ToolgraphError } from '../../../src/errors/index.ts';
+import type { ToolgraphError } from '../../../src/errors/index.ts';
 import { DEFAULT_BUDGET_LIMITS, QueryBudget, type BudgetLimits } from '../../../src/graph/budget/index.ts';
 import { runCypher, runCypherJson } from '../../../src/graph/cypher/index.ts';
 import { budgetedKey, chargeValue, jsonSizeOf } from '../../../src/graph/cypher/value-size.ts';
@@ -8,6 +8,7 @@ import { EdgeRef, NodeRef, newMap, type Value } from '../../../src/graph/cypher/
 import { GraphEngine, type NodeRecord } from '../../../src/graph/engine/index.ts';
 import { loadReferenceGraph } from '../../../src/graph/fixtures/index.ts';
 import { MemoryPersistence } from '../../../src/graph/persist/index.ts';
+import { failure } from '../../support/toolgraph-failure.ts';
 
 // Issue 15, item 1: what a statement builds is charged to its byte budget before it is built.
 let engine: GraphEngine;
@@ -26,13 +27,7 @@ const limits: BudgetLimits = { ...DEFAULT_BUDGET_LIMITS, maxResultBytes: MiB };
 const p = 'x'.repeat(100_000);
 
 async function refusal(query: string, params: Record<string, unknown>): Promise<ToolgraphError> {
-  try {
-    await runCypherJson(engine, 'demo', query, params, { limits });
-  } catch (error) {
-    if (error instanceof ToolgraphError) return error;
-    throw error;
-  }
-  throw new Error(`expected ${query} to be refused`);
+  return failure(runCypherJson(engine, 'demo', query, params, { limits }));
 }
 
 describe('jsonSizeOf', () => {

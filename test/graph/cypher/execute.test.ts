@@ -4,6 +4,7 @@ import { GraphEngine } from '../../../src/graph/engine/index.ts';
 import { MemoryPersistence, MemoryStore } from '../../../src/graph/persist/index.ts';
 import { runCypher, type CypherEngine, type CypherResult } from '../../../src/graph/cypher/index.ts';
 import { spyOnViews } from './view-spy.ts';
+import { failure } from '../../support/toolgraph-failure.ts';
 
 let engine: GraphEngine;
 let counter = 0;
@@ -17,14 +18,8 @@ async function rows(text: string, params?: Record<string, unknown>): Promise<unk
   return (await q(text, params)).rows;
 }
 
-async function failure(text: string, params?: Record<string, unknown>): Promise<ToolgraphError> {
-  try {
-    await q(text, params);
-  } catch (error) {
-    if (error instanceof ToolgraphError) return error;
-    throw error;
-  }
-  throw new Error(`expected ${text} to fail`);
+async function cypherFailure(text: string, params?: Record<string, unknown>): Promise<ToolgraphError> {
+  return failure(q(text, params));
 }
 
 beforeEach(async () => {
@@ -127,7 +122,7 @@ describe('runCypher: reads', () => {
     ['fractional slice bound', 'RETURN [1, 2][0..1.5]', undefined, 'integer bounds'],
     ['CASE WHEN not boolean', 'RETURN CASE WHEN 1 THEN 2 END', undefined, 'Type error in CASE WHEN'],
   ])('runtime error: %s', async (_name, text, params, fragment) => {
-    const error = await failure(text, params);
+    const error = await cypherFailure(text, params);
     expect(error.code).toBe('TG_CYPHER_RUNTIME');
     expect(error.message).toContain(fragment);
   });
@@ -188,7 +183,7 @@ describe('runCypher: writes', () => {
   });
 
   it('DELETE refuses a node with edges, DETACH DELETE removes them', async () => {
-    const error = await failure("MATCH (p {id: 'cid'}) DELETE p");
+    const error = await cypherFailure("MATCH (p {id: 'cid'}) DELETE p");
     expect(error.code).toBe('TG_CYPHER_RUNTIME');
     expect(error.message).toContain('DETACH DELETE');
     expect(engine.view('g').version).toBe(1);
@@ -213,7 +208,7 @@ describe('runCypher: writes', () => {
   });
 
   it('a failing batch changes nothing', async () => {
-    const error = await failure("CREATE (:Person {id: 'ann'})");
+    const error = await cypherFailure("CREATE (:Person {id: 'ann'})");
     expect(error.code).toBe('TG_NODE_EXISTS');
     expect(engine.view('g').version).toBe(1);
   });
@@ -263,7 +258,7 @@ describe('runCypher: writes', () => {
   });
 
   it('refuses property values that are not scalars or scalar lists', async () => {
-    const error = await failure("MATCH (p {id: 'bob'}) SET p.x = {a: 1}");
+    const error = await cypherFailure("MATCH (p {id: 'bob'}) SET p.x = {a: 1}");
     expect(error.code).toBe('TG_CYPHER_RUNTIME');
     expect(error.message).toContain('Property x cannot hold a Map');
   });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ToolgraphError } from '../../../src/errors/index.ts';
 import { parseCypher, prepareCypher, type Expr, type Query } from '../../../src/graph/cypher/index.ts';
+import { failure } from '../../support/toolgraph-failure.ts';
 
 /** The AST without source offsets, for shape comparisons. */
 function shape(value: unknown): unknown {
@@ -82,13 +83,7 @@ describe('parseCypher: valid statements', () => {
 });
 
 function syntaxErrorOf(text: string): ToolgraphError {
-  try {
-    prepareCypher(text);
-  } catch (error) {
-    if (error instanceof ToolgraphError) return error;
-    throw error;
-  }
-  throw new Error(`expected ${JSON.stringify(text)} to fail`);
+  return failure(() => prepareCypher(text));
 }
 
 describe('parseCypher: errors', () => {

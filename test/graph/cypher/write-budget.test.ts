@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ToolgraphError } from '../../../src/errors/index.ts';
+import type { ToolgraphError } from '../../../src/errors/index.ts';
 import { DEFAULT_BUDGET_LIMITS } from '../../../src/graph/budget/index.ts';
 import { runCypher, runCypherJson, type RunOptions } from '../../../src/graph/cypher/index.ts';
 import { DEFAULT_WRITE_LIMITS, GraphEngine } from '../../../src/graph/engine/index.ts';
 import { loadReferenceGraph } from '../../../src/graph/fixtures/index.ts';
 import { MemoryPersistence } from '../../../src/graph/persist/index.ts';
+import { failure } from '../../support/toolgraph-failure.ts';
 
 // Issue 15, items 1 and 2: update clauses run under the statement's budget and its write caps.
 let engine: GraphEngine;
@@ -19,13 +20,7 @@ afterAll(async () => {
 });
 
 async function refusal(query: string, params: Record<string, unknown> | null = null, options: RunOptions = {}): Promise<ToolgraphError> {
-  try {
-    await runCypherJson(engine, 'demo', query, params, options);
-  } catch (error) {
-    if (error instanceof ToolgraphError) return error;
-    throw error;
-  }
-  throw new Error(`expected ${query} to be refused`);
+  return failure(runCypherJson(engine, 'demo', query, params, options));
 }
 
 const sixtyKeys = Array.from({ length: 60 }, (_, i) => `k${i}: ${i}`).join(', ');

@@ -1,8 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { GraphEngine, type ChangeEvent, type GraphView } from '../../../src/graph/engine/index.ts';
 import { MemoryPersistence, MemoryStore } from '../../../src/graph/persist/index.ts';
 import type { LogRecord, PersistenceAdapter } from '../../../src/graph/engine/index.ts';
 import { openEngine } from './helpers.ts';
+
+/** How long a follower may take to apply what another instance wrote, checked every 2 ms. */
+const FOLLOW = { timeout: 10_000, interval: 2 };
 
 function dump(view: GraphView) {
   return { version: view.version, catalogue: view.catalogue, nodes: [...view.allNodes()].map((n) => JSON.stringify(n)), edges: [...view.allEdges()] };
@@ -61,6 +64,9 @@ describe('recovery and following', () => {
   it('applies a batch to memory only after append resolves, and nothing when append fails', async () => {
     let release!: () => void;
     let fail = false;
+    // Resolves when the engine is inside `append` for a batch: the write is then in flight.
+    let entered!: () => void;
+    let appending = new Promise<void>((resolve) => { entered = resolve; });
     const inner = new MemoryPersistence();
     const gated: PersistenceAdapter = {
       kind: 'gated',
@@ -68,7 +74,11 @@ describe('recovery and following', () => {
       writeSnapshot: (s) => inner.writeSnapshot(s),
       close: () => inner.close(),
       append: async (r: LogRecord) => {
-        if (r.kind === 'batch') await new Promise<void>((resolve) => { release = resolve; });
+        if (r.kind === 'batch') {
+          const gate = new Promise<void>((resolve) => { release = resolve; });
+          entered();
+          await gate;
+        }
         if (fail) throw new Error('disk full');
         return inner.append(r);
       },
@@ -76,14 +86,16 @@ describe('recovery and following', () => {
     const engine = await GraphEngine.open({ persistence: gated });
     await engine.createGraph('g');
     const pending = engine.commit({ graph: 'g', mutations: [{ op: 'createNode', id: 'a', label: 'P' }] });
-    await new Promise((r) => setTimeout(r, 5));
+    await appending;
     expect(engine.view('g').node('a')).toBeUndefined();
     release();
     await pending;
     expect(engine.view('g').node('a')).toBeDefined();
     fail = true;
+    appending = new Promise<void>((resolve) => { entered = resolve; });
     const failing = engine.commit({ graph: 'g', mutations: [{ op: 'createNode', id: 'b', label: 'P' }] });
-    await new Promise((r) => setTimeout(r, 5));
+    await appending;
+    expect(engine.view('g').node('b')).toBeUndefined();
     release();
     await expect(failing).rejects.toMatchObject({ code: 'TG_STORAGE_FAILED' });
     expect(engine.view('g').node('b')).toBeUndefined();
@@ -99,14 +111,13 @@ describe('recovery and following', () => {
     await a.createGraph('g');
     await a.commit({ graph: 'g', mutations: [{ op: 'createNode', id: 'x', label: 'P', props: { v: 1 } }] });
     await a.commit({ graph: 'g', mutations: [{ op: 'createNode', id: 'y', label: 'P' }, { op: 'addEdge', src: 'x', tgt: 'y', type: 'K' }] });
-    await new Promise((r) => setTimeout(r, 10));
+    await vi.waitFor(() => expect(b.hasGraph('g') && b.view('g').version).toBe(2), FOLLOW);
     expect(dump(b.view('g'))).toEqual(dump(a.view('g')));
     expect(seen.map((e) => [e.kind, e.version])).toEqual([['createGraph', 0], ['batch', 1], ['batch', 2]]);
     // b is current, so its write wins the next version; a, not yet caught up, is told it lost.
     const won = b.commit({ graph: 'g', mutations: [{ op: 'deleteNode', id: 'y' }] });
     await expect(won).resolves.toMatchObject({ version: 3 });
-    await new Promise((r) => setTimeout(r, 10));
-    expect(a.view('g').version).toBe(3);
+    await vi.waitFor(() => expect(a.view('g').version).toBe(3), FOLLOW);
     expect(a.view('g').node('y')).toBeUndefined();
     await a.close();
     await b.close();
@@ -117,7 +128,7 @@ describe('recovery and following', () => {
     const a = await openEngine({ store });
     const b = await openEngine({ store });
     await a.createGraph('g');
-    await new Promise((r) => setTimeout(r, 5));
+    await vi.waitFor(() => expect(b.hasGraph('g')).toBe(true), FOLLOW);
     const both = await Promise.allSettled([
       a.commit({ graph: 'g', mutations: [{ op: 'createNode', id: 'from-a', label: 'P' }] }),
       b.commit({ graph: 'g', mutations: [{ op: 'createNode', id: 'from-b', label: 'P' }] }),
@@ -125,7 +136,8 @@ describe('recovery and following', () => {
     expect(both.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
     const lost = both.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect(lost.reason).toMatchObject({ code: 'TG_VERSION_CONFLICT' });
-    await new Promise((r) => setTimeout(r, 10));
+    await vi.waitFor(() => expect(a.view('g').version).toBe(1), FOLLOW);
+    await vi.waitFor(() => expect(b.view('g').version).toBe(1), FOLLOW);
     expect(dump(a.view('g'))).toEqual(dump(b.view('g')));
     await a.close();
     await b.close();

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCHEMA_CAPS, type MutationInput, type SchemaCaps } from '../../../src/graph/engine/index.ts';
 import { MemoryStore } from '../../../src/graph/persist/index.ts';
 import { openEngine } from './helpers.ts';
+import { failure } from '../../support/toolgraph-failure.ts';
 
 const SMALL: SchemaCaps = { maxLabels: 3, maxEdgeTypes: 2, maxPropertiesPerLabel: 3, maxSchemaFields: 8, maxNameLength: 10 };
 
@@ -12,7 +13,7 @@ async function refusal(caps: SchemaCaps, seed: readonly MutationInput[], batch: 
   const before = engine.view('g');
   const version = before.version;
   const catalogue = before.catalogue;
-  const error = await engine.commit({ graph: 'g', mutations: batch }).then(() => undefined, (e: unknown) => e as { code: string; message: string; details: Record<string, unknown> });
+  const error = await failure(engine.commit({ graph: 'g', mutations: batch }));
   // Nothing changed: not the version, not the catalogue.
   expect(engine.view('g').version).toBe(version);
   expect(engine.view('g').catalogue).toBe(catalogue);

@@ -8,7 +8,8 @@ import {
   type CreateNodeMutation, type PeopleWithColleaguesQuery, type PersonPageQuery,
 } from '../../../generated/graphql/client/graphql.ts';
 import type { GraphEngine } from '../../../src/graph/engine/index.ts';
-import { PERSISTED_DOCUMENTS_PATH, sha256Hex } from '../../../src/graph/graphql/index.ts';
+import { sha256Hex } from '../../../src/digest/index.ts';
+import { PERSISTED_DOCUMENTS_PATH } from '../../../src/graph/graphql/index.ts';
 import { graphqlOptions, post, referenceEngine, startServer, type Server } from './support.ts';
 
 let engine: GraphEngine;

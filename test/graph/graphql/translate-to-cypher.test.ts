@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ToolgraphError } from '../../../src/errors/index.ts';
+import type { ToolgraphError } from '../../../src/errors/index.ts';
 import type { GraphEngine } from '../../../src/graph/engine/index.ts';
 import { runCypher } from '../../../src/graph/cypher/index.ts';
 import { buildGraphSchema, dataFromCypher, translateToCypher, type GraphSchema } from '../../../src/graph/graphql/index.ts';
 import { cypherLiteral, cypherName } from '../../../src/graph/graphql/cypher-text.ts';
 import { replaceNamespace } from '../../../src/graph/schema/index.ts';
 import { graphql, pipelineFor, referenceEngine } from './support.ts';
+import { failure } from '../../support/toolgraph-failure.ts';
 
 let engine: GraphEngine;
 let schema: GraphSchema;
@@ -15,13 +16,7 @@ beforeAll(async () => {
 });
 
 function refusal(query: string, variables?: Record<string, unknown>): ToolgraphError {
-  try {
-    translateToCypher(schema, query, { variables });
-  } catch (error) {
-    if (error instanceof ToolgraphError) return error;
-    throw error;
-  }
-  throw new Error(`expected ${query} to be refused`);
+  return failure(() => translateToCypher(schema, query, { variables }));
 }
 
 describe('translateToCypher', () => {

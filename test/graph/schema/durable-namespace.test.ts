@@ -10,17 +10,10 @@ import { readNamespace, replaceNamespace, sdlFromCatalogue } from '../../../src/
 import { silentLogger } from '../../../src/log/index.ts';
 import { SKIP_MESSAGE, TEST_DATABASE_URL, dropSchema, freshSchema } from '../persist/postgres/test-database.ts';
 import { LOCAL, graphqlOptions } from '../graphql/support.ts';
+import { until } from '../../support/until.ts';
 
 /** specs/graph.graphql without its two header lines: the reference graph's SDL as the spec describes it. */
 const SPEC_SDL = readFileSync(new URL('../../../specs/graph.graphql', import.meta.url), 'utf8').split('\n').slice(2).join('\n');
-
-async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 async function query(engine: GraphEngine, graph: string, text: string): Promise<unknown> {
   const pipeline = new GraphqlPipeline({ engine, logger: silentLogger(), options: graphqlOptions() });

@@ -4,14 +4,7 @@ import type { LogRecord } from '../../../../src/graph/engine/index.ts';
 import { PostgresPersistence } from '../../../../src/graph/persist/postgres/index.ts';
 import { batchRecord, createRecord } from '../contract-suite.ts';
 import { SKIP_MESSAGE, TEST_DATABASE_URL, dropSchema, freshSchema } from './test-database.ts';
-
-async function until(what: string, check: () => boolean, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+import { until } from '../../../support/until.ts';
 
 const lastVersion = (seen: readonly LogRecord[], graph: string): number =>
   Math.max(0, ...seen.flatMap((r) => (r.kind === 'batch' && r.batch.graph === graph ? [r.batch.version] : [])));
@@ -48,7 +41,7 @@ describe.skipIf(!TEST_DATABASE_URL)(TEST_DATABASE_URL ? 'postgres NOTIFY (thrott
     await Promise.all(graphs.map(async (g) => {
       for (let v = 1; v <= 5; v++) await writer.append(batchRecord(g, v));
     }));
-    await until('the follower has every batch', () => graphs.every((g) => lastVersion(seen, g) === 5));
+    await until('the follower has every batch', () => graphs.every((g) => lastVersion(seen, g) === 5), 5_000);
     for (const g of graphs) {
       expect(seen.filter((r) => r.kind === 'batch' && r.batch.graph === g).map((r) => r.kind === 'batch' && r.batch.version)).toEqual([1, 2, 3, 4, 5]);
     }
@@ -74,7 +67,7 @@ describe.skipIf(!TEST_DATABASE_URL)(TEST_DATABASE_URL ? 'postgres NOTIFY (thrott
     await follower.follow!((r) => seen.push(r));
     await writer.append(createRecord('g'));
     await writer.append(batchRecord('g', 1));
-    await until('the follower has version 1', () => lastVersion(seen, 'g') === 1);
+    await until('the follower has version 1', () => lastVersion(seen, 'g') === 1, 5_000);
     const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await admin.connect();
     try {
@@ -88,6 +81,6 @@ describe.skipIf(!TEST_DATABASE_URL)(TEST_DATABASE_URL ? 'postgres NOTIFY (thrott
       await writer.append(batchRecord('g', v));
       await new Promise((r) => setTimeout(r, 20));
     }
-    await until('the follower has version 4', () => lastVersion(seen, 'g') === 4);
+    await until('the follower has version 4', () => lastVersion(seen, 'g') === 4, 5_000);
   });
 });

@@ -4,14 +4,7 @@ import { GraphEngine, type ChangeEvent } from '../../../../src/graph/engine/inde
 import { PostgresPersistence } from '../../../../src/graph/persist/postgres/index.ts';
 import { engineState } from '../engine-state.ts';
 import { SKIP_MESSAGE, TEST_DATABASE_URL, dropSchema, freshSchema } from './test-database.ts';
-
-async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+import { until } from '../../../support/until.ts';
 
 function versionOf(engine: GraphEngine, graph: string): number {
   return engine.listGraphs().find((g) => g.name === graph)?.version ?? -1;

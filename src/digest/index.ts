@@ -1,0 +1,1 @@
+export { sha256Hex } from './sha256-hex.ts';

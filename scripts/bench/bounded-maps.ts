@@ -3,15 +3,14 @@
 // (issue 19, finding 4: keep a custom map only where it measurably pays), in one process, sides
 // alternating (custom, lru-cache, custom, …) for ROUNDS rounds. Each side answers the same key
 // sequence: mostly hits on a hot set, one miss and insert in 16 (so eviction runs too).
-// - Cypher statements: StatementCache (CLOCK, bounded by entries and characters) against lru-cache
-//   with max, maxSize and sizeCalculation;
+// (Cypher statements had their own CLOCK map until this bench showed lru-cache as fast, median 0.68–0.83
+// lru-cache / custom; they are on lru-cache now.)
 // - GraphQL documents: PreparedDocuments (per schema, per operation name, per text) against a
 //   WeakMap of lru-caches keyed by name + NUL + text.
 // Prints ns per operation (min and median of the rounds) and the ratio lru-cache / custom.
 import { writeFileSync } from 'node:fs';
 import { parse } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import { StatementCache } from '../../src/graph/cypher/statement-cache.ts';
 import { PreparedDocuments, type Prepared } from '../../src/graph/graphql/prepared-documents.ts';
 import { median, printTable } from './bench-stats.ts';
 
@@ -38,34 +37,6 @@ const maxKey = keys.reduce((a, b) => Math.max(a, b), 0) + 1;
 
 interface Side { readonly name: string; run(): void }
 interface Pair { readonly name: string; readonly custom: Side; readonly lru: Side }
-
-// Cypher statements.
-const statements = Array.from({ length: maxKey }, (_, i) => `MATCH (p:Person {id: $id})-[:WORKS_AT]->(o:Organization) WHERE o.country = 'c${i}' RETURN p.name, o.name ORDER BY p.name LIMIT 10`);
-function statementPair(): Pair {
-  return {
-    name: 'Cypher statements',
-    custom: {
-      name: 'StatementCache',
-      run() {
-        const cache = new StatementCache<number>(CAPACITY, 4 * 1024 * 1024);
-        for (const k of keys) {
-          const text = statements[k]!;
-          if (cache.get(text) === undefined) cache.set(text, k);
-        }
-      },
-    },
-    lru: {
-      name: 'lru-cache',
-      run() {
-        const cache = new LRUCache<string, number>({ max: CAPACITY, maxSize: 4 * 1024 * 1024, sizeCalculation: (_v, key) => key.length });
-        for (const k of keys) {
-          const text = statements[k]!;
-          if (cache.get(text) === undefined) cache.set(text, k);
-        }
-      },
-    },
-  };
-}
 
 // GraphQL documents.
 const documents = Array.from({ length: maxKey }, (_, i) => `query Q${i % 7}($n: Int) { Person(first: $n) { name email WORKS_AT { name country } c${i}: __typename } }`);
@@ -109,7 +80,7 @@ function timeNs(side: Side): number {
 }
 
 const results: Record<string, { custom: number[]; lru: number[]; ratio: number[] }> = {};
-for (const pair of [statementPair(), documentPair()]) {
+for (const pair of [documentPair()]) {
   // Warm both sides (JIT) before measuring.
   pair.custom.run();
   pair.lru.run();

@@ -11,7 +11,7 @@ import { ResultJson } from './result-json.ts';
 import { chunksOf, collect } from './row-stream.ts';
 import type { Row, RunContext, SubqueryExpr } from './run-context.ts';
 import { layoutOf, type SlotLayout } from './slots.ts';
-import { StatementCache } from './statement-cache.ts';
+import { statementCache } from './statement-cache.ts';
 import { PendingWrites, type WriteStats } from './update.ts';
 import { newMap, type NodeRef, type Value } from './values.ts';
 import { isWellFormed } from './well-formed.ts';
@@ -55,7 +55,7 @@ export interface PreparedCypher {
 }
 
 /** Prepared statements by text: at most 1000 of them and 4 Mi characters of text in all. */
-const prepared = new StatementCache<PreparedCypher>(1000, 4 * 1024 * 1024);
+const prepared = statementCache<PreparedCypher>(1000, 4 * 1024 * 1024);
 
 /** Parses and checks a statement without running it; a text seen before comes from a bounded cache. */
 export function prepareCypher(source: string): PreparedCypher {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { prepareCypher, runCypher } from '../../../src/graph/cypher/index.ts';
-import { StatementCache } from '../../../src/graph/cypher/statement-cache.ts';
+import { statementCache } from '../../../src/graph/cypher/statement-cache.ts';
 import { GraphEngine, type MutationInput } from '../../../src/graph/engine/index.ts';
 import { MemoryPersistence } from '../../../src/graph/persist/index.ts';
 import { spyOnViews } from './view-spy.ts';
@@ -72,15 +72,15 @@ describe('prepared statements', () => {
     expect(prepareCypher(text)).toBe(prepareCypher(text));
   });
 
-  it('evicts past its entry or character bound, sparing entries used since they were added (second chance)', () => {
-    const cache = new StatementCache<number>(2, 10);
+  it('evicts past its entry or character bound, least recently used first', () => {
+    const cache = statementCache<number>(2, 10);
     cache.set('a', 1);
     cache.set('b', 2);
-    expect(cache.get('a')).toBe(1); // a is used: it survives the next eviction
+    expect(cache.get('a')).toBe(1); // a is used: b is now the least recently used
     cache.set('c', 3);
     expect([cache.get('a'), cache.get('b'), cache.get('c')]).toEqual([1, undefined, 3]);
-    cache.set('xxxxxxxxx', 4); // 9 characters: a and c were both used, so each gets one more round, then c goes
-    expect([cache.get('a'), cache.get('c'), cache.get('xxxxxxxxx')]).toEqual([1, undefined, 4]);
+    cache.set('xxxxxxxxx', 4); // 9 characters: over 10 in all, so the least recently used (a) goes
+    expect([cache.get('a'), cache.get('c'), cache.get('xxxxxxxxx')]).toEqual([undefined, 3, 4]);
     expect(cache.size).toBe(2);
     cache.set('y'.repeat(11), 5); // longer than the whole bound: not cached
     expect(cache.size).toBe(2);

@@ -1,7 +1,7 @@
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ToolgraphError } from '../errors/index.ts';
-import type { Principal } from './principal.ts';
+import type { Principal } from '../principal/index.ts';
 
 /** The spec's "user identity": who signed in, as the IdP's claims say. Never a token. */
 export interface AuditUser {

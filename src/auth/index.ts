@@ -1,5 +1,3 @@
-export { principalFromClaims } from './principal.ts';
-export type { Principal } from './principal.ts';
 export { discoverIssuer } from './oidc-discovery.ts';
 export type { DiscoverOptions, IssuerMetadata } from './oidc-discovery.ts';
 export { isLoopbackHost, issuerUrlProblem } from './issuer-url.ts';

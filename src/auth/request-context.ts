@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Principal } from './principal.ts';
+import type { Principal } from '../principal/index.ts';
 import { unauthenticated } from './unauthenticated.ts';
 
 /**

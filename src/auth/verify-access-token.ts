@@ -1,7 +1,7 @@
 import { decodeProtectedHeader, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { ToolgraphError, describeValue } from '../errors/index.ts';
 import { inSpan } from '../observability/tracing/index.ts';
-import { principalFromClaims, type Principal } from './principal.ts';
+import { principalFromClaims, type Principal } from '../principal/index.ts';
 import { unauthenticated } from './unauthenticated.ts';
 
 /**

@@ -1,4 +1,5 @@
 import { useAPQ } from '@graphql-yoga/plugin-apq';
+import { WRITE_SCOPES, readScopes, requireScope, type Principal } from '../../principal/index.ts';
 import { mayRead } from '../access/index.ts';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { GraphQLError, type DocumentNode, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
@@ -7,7 +8,6 @@ import { SETTINGS } from '../../config/index.ts';
 import { ToolgraphError, describeValue, isToolgraphError } from '../../errors/index.ts';
 import type { Logger } from '../../log/index.ts';
 import { errorTypeOf, inSpan, type SpanHandle } from '../../observability/tracing/index.ts';
-import { WRITE_SCOPES, readScopes, requireScope, type Principal } from '../dispatch/index.ts';
 import { UNMETERED, type ExecutionMeter } from './exec-state.ts';
 import { executeOperation, selectOperation, type GraphqlRequestContext } from './execute-operation.ts';
 import { checkParams, requireQuery } from './check-params.ts';

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolgraphError, describeValue } from '../../errors/index.ts';
 import { readBody, sendError, sendJson } from '../../http/index.ts';
+import { requireScope, type Principal } from '../../principal/index.ts';
 import { ADMIN_SCOPES, readAccessPolicy, replaceAccessPolicy, type PolicyStore } from '../access/index.ts';
 import { GRAPH_NAME_PATTERN } from '../engine/index.ts';
-import { requireScope, type Principal } from '../dispatch/index.ts';
 
 export const ACCESS_ROUTE_PREFIX = '/graphs';
 /** Largest accepted policy document: 256 KiB. */

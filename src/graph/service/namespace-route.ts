@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolgraphError, describeValue } from '../../errors/index.ts';
 import { readBody, sendError, sendJson } from '../../http/index.ts';
+import { requireScope, type Principal } from '../../principal/index.ts';
 import { ADMIN_SCOPES } from '../access/index.ts';
 import { GRAPH_NAME_PATTERN } from '../engine/index.ts';
-import { requireScope, type Principal } from '../dispatch/index.ts';
 import { readNamespace, replaceNamespace, type NamespaceStore } from '../schema/index.ts';
 
 /** Largest accepted body: `{"namespace": "…"}` is a few dozen bytes. */

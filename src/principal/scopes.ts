@@ -1,8 +1,5 @@
-import type { Principal } from '../../auth/index.ts';
-import { ToolgraphError } from '../../errors/index.ts';
-
-/** Who is calling: defined by the auth layer, which resolves it (re-exported for graph code). */
-export type { Principal } from '../../auth/index.ts';
+import { ToolgraphError } from '../errors/index.ts';
+import type { Principal } from './principal.ts';
 
 /** The scopes the graph surfaces understand, as protected resource metadata advertises them (`*` works but is not advertised). */
 export const GRAPH_SCOPES: readonly string[] = ['kg:read', 'kg:write', 'kg:admin', 'query:graphql', 'query:cypher', 'query:*'];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { principalFromClaims } from '../../src/auth/index.ts';
+import { principalFromClaims } from '../../src/principal/index.ts';
 
 describe('principalFromClaims', () => {
   it.each<[string, Record<string, unknown>, string[], string[]]>([

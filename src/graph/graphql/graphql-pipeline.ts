@@ -13,7 +13,7 @@ import { executeOperation, selectOperation, type GraphqlRequestContext } from '.
 import { checkParams, requireQuery } from './check-params.ts';
 import { gateOperation } from './operation-gate.ts';
 import { OperationPricing } from './price-operation.ts';
-import { GraphSchemaCache } from './graph-schema.ts';
+import { GraphSchemaCache } from './graph-schema-builder.ts';
 import { warmSchemaAssembly } from './schema-assembler.ts';
 import { formatError, graphqlError, httpHintOf, toGraphQLError } from './graphql-errors.ts';
 import type { GraphqlOptions } from './graphql-options.ts';

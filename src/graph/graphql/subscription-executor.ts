@@ -6,7 +6,7 @@ import { collectFields } from './collect-fields.ts';
 import { UNMETERED, type ExecState } from './exec-state.ts';
 import { fragmentsOf } from './execute-operation.ts';
 import { queryRootValue } from './execute-query.ts';
-import { GraphSchemaCache, type GraphSchema } from './graph-schema.ts';
+import { GraphSchemaCache, type GraphSchema } from './graph-schema-builder.ts';
 import { NullBubble } from './graphql-errors.ts';
 
 /** A subscription validated against one catalogue epoch, its variables coerced: shared by every subscriber. */

@@ -1,6 +1,6 @@
 import type { FragmentDefinitionNode, GraphQLError } from 'graphql';
 import type { GraphView } from '../engine/index.ts';
-import type { GraphSchema } from './graph-schema-builder.ts';
+import type { GraphSchema } from './graph-schema.ts';
 
 /**
  * The execution budget seam. The executor charges what it is about to build *before* building it:

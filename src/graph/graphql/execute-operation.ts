@@ -6,7 +6,7 @@ import type { Principal } from '../../principal/index.ts';
 import { collectFields } from './collect-fields.ts';
 import type { ExecState, ExecutionMeter } from './exec-state.ts';
 import { executeQueryFields } from './execute-query.ts';
-import type { GraphSchema } from './graph-schema-builder.ts';
+import type { GraphSchema } from './graph-schema.ts';
 import { graphqlError } from './graphql-errors.ts';
 import type { OperationPricing } from './price-operation.ts';
 import { executeMutationFields } from './mutation-batch.ts';

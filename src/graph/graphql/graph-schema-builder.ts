@@ -1,54 +1,8 @@
 import type { GraphQLSchema } from 'graphql';
-import type { GraphCatalogue, PropertyType } from '../engine/index.ts';
-import { schemaModelFromCatalogue, schemaModelSteps, sdlFromModel, type EdgeField, type LabelModel, type NamespaceNames, type SchemaModel } from '../schema/index.ts';
+import type { GraphCatalogue } from '../engine/index.ts';
+import { schemaModelFromCatalogue, schemaModelSteps, sdlFromModel, type LabelModel, type SchemaModel } from '../schema/index.ts';
+import type { GraphSchema, LabelPlan, NodeField, RootField } from './graph-schema.ts';
 import { SchemaAssembler } from './schema-assembler.ts';
-
-/** A label's field as the executor reads it: the node id, a property, or an edge to follow. */
-export type NodeField =
-  | { readonly kind: 'id' }
-  | { readonly kind: 'property'; readonly name: string; readonly type: PropertyType }
-  | { readonly kind: 'edge'; readonly edge: EdgeField };
-
-export interface LabelPlan {
-  readonly model: LabelModel;
-  /** GraphQL field name → what it reads. */
-  readonly fields: ReadonlyMap<string, NodeField>;
-}
-
-/** What a Query field is: a label list, a label connection, or one of federation's fields. */
-export type RootField =
-  | { readonly kind: 'list'; readonly label: string }
-  | { readonly kind: 'connection'; readonly label: string }
-  | { readonly kind: 'entities' }
-  | { readonly kind: 'service' };
-
-/**
- * The GraphQL schema of one catalogue epoch with the lookup tables the executor needs. Equal
- * catalogues have equal epochs, so graphs with the same catalogue share one GraphSchema.
- */
-export interface GraphSchema {
-  readonly epoch: string;
-  readonly schema: GraphQLSchema;
-  readonly model: SchemaModel;
-  /**
-   * The subgraph SDL exactly as `npm run introspect` prints it (and `_service { sdl }` serves it).
-   * Printed on first read: most schemas never serve it.
-   */
-  readonly sdl: string;
-  /** Label (as the engine stores it) → its plan. */
-  readonly labels: ReadonlyMap<string, LabelPlan>;
-  /** Query (and Subscription) field name → what it reads. */
-  readonly roots: ReadonlyMap<string, RootField>;
-  /** The namespace's prefixes (docs/graphql.md#namespaces); empty without one. */
-  readonly names: NamespaceNames;
-  /** A label type's name → the label (`_entities` representations name types). */
-  readonly labelOfType: ReadonlyMap<string, string>;
-  /** `<Label>Connection` and `<Label>Edge` type names → label. */
-  readonly connectionTypes: ReadonlyMap<string, string>;
-  readonly edgeTypes: ReadonlyMap<string, string>;
-  /** Union names → member labels. */
-  readonly unions: ReadonlyMap<string, ReadonlySet<string>>;
-}
 
 /** Work done between two turns of the event loop while a schema loads (see GraphSchemaCache.load). */
 const SLICE_MS = 8;

@@ -9,7 +9,7 @@ export type { GraphqlLimits, GraphqlOptions } from './graphql-options.ts';
 export { UNMETERED } from './exec-state.ts';
 export type { ExecState, ExecutionMeter } from './exec-state.ts';
 export { GraphSchemaBuilder, GraphSchemaCache, buildGraphSchema } from './graph-schema-builder.ts';
-export type { GraphSchema, LabelPlan, NodeField, RootField } from './graph-schema-builder.ts';
+export type { GraphSchema, LabelPlan, NodeField, RootField } from './graph-schema.ts';
 export { executeOperation } from './execute-operation.ts';
 export type { GraphqlRequestContext } from './execute-operation.ts';
 export { decodeCursor, encodeCursor } from './connection-page.ts';

@@ -9,7 +9,7 @@ import { PAGINATION_ARGS } from '../schema/index.ts';
 import { collectFields, subSelections, type CollectState } from './collect-fields.ts';
 import { cypherLiteral, cypherName } from './cypher-text.ts';
 import { selectOperation } from './execute-operation.ts';
-import type { GraphSchema } from './graph-schema-builder.ts';
+import type { GraphSchema } from './graph-schema.ts';
 import { listFieldsOf, noNodeTypeMessage } from './use-graph-validation.ts';
 
 /** One root field of the query as one Cypher statement. */

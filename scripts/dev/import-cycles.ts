@@ -1,10 +1,12 @@
-// Prints the import cycles of src/, type-only imports included: node scripts/dev/import-cycles.ts [--runtime] [--areas] [--all] [ROOT]
+// Prints the import cycles of src/, type-only imports included: node scripts/dev/import-cycles.ts [--runtime] [--areas|--folders] [--all] [ROOT]
 // Reads every .ts file under ROOT (default src) with the TypeScript compiler's parser and follows its
 // relative imports and re-exports, static and dynamic (`import()`, `typeof import()`). An edge is
 // `type` when everything it brings in is a type (`import type`, `export type`, or only `type`-marked
 // names), `lazy` for a dynamic import, `value` otherwise. With --runtime only `value` edges count (the
-// cycles that can bite at load time); with --areas each folder is one node (area-level cycles, as
-// `access → carrier → dispatch → access`). Each strongly connected group is listed with the shortest
+// cycles that can bite at load time). With --areas each area is one node (area-level cycles, as
+// `access → carrier → dispatch → access`): an area is the shallowest folder with an index.ts on a
+// file's path (src/auth holds src/auth/delegation), else the file's folder right under ROOT (src/cli
+// holds src/cli/commands); with --folders each folder is one node. Each strongly connected group is listed with the shortest
 // cycle through each of its members (--all: every elementary cycle, at most 50 per group), each edge
 // marked with its kind. Exits 1 when there is a cycle, so CI can hold the line; 0 when there is none.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -18,7 +20,12 @@ const MAX_CYCLES_PER_GROUP = 50;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { runtime: { type: 'boolean', default: false }, areas: { type: 'boolean', default: false }, all: { type: 'boolean', default: false } },
+  options: {
+    runtime: { type: 'boolean', default: false },
+    areas: { type: 'boolean', default: false },
+    folders: { type: 'boolean', default: false },
+    all: { type: 'boolean', default: false },
+  },
 });
 const cwd = process.cwd();
 const root = resolve(cwd, positionals[0] ?? 'src');
@@ -77,10 +84,24 @@ function importsOf(file: string): { target: string; kind: EdgeKind }[] {
 }
 
 const files = sourceFiles(root);
+const display = (path: string): string => relative(cwd, path).split(sep).join('/');
+
+/** The area a folder belongs to: its shallowest ancestor (or itself) with an index.ts, else its top folder under ROOT. */
+function areaOf(dir: string): string {
+  const parts = relative(root, dir).split(sep).filter((p) => p.length > 0);
+  for (let depth = 1; depth <= parts.length; depth += 1) {
+    const folder = join(root, ...parts.slice(0, depth));
+    if (existsSync(join(folder, 'index.ts'))) return folder;
+  }
+  return parts.length > 0 ? join(root, parts[0] ?? '') : root;
+}
+
 const nodeOf = (file: string): string => {
-  const rel = relative(cwd, file).split(sep).join('/');
-  return values.areas ? dirname(rel) : rel;
+  if (values.areas) return display(areaOf(dirname(file)));
+  if (values.folders) return display(dirname(file));
+  return display(file);
 };
+const grouped = values.areas || values.folders;
 
 /** node → (target → the strongest kind of any import between them). */
 const graph = new Map<string, Map<string, EdgeKind>>();
@@ -91,7 +112,7 @@ for (const file of files) {
   for (const { target, kind } of importsOf(file)) {
     if (values.runtime && kind !== 'value') continue;
     const to = nodeOf(target);
-    if (to === from && values.areas) continue; // files of one folder importing each other
+    if (to === from && grouped) continue; // files of one area (or folder) importing each other
     const known = edges.get(to);
     if (known === undefined || STRENGTH[kind] > STRENGTH[known]) edges.set(to, kind);
   }
@@ -206,7 +227,7 @@ function shortestCyclesOf(group: string[]): { cycles: string[][]; more: boolean 
 }
 
 const groups = cyclicGroups();
-const scope = `${values.areas ? 'folder' : 'file'}-level import cycles in ${relative(cwd, root) || '.'} (${values.runtime ? 'value imports only' : 'type-only and lazy imports included'})`;
+const scope = `${values.areas ? 'area' : values.folders ? 'folder' : 'file'}-level import cycles in ${display(root) || '.'} (${values.runtime ? 'value imports only' : 'type-only and lazy imports included'})`;
 const lines: string[] = [];
 let total = 0;
 for (const group of groups) {

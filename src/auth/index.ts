@@ -1,58 +1,47 @@
-export { discoverIssuer } from './oidc-discovery.ts';
-export type { DiscoverOptions, IssuerMetadata } from './oidc-discovery.ts';
-export { isLoopbackHost, issuerUrlProblem } from './issuer-url.ts';
-export { openIssuerKeySet, DEFAULT_JWKS_COOLDOWN_MS, DEFAULT_JWKS_REFRESH_MS } from './issuer-key-set.ts';
-export type { IssuerKeySet, IssuerKeySetOptions } from './issuer-key-set.ts';
-export { openTrustedIssuer } from './trusted-issuer.ts';
-export { loadInBackground, DEFAULT_RETRY_INITIAL_MS, DEFAULT_RETRY_MAX_MS } from './background-retry.ts';
-export type { BackgroundRetryOptions, Pending } from './background-retry.ts';
-export type { TrustedIssuer, TrustedIssuerOptions } from './trusted-issuer.ts';
-export { createAccessTokenVerifier, ACCEPTED_ALGORITHMS, CLOCK_TOLERANCE_SECONDS } from './verify-access-token.ts';
-export type { AccessTokenVerifier, AccessTokenVerifierOptions, VerifiedAccessToken } from './verify-access-token.ts';
-export { VerifiedTokenCache } from './verified-token-cache.ts';
-export type { VerifiedTokenCacheOptions } from './verified-token-cache.ts';
-export { bearerTokenOf } from './bearer-token.ts';
-export { unauthenticated } from './unauthenticated.ts';
-export type { RefusalReason } from './unauthenticated.ts';
-export { bearerChallenge, challengeHeaderFor } from './www-authenticate.ts';
-export type { BearerChallenge } from './www-authenticate.ts';
-export { protectedResourceMetadata, resourceMetadataUrl, createResourceMetadataService, PROTECTED_RESOURCE_METADATA_PATH } from './protected-resource-metadata.ts';
-export type { ProtectedResourceMetadata } from './protected-resource-metadata.ts';
-export { requestPrincipal, requestContextOf, bindRequestContext } from './request-context.ts';
-export type { RequestContext } from './request-context.ts';
-export { createBearerAuthenticator } from './bearer-authenticator.ts';
-export type { BearerAuthenticator, BearerAuthenticatorOptions, VerifiedTokenCacheStats } from './bearer-authenticator.ts';
-export { requireBearer } from './require-bearer.ts';
-export { authorizationServerOf, explicitAuthorizationServer, oauthConfiguration } from './oauth-client.ts';
-export type { AuthorizationServer, OAuthClientIdentity, OAuthClientOptions } from './oauth-client.ts';
-export { createTokenExchanger, TOKEN_EXCHANGE_GRANT_TYPE, ACCESS_TOKEN_TYPE, DELEGATION_FIXES } from './token-exchange.ts';
-export type { TokenExchanger, TokenExchangerOptions, ExchangeRequest, DelegatedToken } from './token-exchange.ts';
-export { DelegatedTokenCache, delegatedTokenUsableUntil, MAX_EARLY_RENEWAL_MS } from './delegated-token-cache.ts';
-export type { DelegationKey, DelegatedTokenCacheOptions, CachedDelegation } from './delegated-token-cache.ts';
-export { tokenSetFromResponse, tokenSetUsableUntil } from './token-set.ts';
-export type { TokenSet, SignInFlow, TokenSetOrigin } from './token-set.ts';
-export { TokenSetStore, AGENT_NAME, checkAgentName } from './token-set-store.ts';
-export { StoredTokenSource } from './stored-token-source.ts';
-export type { StoredTokenSourceOptions } from './stored-token-source.ts';
-export { signInWithDeviceFlow } from './device-flow.ts';
-export type { DevicePrompt, DeviceSignInOptions } from './device-flow.ts';
-export { buildAuthorizationRequest, exchangeAuthorizationCode, signInWithLoopback } from './three-legged.ts';
-export type { AuthorizationRequest, AuthorizationRequestOptions, CodeExchangeOptions, LoopbackSignInOptions } from './three-legged.ts';
-export { LoopbackCallbackServer, DEFAULT_CALLBACK_PORT, CALLBACK_PATH } from './loopback-callback.ts';
-export type { LoopbackCallbackOptions, CallbackRequest } from './loopback-callback.ts';
-export { AuditLog, auditUserOf } from './audit-log.ts';
-export type { AuditUser, PassthroughAuditRecord, AuditLogOptions } from './audit-log.ts';
-export { checkAgent, credentialHeaders, normaliseScopes, DOWNSTREAM_PATTERNS, CONSENT_OWNERS, DEFAULT_SIGN_IN_SCOPES } from './downstream-agent.ts';
-export type { DownstreamAgent, DownstreamPattern, ConsentOwner, StaticCredentials, OAuthProvider, AgentDefaults, CheckedAgent } from './downstream-agent.ts';
-export { DownstreamCredentials, DELEGATION_FALLBACK_WARNING, HYBRID_VENDOR_TOKEN_INFO, audienceIncludes, describeCredential } from './downstream-credentials.ts';
-export type { DownstreamCredential, CredentialSource, ResolveOptions, AgentCredentials, ConsentsOptions, DownstreamCredentialsOptions, RefreshClientFactory, DelegationStats } from './downstream-credentials.ts';
-export { openDownstreamCredentials, providerServer } from './open-downstream-credentials.ts';
-export { CallerTokenSets, callerOf, consentKey, TOKEN_SETS_SPACE, DEFAULT_TOKEN_SET_TTL_MS } from './caller-token-sets.ts';
-export type { Caller, CallerTokenSetsOptions } from './caller-token-sets.ts';
-export { ConsentRequests, consentRequired, CONSENT_REQUESTS_SPACE, CONSENT_REQUEST_TTL_MS } from './consent-requests.ts';
-export type { ConsentPrompt, ConsentRequestsOptions, ConsentRoutes, ConsentStep } from './consent-requests.ts';
-export type { ConsentCookieScope } from './consent-cookie.ts';
-export { refreshTokenSet } from './token-set-refresh.ts';
-export { tokenSetFromJson, tokenSetToJson } from './token-set-json.ts';
-export type { TokenSetJson } from './token-set-json.ts';
-export type { DelegationSettings, OpenDownstreamCredentialsOptions } from './open-downstream-credentials.ts';
+// The resource server: bearer tokens verified against trusted issuers (discovery, keys, cache), the
+// request context, protected resource metadata and WWW-Authenticate challenges.
+export {
+  discoverIssuer, isLoopbackHost, issuerUrlProblem, openIssuerKeySet, DEFAULT_JWKS_COOLDOWN_MS,
+  DEFAULT_JWKS_REFRESH_MS, openTrustedIssuer, loadInBackground, DEFAULT_RETRY_INITIAL_MS, DEFAULT_RETRY_MAX_MS,
+  createAccessTokenVerifier, ACCEPTED_ALGORITHMS, CLOCK_TOLERANCE_SECONDS, VerifiedTokenCache, bearerTokenOf,
+  unauthenticated, bearerChallenge, challengeHeaderFor, protectedResourceMetadata, resourceMetadataUrl,
+  createResourceMetadataService, PROTECTED_RESOURCE_METADATA_PATH, requestPrincipal, requestContextOf,
+  bindRequestContext, createBearerAuthenticator, requireBearer,
+} from './resource-server/index.ts';
+export type {
+  DiscoverOptions, IssuerMetadata, IssuerKeySet, IssuerKeySetOptions, BackgroundRetryOptions, Pending, TrustedIssuer,
+  TrustedIssuerOptions, AccessTokenVerifier, AccessTokenVerifierOptions, VerifiedAccessToken,
+  VerifiedTokenCacheOptions, RefusalReason, BearerChallenge, ProtectedResourceMetadata, RequestContext,
+  BearerAuthenticator, BearerAuthenticatorOptions, VerifiedTokenCacheStats,
+} from './resource-server/index.ts';
+// OAuth client flows: sign-in (device flow, three-legged with the loopback callback), token sets,
+// their refresh and storage, and per-caller consent.
+export {
+  authorizationServerOf, explicitAuthorizationServer, oauthConfiguration, tokenSetFromResponse, tokenSetUsableUntil,
+  TokenSetStore, AGENT_NAME, checkAgentName, StoredTokenSource, signInWithDeviceFlow, buildAuthorizationRequest,
+  exchangeAuthorizationCode, signInWithLoopback, LoopbackCallbackServer, DEFAULT_CALLBACK_PORT, CALLBACK_PATH,
+  CallerTokenSets, callerOf, consentKey, TOKEN_SETS_SPACE, DEFAULT_TOKEN_SET_TTL_MS, ConsentRequests, consentRequired,
+  CONSENT_REQUESTS_SPACE, CONSENT_REQUEST_TTL_MS, refreshTokenSet, tokenSetFromJson, tokenSetToJson,
+} from './client-flows/index.ts';
+export type {
+  AuthorizationServer, OAuthClientIdentity, OAuthClientOptions, TokenSet, SignInFlow, TokenSetOrigin,
+  StoredTokenSourceOptions, DevicePrompt, DeviceSignInOptions, AuthorizationRequest, AuthorizationRequestOptions,
+  CodeExchangeOptions, LoopbackSignInOptions, LoopbackCallbackOptions, CallbackRequest, Caller, CallerTokenSetsOptions,
+  ConsentPrompt, ConsentRequestsOptions, ConsentRoutes, ConsentStep, ConsentCookieScope, TokenSetJson,
+} from './client-flows/index.ts';
+// Downstream delegation: RFC 8693 token exchange and its cache, downstream agents and the
+// credentials each tool call sends, and the passthrough audit log.
+export {
+  createTokenExchanger, TOKEN_EXCHANGE_GRANT_TYPE, ACCESS_TOKEN_TYPE, DELEGATION_FIXES, DelegatedTokenCache,
+  delegatedTokenUsableUntil, MAX_EARLY_RENEWAL_MS, AuditLog, auditUserOf, checkAgent, credentialHeaders,
+  normaliseScopes, DOWNSTREAM_PATTERNS, CONSENT_OWNERS, DEFAULT_SIGN_IN_SCOPES, DownstreamCredentials,
+  DELEGATION_FALLBACK_WARNING, HYBRID_VENDOR_TOKEN_INFO, audienceIncludes, describeCredential,
+  openDownstreamCredentials, providerServer,
+} from './delegation/index.ts';
+export type {
+  TokenExchanger, TokenExchangerOptions, ExchangeRequest, DelegatedToken, DelegationKey, DelegatedTokenCacheOptions,
+  CachedDelegation, AuditUser, PassthroughAuditRecord, AuditLogOptions, DownstreamAgent, DownstreamPattern,
+  ConsentOwner, StaticCredentials, OAuthProvider, AgentDefaults, CheckedAgent, DownstreamCredential, CredentialSource,
+  ResolveOptions, AgentCredentials, ConsentsOptions, DownstreamCredentialsOptions, RefreshClientFactory,
+  DelegationStats, DelegationSettings, OpenDownstreamCredentialsOptions,
+} from './delegation/index.ts';

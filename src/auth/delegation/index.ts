@@ -1,0 +1,12 @@
+export { createTokenExchanger, TOKEN_EXCHANGE_GRANT_TYPE, ACCESS_TOKEN_TYPE, DELEGATION_FIXES } from './token-exchange.ts';
+export type { TokenExchanger, TokenExchangerOptions, ExchangeRequest, DelegatedToken } from './token-exchange.ts';
+export { DelegatedTokenCache, delegatedTokenUsableUntil, MAX_EARLY_RENEWAL_MS } from './delegated-token-cache.ts';
+export type { DelegationKey, DelegatedTokenCacheOptions, CachedDelegation } from './delegated-token-cache.ts';
+export { AuditLog, auditUserOf } from './audit-log.ts';
+export type { AuditUser, PassthroughAuditRecord, AuditLogOptions } from './audit-log.ts';
+export { checkAgent, credentialHeaders, normaliseScopes, DOWNSTREAM_PATTERNS, CONSENT_OWNERS, DEFAULT_SIGN_IN_SCOPES } from './downstream-agent.ts';
+export type { DownstreamAgent, DownstreamPattern, ConsentOwner, StaticCredentials, OAuthProvider, AgentDefaults, CheckedAgent } from './downstream-agent.ts';
+export { DownstreamCredentials, DELEGATION_FALLBACK_WARNING, HYBRID_VENDOR_TOKEN_INFO, audienceIncludes, describeCredential } from './downstream-credentials.ts';
+export type { DownstreamCredential, CredentialSource, ResolveOptions, AgentCredentials, ConsentsOptions, DownstreamCredentialsOptions, RefreshClientFactory, DelegationStats } from './downstream-credentials.ts';
+export { openDownstreamCredentials, providerServer } from './open-downstream-credentials.ts';
+export type { DelegationSettings, OpenDownstreamCredentialsOptions } from './open-downstream-credentials.ts';

@@ -12,7 +12,7 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { createBearerAuthenticator, openTrustedIssuer, requireBearer, type Principal } from '../../src/auth/index.ts';
+import { createBearerAuthenticator, openTrustedIssuer, requireBearer } from '../../src/auth/index.ts';
 import { resolveConfig } from '../../src/config/index.ts';
 import { grantOf, readableView, replaceAccessPolicy, type AccessPolicy } from '../../src/graph/access/index.ts';
 import { GraphEngine, type MutationInput } from '../../src/graph/engine/index.ts';
@@ -20,6 +20,7 @@ import { createGraphqlSurface } from '../../src/graph/graphql/index.ts';
 import { MemoryPersistence } from '../../src/graph/persist/index.ts';
 import { startHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
+import type { Principal } from '../../src/principal/index.ts';
 import { openGraphEngine, principalResolverFor } from '../../src/serve/index.ts';
 import { startIdp } from '../../test/support/idp.ts';
 import { median, printTable, timedLoops } from './bench-stats.ts';

@@ -9,12 +9,11 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import http, { type IncomingMessage } from 'node:http';
-import {
-  createAccessTokenVerifier, createBearerAuthenticator, openTrustedIssuer, requireBearer, type Principal, type TrustedIssuer,
-} from '../../src/auth/index.ts';
+import { createAccessTokenVerifier, createBearerAuthenticator, openTrustedIssuer, requireBearer, type TrustedIssuer } from '../../src/auth/index.ts';
 import { createGraphService } from '../../src/graph/service/index.ts';
 import { startHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
+import type { Principal } from '../../src/principal/index.ts';
 import { openGraphEngine, principalResolverFor } from '../../src/serve/index.ts';
 import { startIdp } from '../../test/support/idp.ts';
 import { median, throughput } from './bench-stats.ts';

@@ -1,40 +1,33 @@
-export { principalFromClaims } from './principal.ts';
-export type { Principal } from './principal.ts';
-export { discoverIssuer } from './oidc-discovery.ts';
-export { issuerUrlProblem } from './issuer-url.ts';
-export { openIssuerKeySet } from './issuer-key-set.ts';
-export { openTrustedIssuer } from './trusted-issuer.ts';
-export { loadInBackground } from './background-retry.ts';
-export type { Pending } from './background-retry.ts';
-export type { TrustedIssuer } from './trusted-issuer.ts';
-export { createAccessTokenVerifier, CLOCK_TOLERANCE_SECONDS } from './verify-access-token.ts';
-export type { AccessTokenVerifier, VerifiedAccessToken } from './verify-access-token.ts';
-export { VerifiedTokenCache } from './verified-token-cache.ts';
-export { bearerTokenOf } from './bearer-token.ts';
-export { bearerChallenge, challengeHeaderFor } from './www-authenticate.ts';
-export { protectedResourceMetadata, resourceMetadataUrl, createResourceMetadataService, PROTECTED_RESOURCE_METADATA_PATH } from './protected-resource-metadata.ts';
-export { requestPrincipal, requestContextOf } from './request-context.ts';
-export type { RequestContext } from './request-context.ts';
-export { createBearerAuthenticator } from './bearer-authenticator.ts';
-export type { BearerAuthenticator, VerifiedTokenCacheStats } from './bearer-authenticator.ts';
-export { requireBearer } from './require-bearer.ts';
-export { explicitAuthorizationServer, oauthConfiguration } from './oauth-client.ts';
-export type { AuthorizationServer, OAuthClientIdentity } from './oauth-client.ts';
-export { createTokenExchanger } from './token-exchange.ts';
-export type { DelegatedToken } from './token-exchange.ts';
-export { DelegatedTokenCache, delegatedTokenUsableUntil } from './delegated-token-cache.ts';
-export type { TokenSet } from './token-set.ts';
-export { TokenSetStore } from './token-set-store.ts';
-export { StoredTokenSource } from './stored-token-source.ts';
-export { signInWithDeviceFlow } from './device-flow.ts';
-export type { DevicePrompt } from './device-flow.ts';
-export { buildAuthorizationRequest, signInWithLoopback } from './three-legged.ts';
-export { DEFAULT_CALLBACK_PORT } from './loopback-callback.ts';
-export { DEFAULT_SIGN_IN_SCOPES } from './downstream-agent.ts';
-export type { DownstreamAgent, StaticCredentials, OAuthProvider } from './downstream-agent.ts';
-export { DownstreamCredentials, DELEGATION_FALLBACK_WARNING, HYBRID_VENDOR_TOKEN_INFO, describeCredential } from './downstream-credentials.ts';
-export type { AgentCredentials } from './downstream-credentials.ts';
-export { openDownstreamCredentials, providerServer } from './open-downstream-credentials.ts';
-export { callerOf, consentKey, TOKEN_SETS_SPACE } from './caller-token-sets.ts';
-export type { ConsentRoutes, ConsentStep } from './consent-requests.ts';
-export type { DelegationSettings, OpenDownstreamCredentialsOptions } from './open-downstream-credentials.ts';
+// The resource server: bearer tokens verified against trusted issuers (discovery, keys, cache), the
+// request context, protected resource metadata and WWW-Authenticate challenges.
+export {
+  discoverIssuer, issuerUrlProblem, openIssuerKeySet, openTrustedIssuer, loadInBackground,
+  createAccessTokenVerifier, CLOCK_TOLERANCE_SECONDS, VerifiedTokenCache, bearerTokenOf, bearerChallenge,
+  challengeHeaderFor, protectedResourceMetadata, resourceMetadataUrl, createResourceMetadataService,
+  PROTECTED_RESOURCE_METADATA_PATH, requestPrincipal, requestContextOf, createBearerAuthenticator,
+  requireBearer,
+} from './resource-server/index.ts';
+export type {
+  Pending, TrustedIssuer, AccessTokenVerifier, VerifiedAccessToken, RequestContext, BearerAuthenticator,
+  VerifiedTokenCacheStats,
+} from './resource-server/index.ts';
+// OAuth client flows: sign-in (device flow, three-legged with the loopback callback), token sets,
+// their refresh and storage, and per-caller consent.
+export {
+  explicitAuthorizationServer, oauthConfiguration, TokenSetStore, StoredTokenSource, signInWithDeviceFlow,
+  buildAuthorizationRequest, signInWithLoopback, DEFAULT_CALLBACK_PORT, callerOf, consentKey, TOKEN_SETS_SPACE,
+} from './client-flows/index.ts';
+export type {
+  AuthorizationServer, OAuthClientIdentity, TokenSet, DevicePrompt, ConsentRoutes, ConsentStep,
+} from './client-flows/index.ts';
+// Downstream delegation: RFC 8693 token exchange and its cache, downstream agents and the
+// credentials each tool call sends, and the passthrough audit log.
+export {
+  createTokenExchanger, DelegatedTokenCache, delegatedTokenUsableUntil, DEFAULT_SIGN_IN_SCOPES,
+  DownstreamCredentials, DELEGATION_FALLBACK_WARNING, HYBRID_VENDOR_TOKEN_INFO, describeCredential,
+  openDownstreamCredentials, providerServer,
+} from './delegation/index.ts';
+export type {
+  DelegatedToken, DownstreamAgent, StaticCredentials, OAuthProvider, AgentCredentials, DelegationSettings,
+  OpenDownstreamCredentialsOptions,
+} from './delegation/index.ts';

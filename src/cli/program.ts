@@ -1,6 +1,7 @@
 import { Command, Help } from 'commander';
 import { processIo, type CliIo } from './cli-io.ts';
-import { COMMAND_DESCRIPTIONS, COMMANDS, commandNamedBy } from './command-table.ts';
+import { COMMAND_DESCRIPTIONS } from './command-descriptions.ts';
+import { COMMANDS, commandNamedBy } from './command-table.ts';
 import { runCli } from './run-cli.ts';
 import { TOOLGRAPH_VERSION } from './version.ts';
 

@@ -1,13 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  createAccessTokenVerifier, createBearerAuthenticator, createResourceMetadataService, issuerUrlProblem, loadInBackground, openIssuerKeySet, openTrustedIssuer,
-  PROTECTED_RESOURCE_METADATA_PATH, protectedResourceMetadata, requireBearer, resourceMetadataUrl, type BearerAuthenticator, type Pending, type TrustedIssuer, type VerifiedTokenCacheStats,
-} from '../auth/index.ts';
+import { createAccessTokenVerifier, createBearerAuthenticator, createResourceMetadataService, issuerUrlProblem, loadInBackground, openIssuerKeySet, openTrustedIssuer, PROTECTED_RESOURCE_METADATA_PATH, protectedResourceMetadata, requireBearer, resourceMetadataUrl, type BearerAuthenticator, type Pending, type TrustedIssuer, type VerifiedTokenCacheStats } from '../auth/index.ts';
 import type { ResolvedValues } from '../config/index.ts';
 import { ToolgraphError } from '../errors/index.ts';
-import { GRAPH_SCOPES } from '../graph/dispatch/index.ts';
 import { sendError, type HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
+import { GRAPH_SCOPES } from '../principal/index.ts';
 import type { StateStore } from '../state/index.ts';
 import { createOAuthProxyService, upstreamAuthorizationServer, type UpstreamAuthorizationServer } from '../tools/index.ts';
 

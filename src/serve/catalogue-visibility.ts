@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { isAdmin, mayRead, type AccessSource } from '../graph/access/index.ts';
-import type { Principal } from '../graph/dispatch/index.ts';
 import type { CatalogueEntryFilter, GraphCatalogueWatch } from '../manifest/index.ts';
+import type { Principal } from '../principal/index.ts';
 
 /**
  * The catalogue's per-caller filter: entries of a live graph's source are shown only to principals

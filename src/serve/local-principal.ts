@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { requestPrincipal } from '../auth/index.ts';
-import type { Principal } from '../graph/dispatch/index.ts';
 import type { ResolvedValues } from '../config/index.ts';
+import type { Principal } from '../principal/index.ts';
 
 const LOCAL: Principal = Object.freeze({ subject: 'local', scopes: Object.freeze(['*']) });
 

@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { ResolvedValues } from '../config/index.ts';
 import { ADMIN_SCOPES } from '../graph/access/index.ts';
-import { requireScope, type Principal } from '../graph/dispatch/index.ts';
 import type { CarrierOptions, RunningCarrier } from '../graph/carrier/index.ts';
 import type { HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
@@ -9,6 +8,7 @@ import {
   addCarrierGauges, addDelegationCounters, addEngineGauges, addVerifiedTokenCounters, createMetricsService, instrumentService, startMetricsListener,
   ToolgraphMetrics, type EngineReadings, type MetricsListener, type Surface, type SurfaceOf,
 } from '../observability/metrics/index.ts';
+import { requireScope, type Principal } from '../principal/index.ts';
 import type { ServeBearerAuth } from './bearer-auth.ts';
 import type { ToolService } from './tool-service.ts';
 

@@ -1,8 +1,8 @@
 import type { RequestContext } from '../auth/index.ts';
 import { ToolgraphError, describeValue } from '../errors/index.ts';
-import { requireScope } from '../graph/dispatch/index.ts';
 import { toolActionSource, type JsonSchema, type SchemaSource } from '../manifest/index.ts';
 import { inSpan, type SpanHandle } from '../observability/tracing/index.ts';
+import { requireScope } from '../principal/index.ts';
 import type { ActionContext, ToolAgent } from './tool-agent.ts';
 import { resolveAction, type ResolvedCall } from './tool-arguments.ts';
 import { CONSENT_REQUIRED_SCHEMA, toolError, toolSuccess, type ToolResult } from './tool-result.ts';

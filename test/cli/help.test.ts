@@ -1,7 +1,8 @@
 import { Help } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.ts';
-import { COMMAND_DESCRIPTIONS, COMMANDS } from '../../src/cli/command-table.ts';
+import { COMMAND_DESCRIPTIONS } from '../../src/cli/command-descriptions.ts';
+import { COMMANDS } from '../../src/cli/command-table.ts';
 import { createProgram, runProgram } from '../../src/cli/program.ts';
 import { SETTINGS, type SettingDef } from '../../src/config/index.ts';
 

@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readScopes, WRITE_SCOPES } from '../../src/principal/index.ts';
 import type { RunningToolgraph } from '../../src/serve/index.ts';
 import { delegatedScopesFor } from '../../src/tools/index.ts';
-import { readScopes, WRITE_SCOPES } from '../../src/graph/dispatch/index.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { mcpClient, startServe } from './support.ts';
 

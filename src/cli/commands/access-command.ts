@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ToolgraphError } from '../../errors/index.ts';
 import type { CliIo } from '../cli-io.ts';
-import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.ts';
 import { usingEngine, withEngineOptions } from '../open-cli-engine.ts';
 
 async function readStdin(): Promise<string> {

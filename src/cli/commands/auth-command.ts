@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { DEFAULT_CALLBACK_PORT } from '../../auth/constants.ts';
+import { DEFAULT_CALLBACK_PORT } from '../../auth/client-flows/constants.ts';
 import { ToolgraphError, isToolgraphError } from '../../errors/index.ts';
 import type { CliIo } from '../cli-io.ts';
-import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.ts';
 import { SIGN_IN_SETTINGS } from '../command-settings.ts';
 import { withHint } from '../error-hints.ts';
 import { addSettingOptions } from '../setting-options.ts';

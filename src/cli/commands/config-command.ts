@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { describeConfig, formatConfigTable } from '../../config/index.ts';
 import { addSettingOptions } from '../setting-options.ts';
 import type { CliIo } from '../cli-io.ts';
-import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.ts';
 
 export function registerConfigCommand(program: Command, io: CliIo): void {
   const command = program

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { ToolgraphError } from '../../errors/index.ts';
 import { DEFAULT_ENVELOPE_LIFETIME_SECS } from '../../graph/carrier/constants.ts';
 import type { CliIo } from '../cli-io.ts';
-import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.ts';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ToolgraphError, describeValue } from '../../errors/index.ts';
 import type { CliIo } from '../cli-io.ts';
-import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.ts';
 import { EXPLAIN_SETTINGS } from '../command-settings.ts';
 import { usingEngine, withEngineConfig } from '../open-cli-engine.ts';
 

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { IMPORT_BATCH_SIZE } from '../../graph/jsonl/constants.ts';
 import type { ImportProgress } from '../../graph/jsonl/index.ts';
 import type { CliIo } from '../cli-io.ts';
-import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.ts';
 import { usingEngine, withEngineOptions } from '../open-cli-engine.ts';
 import { createProgressBar, formatBytes, type ProgressBar } from '../progress-bar.ts';
 

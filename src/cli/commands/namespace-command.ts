@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.ts';
-import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.ts';
 import { usingEngine, withEngineOptions } from '../open-cli-engine.ts';
 
 /**

@@ -4,7 +4,7 @@ import type { ResolvedConfig } from '../../config/index.ts';
 import { ToolgraphError, isToolgraphError } from '../../errors/index.ts';
 import { DEFAULT_CONCURRENCY, DEFAULT_RETRIES } from '../../manifest/constants.ts';
 import type { CliIo } from '../cli-io.ts';
-import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.ts';
 import { CATALOGUE_SETTINGS, SCHEMA_GET_SETTINGS } from '../command-settings.ts';
 import { withHint } from '../error-hints.ts';
 import { createProgressBar, formatBytes, type ProgressBar } from '../progress-bar.ts';

@@ -4,7 +4,7 @@ import type { SecretValue } from '../../secrets/index.ts';
 import { SERVICE_NAMES } from '../../serve/constants.ts';
 import type { RunningToolgraph } from '../../serve/index.ts';
 import type { CliIo } from '../cli-io.ts';
-import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.ts';
 import { TOOLGRAPH_VERSION } from '../version.ts';
 import { addSettingOptions } from '../setting-options.ts';
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { addSettingOptions } from '../setting-options.ts';
 import type { CliIo } from '../cli-io.ts';
-import { COMMAND_DESCRIPTIONS } from '../command-table.ts';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.ts';
 import { secretsSeedFromEnv, serveUntilSignal } from './serve-command.ts';
 
 /**

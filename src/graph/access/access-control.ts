@@ -1,5 +1,5 @@
-import type { Principal } from '../../auth/index.ts';
 import { ToolgraphError, describeValue } from '../../errors/index.ts';
+import type { Principal } from '../../principal/index.ts';
 import type { BatchRequest, GraphView, StoredAccess } from '../engine/index.ts';
 import { FULL_GRANT, NO_GRANT, compiledPolicy, type Grant } from './compiled-policy.ts';
 import { EmptyView, FilteredView } from './filtered-view.ts';

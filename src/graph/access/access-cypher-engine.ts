@@ -1,5 +1,5 @@
+import type { Principal } from '../../principal/index.ts';
 import { isAdmin } from './principal-claims.ts';
-import type { Principal } from '../../auth/index.ts';
 import type { GraphView, TransactCommit } from '../engine/index.ts';
 import { graphNotFound, grantOf, viewThrough, writableBatch, type AccessSource } from './access-control.ts';
 

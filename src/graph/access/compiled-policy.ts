@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Principal } from '../../auth/index.ts';
+import type { Principal } from '../../principal/index.ts';
 import type { NodeRecord, StoredAccess } from '../engine/index.ts';
 import { validateAccessPolicy } from '../../../generated/validators/access-policy.ts';
 import type { AccessPolicy, Matcher, Predicate } from './check-policy.ts';

@@ -1,4 +1,4 @@
-import type { Principal } from '../../auth/index.ts';
+import type { Principal } from '../../principal/index.ts';
 
 /** Scopes that make a principal an administrator: it bypasses every graph's ACL and row rules. */
 export const ADMIN_SCOPES: readonly string[] = ['kg:admin', '*'];

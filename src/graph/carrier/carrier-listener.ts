@@ -5,13 +5,12 @@ import { ConnectionCap, deadlineOptions } from '../../http/index.ts';
 import type { Logger } from '../../log/index.ts';
 import { OVERLOAD_RETRY_AFTER_SECS, processOverload, type OverloadSignal } from '../../overload/index.ts';
 import type { CarrierAccess } from './carrier-access.ts';
-import { CarrierResponse } from './carrier-response.ts';
 import { DEFAULT_LEDGER_CAPACITY, MemoryReplayLedger, type ReplayLedger } from './replay-ledger.ts';
 import type { SignerKeys } from './signer-keys.ts';
 import { SUBSCRIBE_PATH } from './subscribe-request.ts';
 import { SUBSCRIPTION_SCOPES, subscribeHandshake } from './subscribe-handshake.ts';
 import type { SubscriptionExecutor } from './subscription-executor.ts';
-import { SubscriptionHub, type CarrierGraphs, type HubStats } from './subscription-hub.ts';
+import { CarrierResponse, SubscriptionHub, type CarrierGraphs, type HubStats } from './subscription-hub.ts';
 
 /** Keepalive comment interval; access is re-checked on every tick. */
 const DEFAULT_KEEPALIVE_MS = 15_000;

@@ -1,4 +1,4 @@
-import type { Principal } from '../dispatch/index.ts';
+import type { Principal } from '../../principal/index.ts';
 
 /**
  * Who a carrier session runs as: the signed context of its envelope (subject, scopes, groups).

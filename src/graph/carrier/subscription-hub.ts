@@ -1,10 +1,10 @@
+import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { DocumentNode } from 'graphql';
 import { ToolgraphError, toToolgraphError } from '../../errors/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { ChangeEvent, GraphView } from '../engine/index.ts';
 import type { CarrierAccess } from './carrier-access.ts';
 import type { CarrierPrincipal } from './carrier-principal.ts';
-import type { CarrierResponse } from './carrier-response.ts';
 import { KEEPALIVE_FRAME, MAX_FRAME_BYTES, STREAM_HEADERS, completeFrame, nextFrame, type EndReason } from './sse-frames.ts';
 import type { SubscriptionExecutor, SubscriptionResult } from './subscription-executor.ts';
 
@@ -50,6 +50,14 @@ export interface HubStats {
   readonly opened: number;
   /** Frames handed to sessions since the hub started (data frames and keepalives; final frames apart). */
   readonly frames: number;
+}
+
+/**
+ * The carrier's ServerResponse (node:http `ServerResponse` option): it carries its session, so one
+ * shared close handler serves every connection instead of a closure per subscriber.
+ */
+export class CarrierResponse extends ServerResponse<IncomingMessage> {
+  session: Session | null = null;
 }
 
 /** One subscriber: a handful of fields; the result it last got is a reference to its group's string. */

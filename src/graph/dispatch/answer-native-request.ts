@@ -1,9 +1,9 @@
 import type { ErrorCode } from '../../errors/index.ts';
 import type { Logger } from '../../log/index.ts';
+import type { Principal } from '../../principal/index.ts';
 import { dispatch, type DispatchDeps } from './dispatch.ts';
 import type { NativeRequest } from './native-request.ts';
 import { serializeNativeResponse, type NativeErrorDetail } from './native-response.ts';
-import type { Principal } from './scopes.ts';
 
 export interface NativeAnswer {
   /** The NativeResponse as JSON text: always carries the request's id. */

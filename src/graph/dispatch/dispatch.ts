@@ -1,12 +1,12 @@
 import { ToolgraphError, toToolgraphError } from '../../errors/index.ts';
 import type { Logger } from '../../log/index.ts';
 import { inSpan } from '../../observability/tracing/index.ts';
+import { WRITE_SCOPES, readScopes, requireScope, type Principal } from '../../principal/index.ts';
 import { prepareCypher, runCypherJson, type CypherEngine, type RunOptions } from '../cypher/index.ts';
 import { engineAs, type AccessSource } from '../access/index.ts';
 import type { NativeRequest } from './native-request.ts';
 import type { NativeErrorDetail, NativeResponse } from './native-response.ts';
 import { RawJson } from './raw-json.ts';
-import { WRITE_SCOPES, readScopes, requireScope, type Principal } from './scopes.ts';
 
 /** One GraphQl call, as the GraphQL surface receives it from dispatch. */
 interface GraphQlCall {

@@ -7,6 +7,4 @@ export type { NativeRequest } from './native-request.ts';
 export { serializeNativeResponse } from './native-response.ts';
 export { RawJson } from './raw-json.ts';
 export type { NativeResponse } from './native-response.ts';
-export { GRAPH_SCOPES, WRITE_SCOPES, readScopes, requireScope } from './scopes.ts';
-export type { Principal } from './scopes.ts';
 export { U64_MAX, parseU64 } from './u64.ts';

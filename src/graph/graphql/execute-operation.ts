@@ -2,7 +2,7 @@ import {
   GraphQLError, Kind, execute as graphqlExecute, getVariableValues,
   type ExecutionArgs, type ExecutionResult, type FragmentDefinitionNode, type OperationDefinitionNode,
 } from 'graphql';
-import type { Principal } from '../dispatch/index.ts';
+import type { Principal } from '../../principal/index.ts';
 import { collectFields } from './collect-fields.ts';
 import type { ExecState, ExecutionMeter } from './exec-state.ts';
 import { executeQueryFields } from './execute-query.ts';

@@ -1,5 +1,5 @@
 import { cypherLiteral } from './cypher-text.ts';
-import { GraphSchemaCache } from './graph-schema.ts';
+import { GraphSchemaCache } from './graph-schema-builder.ts';
 import { translateToCypher, type CypherTranslation, type PlanStep, type TranslateOptions } from './translate-to-cypher.ts';
 import type { GraphqlEngine } from './visible-view.ts';
 

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolgraphError, describeValue, toToolgraphError } from '../../errors/index.ts';
 import { noteOutcome, pathOf, readJsonBody, type HttpService } from '../../http/index.ts';
+import type { Principal } from '../../principal/index.ts';
 import { createGraphiqlPage } from './graphiql-page.ts';
 import type { Logger } from '../../log/index.ts';
-import type { Principal } from '../dispatch/index.ts';
 import { GRAPH_NAME_PATTERN } from '../engine/index.ts';
 import { httpHintOf } from './graphql-errors.ts';
 import type { GraphqlPipeline, GraphqlResponse } from './graphql-pipeline.ts';

@@ -4,7 +4,7 @@ export { createGraphqlService, statusOf } from './graphql-service.ts';
 export { graphqlOptionsFrom } from './graphql-options.ts';
 export type { GraphqlOptions } from './graphql-options.ts';
 export type { ExecutionMeter } from './exec-state.ts';
-export { GraphSchemaBuilder, buildGraphSchema } from './graph-schema.ts';
+export { GraphSchemaBuilder, GraphSchemaCache, buildGraphSchema } from './graph-schema-builder.ts';
 export type { GraphSchema } from './graph-schema.ts';
 export { encodeCursor } from './connection-page.ts';
 export { defaultPersistedDocumentsFile, loadTrustedDocuments, PERSISTED_DOCUMENTS_PATH } from './trusted-documents.ts';

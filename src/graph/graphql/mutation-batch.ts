@@ -1,7 +1,7 @@
 import { getArgumentValues, type FieldNode, type GraphQLObjectType } from 'graphql';
 import { ToolgraphError, describeValue, isToolgraphError } from '../../errors/index.ts';
+import type { Principal } from '../../principal/index.ts';
 import type { MutationInput, Properties } from '../engine/index.ts';
-import type { Principal } from '../dispatch/index.ts';
 import { collectFields, subSelections, type CollectedFields } from './collect-fields.ts';
 import type { ExecState } from './exec-state.ts';
 import { isBudgetRefusal } from './budget-meter.ts';

@@ -1,6 +1,6 @@
 import type { GraphQLError, OperationDefinitionNode } from 'graphql';
 import { isToolgraphError } from '../../errors/index.ts';
-import { WRITE_SCOPES, readScopes, requireScope, type Principal } from '../dispatch/index.ts';
+import { WRITE_SCOPES, readScopes, requireScope, type Principal } from '../../principal/index.ts';
 import { graphqlError, toGraphQLError } from './graphql-errors.ts';
 
 /**

@@ -6,7 +6,8 @@ import { collectFields } from './collect-fields.ts';
 import { UNMETERED, type ExecState } from './exec-state.ts';
 import { fragmentsOf } from './execute-operation.ts';
 import { queryRootValue } from './execute-query.ts';
-import { GraphSchemaCache, type GraphSchema } from './graph-schema.ts';
+import type { GraphSchema } from './graph-schema.ts';
+import { GraphSchemaCache } from './graph-schema-builder.ts';
 import { NullBubble } from './graphql-errors.ts';
 
 /** A subscription validated against one catalogue epoch, its variables coerced: shared by every subscriber. */

@@ -1,5 +1,5 @@
+import type { Principal } from '../../principal/index.ts';
 import type { BatchRequest, CommitResult, GraphView, StoredAccess } from '../engine/index.ts';
-import type { Principal } from '../dispatch/index.ts';
 import { grantOf, readableView, writableBatch } from '../access/index.ts';
 
 /** What the GraphQL surface needs from the graph engine. */

@@ -3,7 +3,7 @@ import { ToolgraphError, describeValue } from '../../errors/index.ts';
 import { validateGetGraphAccessPathParameters } from '../../../generated/validators/openapi.ts';
 import { readJsonBody, sendError, sendJson, type ResponseBody } from '../../http/index.ts';
 import { ADMIN_SCOPES, readAccessPolicy, replaceAccessPolicy, type PolicyStore } from '../access/index.ts';
-import { requireScope, type Principal } from '../dispatch/index.ts';
+import { requireScope, type Principal } from '../../principal/index.ts';
 
 export const ACCESS_ROUTE_PREFIX = '/graphs';
 /** Largest accepted policy document: 256 KiB. */

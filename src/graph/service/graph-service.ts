@@ -1,11 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Principal } from '../../principal/index.ts';
 import { ACCESS_ROUTE_PREFIX, handleAccessRoute, type AccessRouteEngine } from './access-route.ts';
 import { handleNamespaceRoute, namespaceRouteGraph, type NamespaceRouteEngine } from './namespace-route.ts';
 import { ToolgraphError } from '../../errors/index.ts';
 import { jsonMediaTypeRefusal, noteOutcome, pathOf, readJsonBody, sendError, type HttpService } from '../../http/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { RunOptions } from '../cypher/index.ts';
-import { answerNativeRequest, parseNativeRequest, type DispatchDeps, type GraphQlHandler, type Principal } from '../dispatch/index.ts';
+import { answerNativeRequest, parseNativeRequest, type DispatchDeps, type GraphQlHandler } from '../dispatch/index.ts';
 
 const DISPATCH_PATH = '/dispatch';
 /** Largest accepted request body: 1 MiB. */

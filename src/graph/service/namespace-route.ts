@@ -3,7 +3,7 @@ import { ToolgraphError, describeValue } from '../../errors/index.ts';
 import { validateGetGraphNamespacePathParameters } from '../../../generated/validators/openapi.ts';
 import { readJsonBody, sendError, sendJson, type ResponseBody } from '../../http/index.ts';
 import { ADMIN_SCOPES } from '../access/index.ts';
-import { requireScope, type Principal } from '../dispatch/index.ts';
+import { requireScope, type Principal } from '../../principal/index.ts';
 import { readNamespace, replaceNamespace, type NamespaceStore } from '../schema/index.ts';
 
 /** Largest accepted body: `{"namespace": "…"}` is a few dozen bytes. */

@@ -3,7 +3,7 @@ import { TOOL_DEFINITIONS } from '../../../generated/tools/definitions.ts';
 import { TOOL_INPUT_VALIDATORS } from '../../../generated/validators/tools.ts';
 import type { GraphCypherOutput, GraphExplainInput, GraphExplainOutput, GraphQueryOutput, GraphSchemaOutput } from '../../../generated/types/tools.ts';
 import { ERROR_CODES, ToolgraphError, type ErrorCode } from '../../errors/index.ts';
-import { readScopes, WRITE_SCOPES } from '../../graph/dispatch/index.ts';
+import { readScopes, WRITE_SCOPES } from '../../principal/index.ts';
 import { defineAction, defineAgent, type ActionContext, type ToolAgent } from '../tool-agent.ts';
 import type { GraphServiceClient } from './graph-service-client.ts';
 

@@ -5,8 +5,8 @@ import { InvalidGrantError, InvalidTargetError, ServerError, TooManyRequestsErro
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { Principal } from '../../auth/index.ts';
 import type { Logger } from '../../log/index.ts';
+import type { Principal } from '../../principal/index.ts';
 import { MemoryStateStore, type StateStore } from '../../state/index.ts';
 import { consentPage } from './consent-page.ts';
 import type { UpstreamAuthorizationServer } from './upstream-authorization-server.ts';

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createCarrierAccess, readAccessPolicy, replaceAccessPolicy, type AccessPolicy } from '../../../src/graph/access/index.ts';
 import { GraphEngine, type ChangeEvent } from '../../../src/graph/engine/index.ts';
 import { FilePersistence, MemoryPersistence, MemoryStore, PostgresPersistence } from '../../../src/graph/persist/index.ts';
-import type { Principal } from '../../../src/graph/dispatch/index.ts';
+import type { Principal } from '../../../src/principal/index.ts';
 import { SKIP_MESSAGE, TEST_DATABASE_URL, dropSchema, freshSchema } from '../persist/postgres/test-database.ts';
 import { ADMIN, TEAM_POLICY, cypher, seedTeams } from './fixture.ts';
 import { until } from '../../support/until.ts';

@@ -1,7 +1,8 @@
 import type { AccessPolicy } from '../../../src/graph/access/index.ts';
-import { answerNativeRequest, parseNativeRequest, type Principal } from '../../../src/graph/dispatch/index.ts';
+import { answerNativeRequest, parseNativeRequest } from '../../../src/graph/dispatch/index.ts';
 import type { GraphEngine } from '../../../src/graph/engine/index.ts';
 import type { GraphqlPipeline } from '../../../src/graph/graphql/index.ts';
+import type { Principal } from '../../../src/principal/index.ts';
 
 /** Runs GraphQL through the whole pipeline and answers the parsed body (with version, unless `stripVersion`). */
 export async function gql(pipeline: GraphqlPipeline, graph: string, principal: Principal, query: string, variables?: Record<string, unknown>): Promise<Record<string, unknown>> {

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { replaceAccessPolicy } from '../../../src/graph/access/index.ts';
-import type { Principal } from '../../../src/graph/dispatch/index.ts';
 import type { GraphEngine } from '../../../src/graph/engine/index.ts';
 import { encodeCursor } from '../../../src/graph/graphql/connection-page.ts';
 import type { GraphqlPipeline } from '../../../src/graph/graphql/index.ts';
+import type { Principal } from '../../../src/principal/index.ts';
 import { openEngine } from '../engine/helpers.ts';
 import { graphqlOptions, pipelineFor, startServer } from '../graphql/support.ts';
 import { ADMIN, TEAM_POLICY, cypher, gql, seedTeams, withoutVersion } from './fixture.ts';

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { replaceAccessPolicy, type AccessPolicy, type Operand, type Predicate } from '../../../src/graph/access/index.ts';
-import type { Principal } from '../../../src/graph/dispatch/index.ts';
 import type { GraphEngine, MutationInput, NodeRecord } from '../../../src/graph/engine/index.ts';
 import { encodeCursor } from '../../../src/graph/graphql/connection-page.ts';
+import type { Principal } from '../../../src/principal/index.ts';
 import { openEngine } from '../engine/helpers.ts';
 import { pipelineFor } from '../graphql/support.ts';
 import { ADMIN, cypher, gql, withoutVersion } from './fixture.ts';

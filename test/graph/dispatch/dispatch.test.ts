@@ -1,12 +1,11 @@
 import fc from 'fast-check';
+import type { Principal } from '../../../src/principal/index.ts';
 import { openAccess } from '../../support/open-access.ts';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { validateNativeRequest, validateNativeResponse } from '../../../generated/validators/openapi.ts';
 import { GraphEngine } from '../../../src/graph/engine/index.ts';
 import { MemoryPersistence } from '../../../src/graph/persist/index.ts';
-import {
-  answerNativeRequest, dispatch, parseNativeRequest, serializeNativeResponse, type NativeRequest, type NativeResponse, type Principal,
-} from '../../../src/graph/dispatch/index.ts';
+import { answerNativeRequest, dispatch, parseNativeRequest, serializeNativeResponse, type NativeRequest, type NativeResponse } from '../../../src/graph/dispatch/index.ts';
 
 let engine: GraphEngine;
 const reader: Principal = { subject: 'r', scopes: ['kg:read'] };

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { GraphQLSchema, introspectionFromSchema, parse, printSchema, validate, validateSchema, type GraphQLObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { GraphTypes } from '../../../src/graph/engine/graph-types.ts';
-import { GraphSchemaBuilder, GraphSchemaCache } from '../../../src/graph/graphql/graph-schema.ts';
+import { GraphSchemaBuilder, GraphSchemaCache } from '../../../src/graph/graphql/index.ts';
 import { sdlFromCatalogue } from '../../../src/graph/schema/index.ts';
 import { applyGrowth as apply, growthRounds } from '../../support/catalogue-growth.ts';
 

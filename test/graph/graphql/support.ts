@@ -7,9 +7,9 @@ import {
   type GraphqlOptions,
 } from '../../../src/graph/graphql/index.ts';
 import { defaultPersistedDocumentsFile, loadTrustedDocuments } from '../../../src/graph/graphql/index.ts';
-import type { Principal } from '../../../src/graph/dispatch/index.ts';
 import { startHost, type RunningHost } from '../../../src/http/index.ts';
 import { silentLogger, type Logger } from '../../../src/log/index.ts';
+import type { Principal } from '../../../src/principal/index.ts';
 import { openEngine } from '../engine/helpers.ts';
 
 export const LOCAL: Principal = { subject: 'local', scopes: ['*'] };

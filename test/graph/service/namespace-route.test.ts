@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPEN_POLICY, replaceAccessPolicy } from '../../../src/graph/access/index.ts';
 import type { GraphEngine } from '../../../src/graph/engine/index.ts';
 import { GraphqlPipeline, createGraphqlService, graphqlDispatchHandler } from '../../../src/graph/graphql/index.ts';
-import type { Principal } from '../../../src/graph/dispatch/index.ts';
 import { createGraphService } from '../../../src/graph/service/index.ts';
 import { startHost, type RunningHost } from '../../../src/http/index.ts';
 import { silentLogger } from '../../../src/log/index.ts';
+import type { Principal } from '../../../src/principal/index.ts';
 import { graphqlOptions, post, referenceEngine } from '../graphql/support.ts';
 
 let engine: GraphEngine;

@@ -1,0 +1,14 @@
+export { authorizationServerOf, explicitAuthorizationServer, oauthConfiguration } from './oauth-client.ts';
+export type { AuthorizationServer, OAuthClientIdentity, OAuthClientOptions } from './oauth-client.ts';
+export type { TokenSet } from './token-set.ts';
+export { TokenSetStore, checkAgentName } from './token-set-store.ts';
+export { StoredTokenSource } from './stored-token-source.ts';
+export { signInWithDeviceFlow } from './device-flow.ts';
+export type { DevicePrompt } from './device-flow.ts';
+export { buildAuthorizationRequest, signInWithLoopback } from './three-legged.ts';
+export { DEFAULT_CALLBACK_PORT } from './loopback-callback.ts';
+export { CallerTokenSets, callerOf, consentKey, TOKEN_SETS_SPACE } from './caller-token-sets.ts';
+export { ConsentRequests, consentRequired } from './consent-requests.ts';
+export type { ConsentRoutes, ConsentStep } from './consent-requests.ts';
+export { describeOAuthFailure } from './oauth-failure.ts';
+export { rememberOpaqueToken } from './remember-token.ts';

@@ -1,0 +1,144 @@
+/**
+ * Pattern comprehensions and predicates, computed for a whole set of rows at once, and the WHERE
+ * filter that prepares them per chunk. Both run matchPattern, so both live here (no import cycle).
+ */
+import type { Expr } from './ast.ts';
+import { asBoolean, evaluate } from './evaluate.ts';
+import { forEachOperand } from './expr-operands.ts';
+import { EMPTY_PUSHDOWN, pushdownOf } from './match-plan.ts';
+import { matchPattern, NOTHING_YET } from './match-pattern.ts';
+import { chunksOf, type ChunkStream } from './row-stream.ts';
+import type { Row, RunContext, SubqueryExpr } from './run-context.ts';
+import { chargeValue } from './value-size.ts';
+import type { Value } from './values.ts';
+
+/** Keeps the rows WHERE holds for, with the WHERE's subqueries prepared chunk by chunk. */
+export function* filterWhere(where: Expr, input: ChunkStream, ctx: RunContext): ChunkStream {
+  for (const chunk of input) {
+    if (chunk.rows.length === 0) {
+      yield chunk;
+      continue;
+    }
+    // The WHERE's subqueries for the chunk; an empty chunk down the stream lets the driver pause.
+    const steps = prepareSteps([where], chunk.rows, ctx);
+    while (steps.next().done !== true) yield NOTHING_YET;
+    const rows: Row[] = [];
+    const origins: number[] = [];
+    for (let i = 0; i < chunk.rows.length; i++) {
+      const row = chunk.rows[i]!;
+      ctx.budget.tick();
+      if (asBoolean(evaluate(where, row, ctx), 'WHERE') === true) {
+        rows.push(row);
+        origins.push(chunk.origins[i]!);
+      }
+    }
+    yield { rows, origins };
+  }
+}
+
+/** Finds pattern comprehensions and predicates, not looking inside them (they prepare their own insides). */
+function collectSubqueries(expr: Expr, out: SubqueryExpr[]): void {
+  if (expr.kind === 'patternComprehension' || expr.kind === 'patternPredicate') out.push(expr);
+  else forEachOperand(expr, (operand) => collectSubqueries(operand, out));
+}
+
+/**
+ * Work that may pause: it yields (nothing) whenever the budget's slice is used up and returns its
+ * result when done. `drive` runs it with pauses between slices, `finish` without (nested in one evaluation).
+ */
+type Steps<T> = Generator<void, T, undefined>;
+
+/** Runs `steps` to the end, pausing the event loop whenever it yields. Synchronous unless a pause comes. */
+function drive<T>(steps: Steps<T>, ctx: RunContext): T | Promise<T> {
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+    if (ctx.budget.yieldDue) return ctx.budget.pause().then(() => drive(steps, ctx));
+  }
+}
+
+/** Runs `steps` to the end without yielding the event loop (for work nested in one evaluation). */
+function finish<T>(steps: Steps<T>, ctx: RunContext): T {
+  return ctx.budget.withoutPauses(() => {
+    for (;;) {
+      const next = steps.next();
+      if (next.done) return next.value;
+    }
+  });
+}
+
+/**
+ * Computes every pattern comprehension and predicate in `exprs` for all `rows` together, so a
+ * nested result costs one expand per pattern step for the whole row set, not one per row.
+ */
+function* prepareSteps(exprs: readonly Expr[], rows: readonly Row[], ctx: RunContext): Steps<void> {
+  if (rows.length === 0) return;
+  for (const e of exprs) {
+    for (const sub of subqueriesOf(e)) {
+      const results = yield* subquerySteps(sub, rows, ctx);
+      let cache = ctx.prepared.get(sub);
+      if (!cache) ctx.prepared.set(sub, (cache = new WeakMap()));
+      for (let i = 0; i < rows.length; i++) cache.set(rows[i]!, results[i]!);
+    }
+  }
+}
+
+/**
+ * `prepareSteps` pausing the event loop between slices: a comprehension over a hub's 10,000
+ * neighbours for a chunk of rows is millions of rows of work, which must not hold the loop.
+ */
+export function prepareSubqueriesPausing(exprs: readonly Expr[], rows: readonly Row[], ctx: RunContext): void | Promise<void> {
+  if (rows.length > 0) return drive(prepareSteps(exprs, rows, ctx), ctx);
+}
+
+const subqueries = new WeakMap<Expr, readonly SubqueryExpr[]>();
+
+/** The pattern comprehensions and predicates of an expression (not inside each other), found once per expression. */
+function subqueriesOf(expr: Expr): readonly SubqueryExpr[] {
+  let found = subqueries.get(expr);
+  if (found === undefined) {
+    const list: SubqueryExpr[] = [];
+    collectSubqueries(expr, list);
+    subqueries.set(expr, (found = list));
+  }
+  return found;
+}
+
+/** The value of a pattern comprehension (a list) or predicate (a boolean) for each row, without pauses. */
+export function runSubquery(sub: SubqueryExpr, rows: readonly Row[], ctx: RunContext): Value[] {
+  return finish(subquerySteps(sub, rows, ctx), ctx);
+}
+
+/**
+ * The value of a pattern comprehension or predicate for each row, matched chunk by chunk: each chunk's
+ * items are projected and charged before the next chunk is matched (the matched rows are not all held
+ * at once), and the work yields between chunks when the budget's slice is used up.
+ */
+function* subquerySteps(sub: SubqueryExpr, rows: readonly Row[], ctx: RunContext): Steps<Value[]> {
+  const where = sub.kind === 'patternComprehension' ? sub.where : null;
+  let stream = matchPattern(sub.pattern, chunksOf(rows), ctx, where === null ? EMPTY_PUSHDOWN : pushdownOf(where));
+  if (where !== null) stream = filterWhere(where, stream, ctx);
+  const budget = ctx.budget;
+  if (sub.kind === 'patternPredicate') {
+    const hit = new Uint8Array(rows.length);
+    for (const chunk of stream) {
+      for (const origin of chunk.origins) hit[origin] = 1;
+      if (budget.yieldDue) yield;
+    }
+    return rows.map((_, i) => hit[i] === 1);
+  }
+  const lists: Value[][] = rows.map(() => []);
+  for (const chunk of stream) {
+    if (chunk.rows.length > 0) {
+      yield* prepareSteps([sub.projection], chunk.rows, ctx);
+      for (let i = 0; i < chunk.rows.length; i++) {
+        const item = evaluate(sub.projection, chunk.rows[i]!, ctx);
+        // Each row's list grows by this item: charged before it is kept.
+        chargeValue(budget, item, ctx.resolve);
+        lists[chunk.origins[i]!]!.push(item);
+      }
+    }
+    if (budget.yieldDue) yield;
+  }
+  return lists;
+}

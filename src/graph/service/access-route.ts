@@ -4,6 +4,7 @@ import { validateGetGraphAccessPathParameters } from '../../../generated/validat
 import { readJsonBody, sendError, sendJson, type ResponseBody } from '../../http/index.ts';
 import { ADMIN_SCOPES, readAccessPolicy, replaceAccessPolicy, type PolicyStore } from '../access/index.ts';
 import { requireScope, type Principal } from '../../principal/index.ts';
+import { graphInRoute } from './route-graph.ts';
 
 export const ACCESS_ROUTE_PREFIX = '/graphs';
 /** Largest accepted policy document: 256 KiB. */
@@ -15,15 +16,6 @@ export interface AccessRouteEngine extends PolicyStore {
   hasGraph(name: string): boolean;
 }
 
-function graphOf(path: string): string | undefined {
-  const match = ROUTE.exec(path);
-  if (match === null) return undefined;
-  try {
-    return decodeURIComponent(match[1]!);
-  } catch {
-    return undefined;
-  }
-}
 
 /** The graph must be a name (the document's GraphName, one path parameter of both operations) and exist. */
 function requireGraph(engine: AccessRouteEngine, graph: string): void {
@@ -40,7 +32,7 @@ function requireGraph(engine: AccessRouteEngine, graph: string): void {
  * stores it as one batch, answering the same shape with the new policy version.
  */
 export async function handleAccessRoute(req: IncomingMessage, res: ServerResponse, engine: AccessRouteEngine, principal: Principal, path: string): Promise<void> {
-  const graph = graphOf(path);
+  const graph = graphInRoute(ROUTE, path);
   if (graph === undefined) {
     sendError(res, new ToolgraphError('TG_NOT_FOUND', `No route for ${req.method ?? 'GET'} ${path}; access policies live at /graphs/{graph}/access.`));
     return;

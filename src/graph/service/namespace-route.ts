@@ -5,6 +5,7 @@ import { readJsonBody, sendError, sendJson, type ResponseBody } from '../../http
 import { ADMIN_SCOPES } from '../access/index.ts';
 import { requireScope, type Principal } from '../../principal/index.ts';
 import { readNamespace, replaceNamespace, type NamespaceStore } from '../schema/index.ts';
+import { graphInRoute } from './route-graph.ts';
 
 /** Largest accepted body: `{"namespace": "…"}` is a few dozen bytes. */
 const NAMESPACE_BODY_LIMIT = 4 * 1024;
@@ -17,13 +18,7 @@ export interface NamespaceRouteEngine extends NamespaceStore {
 
 /** The graph a `/graphs/{graph}/namespace` path names, or undefined when the path is another. */
 export function namespaceRouteGraph(path: string): string | undefined {
-  const match = ROUTE.exec(path);
-  if (match === null) return undefined;
-  try {
-    return decodeURIComponent(match[1]!);
-  } catch {
-    return undefined;
-  }
+  return graphInRoute(ROUTE, path);
 }
 
 async function readNamespaceBody(req: IncomingMessage): Promise<unknown> {

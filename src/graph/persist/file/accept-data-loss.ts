@@ -4,7 +4,7 @@ import type { Logger } from '../../../log/index.ts';
 import type { LogRecord } from '../../engine/index.ts';
 import { ACCEPT_DATA_LOSS, recordRange, type LogCut } from './acknowledged-loss.ts';
 import type { LogAnalysis } from './log-analysis.ts';
-import { nodeLogFileSystem } from './log-file-system.ts';
+import { nodeLogFileSystem, writeAllAndSync } from './log-file-system.ts';
 import { segmentFile, syncDirectory } from './log-files.ts';
 import { writeLogHead, type LogHead } from './log-head.ts';
 import { readableRecords, type ScannedSegment } from './log-scan.ts';
@@ -140,12 +140,5 @@ async function makeLostDir(dir: string, now: Date): Promise<string> {
 }
 
 async function writeDurably(path: string, data: Buffer): Promise<void> {
-  const handle = await open(path, 'wx', 0o600);
-  try {
-    let written = 0;
-    while (written < data.length) written += (await handle.write(data, written, data.length - written, written)).bytesWritten;
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await writeAllAndSync(await nodeLogFileSystem.open(path, 'wx', 0o600), data);
 }

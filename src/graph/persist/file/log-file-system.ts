@@ -23,6 +23,17 @@ export interface LogFileSystem {
   syncDirectory(dir: string): Promise<void>;
 }
 
+/** Writes all of `data` from offset 0 and fsyncs it, then closes the handle (closed on failure too). */
+export async function writeAllAndSync(handle: LogFileHandle, data: Buffer): Promise<void> {
+  try {
+    let written = 0;
+    while (written < data.length) written += (await handle.write(data, written, data.length - written, written)).bytesWritten;
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The real filesystem. */
 export const nodeLogFileSystem: LogFileSystem = {
   open: (path, flags, mode) => open(path, flags, mode),

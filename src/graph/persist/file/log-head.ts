@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { ToolgraphError } from '../../../errors/index.ts';
-import type { LogFileSystem } from './log-file-system.ts';
+import { writeAllAndSync, type LogFileSystem } from './log-file-system.ts';
 import { pathIn } from './log-files.ts';
 
 /**
@@ -62,14 +62,7 @@ export async function writeLogHead(fs: LogFileSystem, dir: string, head: LogHead
   const path = pathIn(dir, LOG_HEAD_FILE);
   const temp = `${path}.tmp`;
   const data = Buffer.from(`${JSON.stringify({ format: FORMAT, ...head })}\n`, 'utf8');
-  const handle = await fs.open(temp, 'w', 0o600);
-  try {
-    let written = 0;
-    while (written < data.length) written += (await handle.write(data, written, data.length - written, written)).bytesWritten;
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await writeAllAndSync(await fs.open(temp, 'w', 0o600), data);
   await fs.rename(temp, path);
   await fs.syncDirectory(dir);
 }

@@ -2,7 +2,7 @@ import { ToolgraphError, describeValue, isToolgraphError } from '../../errors/in
 import { assertGraphqlName, assertNodeId } from './names.ts';
 import { kindOf, typeAfter } from './property-values.ts';
 import { freezeProps, type GraphStore } from './graph-store.ts';
-import type { AccessDocument, Mutation, NodeRecord, PropertyType, PropertyValue } from './types.ts';
+import type { AccessDocument, Mutation, NodeRecord, Properties, PropertyType, PropertyValue } from './types.ts';
 import type { WriteMeter } from './write-limits.ts';
 import { runWhole, type SlicedWork } from './work-slices.ts';
 
@@ -181,6 +181,8 @@ export function* planBatchSteps(store: GraphStore, inputs: unknown, newId: () =>
             id = input.id;
             if (labelOf(id) !== undefined) throw new ToolgraphError('TG_NODE_EXISTS', `a node with id ${describeValue(id)} already exists in graph "${store.name}".`);
           }
+          // Counted before checked: a createNode over the change cap is refused without validating it.
+          if (meter !== undefined && isPlainObject(input.props)) meter.precheck({ op, label, props: input.props as Properties });
           const { set } = checkProps(label, input.props ?? {}, 'props');
           meter?.charge({ op, id, label, props: set });
           nodes.set(id, label);
@@ -191,6 +193,9 @@ export function* planBatchSteps(store: GraphStore, inputs: unknown, newId: () =>
         case 'updateNode': {
           const label = requireNode(input.id, 'id');
           const id = input.id as string;
+          if (meter !== undefined && isPlainObject(input.set)) {
+            meter.precheck({ op, id, set: input.set as Properties, ...(Array.isArray(input.unset) ? { unset: input.unset as string[] } : {}) });
+          }
           const { set, nulls } = checkProps(label, input.set ?? {}, 'set');
           const unset = new Set(nulls);
           if (input.unset !== undefined) {

@@ -74,7 +74,7 @@ export class Accumulator {
       case 'max': {
         if (this.#count++ === 0) this.#best = v;
         else {
-          const c = compareValues(v, this.#best);
+          const c = compareValues(v, this.#best, ctx.budget);
           if (call.name === 'min' ? c < 0 : c > 0) this.#best = v;
         }
         return;

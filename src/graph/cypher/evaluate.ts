@@ -3,7 +3,7 @@ import { runtimeError } from './cypher-error.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
 import { propertiesJsonSize, type Properties } from '../engine/index.ts';
 import { jsonSizeOf } from './value-size.ts';
-import { EdgeRef, NodeRef, compareCodePoints, isMap, newMap, storedProperty, typeName, type Value, type ValueMap } from './values.ts';
+import { CHARS_PER_UNIT_SHIFT, EdgeRef, NodeRef, compareCodePoints, isMap, newMap, storedProperty, typeName, type Value, type ValueMap, type WorkMeter } from './values.ts';
 
 /** Evaluates an expression against one row. Three-valued logic throughout: null means unknown. */
 export function evaluate(expr: Expr, row: Row, ctx: RunContext): Value {
@@ -37,7 +37,7 @@ export function evaluate(expr: Expr, row: Row, ctx: RunContext): Value {
       const subject = expr.subject === null ? undefined : evaluate(expr.subject, row, ctx);
       for (const branch of expr.branches) {
         const when = evaluate(branch.when, row, ctx);
-        const applies = subject === undefined ? asBoolean(when, 'CASE WHEN') === true : equals(subject, when) === true;
+        const applies = subject === undefined ? asBoolean(when, 'CASE WHEN') === true : equals(subject, when, ctx.budget) === true;
         if (applies) return evaluate(branch.then, row, ctx);
       }
       return expr.otherwise === null ? null : evaluate(expr.otherwise, row, ctx);
@@ -91,7 +91,7 @@ export function evaluate(expr: Expr, row: Row, ctx: RunContext): Value {
       let unknown = false;
       for (const { op, expr: next } of expr.rest) {
         const right = evaluate(next, row, ctx);
-        const v = compare(op, left, right);
+        const v = compare(op, left, right, ctx);
         if (v === false) return false;
         if (v === null) unknown = true;
         left = right;
@@ -121,13 +121,7 @@ export function evaluate(expr: Expr, row: Row, ctx: RunContext): Value {
       const list = evaluate(expr.list, row, ctx);
       if (list === null) return null;
       if (!Array.isArray(list)) throw typeError('IN', 'a list on the right', list);
-      let unknown = false;
-      for (const item of list as readonly Value[]) {
-        const eq = equals(element, item);
-        if (eq === true) return true;
-        if (eq === null) unknown = true;
-      }
-      return unknown ? null : false;
+      return inList(element, list as readonly Value[], ctx);
     }
     case 'string': {
       const left = evaluate(expr.left, row, ctx);
@@ -222,9 +216,44 @@ function indexOf(target: Value, index: Value): Value {
   throw typeError('[]', 'a list or map', target);
 }
 
-/** Cypher equality: null when either side is (or contains) null, otherwise structural. */
-export function equals(a: Value, b: Value): boolean | null {
+/** Units of work the equality test in progress has done (module state: equality never calls out, so never nests). */
+let equated = 0;
+
+/**
+ * Cypher equality: null when either side is (or contains) null, otherwise structural. With a meter,
+ * it is told the work done beyond a constant (list elements and map entries visited, characters compared).
+ */
+export function equals(a: Value, b: Value, meter?: WorkMeter): boolean | null {
+  equated = 0;
+  const eq = equalValues(a, b);
+  if (meter !== undefined && equated > 0) meter.tick(equated);
+  return eq;
+}
+
+/** `element IN list`, telling the budget of every item it looked at (and of what comparing them took). */
+function inList(element: Value, list: readonly Value[], ctx: RunContext): boolean | null {
+  equated = 0;
+  // True at the first equal item; null when none is but some comparison was unknown.
+  let found: boolean | null = false;
+  for (let i = 0; i < list.length; i++) {
+    equated++;
+    const eq = equalValues(element, list[i]!);
+    if (eq === true) {
+      found = true;
+      break;
+    }
+    if (eq === null) found = null;
+  }
+  ctx.budget.tick(equated);
+  return found;
+}
+
+function equalValues(a: Value, b: Value): boolean | null {
   if (a === null || b === null) return null;
+  if (typeof a === 'string' && typeof b === 'string') {
+    equated += a.length >>> CHARS_PER_UNIT_SHIFT;
+    return a === b;
+  }
   if (typeof a !== 'object' || typeof b !== 'object') return a === b;
   if (a instanceof NodeRef || b instanceof NodeRef) return a instanceof NodeRef && b instanceof NodeRef && a.id === b.id;
   if (a instanceof EdgeRef || b instanceof EdgeRef) {
@@ -237,7 +266,8 @@ export function equals(a: Value, b: Value): boolean | null {
     if (x.length !== y.length) return false;
     let unknown = false;
     for (let i = 0; i < x.length; i++) {
-      const eq = equals(x[i]!, y[i]!);
+      equated++;
+      const eq = equalValues(x[i]!, y[i]!);
       if (eq === false) return false;
       if (eq === null) unknown = true;
     }
@@ -249,24 +279,29 @@ export function equals(a: Value, b: Value): boolean | null {
   if (kx.length !== Object.keys(y).length) return false;
   let unknown = false;
   for (const k of kx) {
+    equated++;
     if (!Object.hasOwn(y, k)) return false;
-    const eq = equals(x[k]!, y[k]!);
+    const eq = equalValues(x[k]!, y[k]!);
     if (eq === false) return false;
     if (eq === null) unknown = true;
   }
   return unknown ? null : true;
 }
 
-function compare(op: ComparisonOp, a: Value, b: Value): boolean | null {
-  if (op === '=') return equals(a, b);
+function compare(op: ComparisonOp, a: Value, b: Value, ctx: RunContext): boolean | null {
+  if (op === '=') return equals(a, b, ctx.budget);
   if (op === '<>') {
-    const eq = equals(a, b);
+    const eq = equals(a, b, ctx.budget);
     return eq === null ? null : !eq;
   }
   if (a === null || b === null) return null;
   let c: number;
   if (typeof a === 'number' && typeof b === 'number') c = a - b;
-  else if (typeof a === 'string' && typeof b === 'string') c = compareCodePoints(a, b);
+  else if (typeof a === 'string' && typeof b === 'string') {
+    const n = Math.min(a.length, b.length) >>> CHARS_PER_UNIT_SHIFT;
+    if (n > 0) ctx.budget.tick(n);
+    c = compareCodePoints(a, b);
+  }
   else if (typeof a === 'boolean' && typeof b === 'boolean') c = Number(a) - Number(b);
   else return null;
   switch (op) {
@@ -352,7 +387,11 @@ function call(expr: Extract<Expr, { kind: 'call' }>, row: Row, ctx: RunContext):
     case 'size': {
       const v = arg(0);
       if (v === null) return null;
-      if (typeof v === 'string') return codePoints(v);
+      if (typeof v === 'string') {
+        // Counted code point by code point: as long as the string.
+        if (v.length >>> CHARS_PER_UNIT_SHIFT > 0) ctx.budget.tick(v.length >>> CHARS_PER_UNIT_SHIFT);
+        return codePoints(v);
+      }
       if (Array.isArray(v)) return v.length;
       throw typeError('size()', 'a string or list', v);
     }

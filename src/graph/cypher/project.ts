@@ -206,14 +206,17 @@ function sortKeysOf(clause: ReturnClause, items: readonly ReturnItem[]): SortKey
   });
 }
 
-/** The ORDER BY comparison; each one counts as work, so a long sort still stops at the time budget. */
+/**
+ * The ORDER BY comparison; each one counts as work, and as much work as it did on large values (long
+ * lists, strings, maps), so a long sort still stops at the time budget and pauses on time.
+ */
 function compareEntries(clause: ReturnClause, ctx: RunContext): (a: Entry, b: Entry) => number {
   const order = clause.orderBy;
   const budget = ctx.budget;
   return (a, b) => {
     budget.tick();
     for (let i = 0; i < order.length; i++) {
-      const c = compareValues(a.keys[i]!, b.keys[i]!);
+      const c = compareValues(a.keys[i]!, b.keys[i]!, budget);
       if (c !== 0) return order[i]!.descending ? -c : c;
     }
     // Ties keep match order.

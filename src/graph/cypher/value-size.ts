@@ -1,6 +1,6 @@
 import type { QueryBudget } from '../budget/index.ts';
 import { numberJsonSize, propertiesJsonSize, type NodeRecord } from '../engine/index.ts';
-import { EdgeRef, NodeRef, valueKey, type Value, type ValueMap } from './values.ts';
+import { CHARS_PER_UNIT_SHIFT, EdgeRef, NodeRef, valueKey, type Value, type ValueMap } from './values.ts';
 
 /** A node's current record (null once deleted); null instead of a function: nodes count as their ids (valueKey's form). */
 export type SizeResolve = ((ref: NodeRef) => NodeRecord | null) | null;
@@ -68,5 +68,8 @@ export function budgetedKey(values: readonly Value[], budget: QueryBudget): stri
     size += jsonSizeOf(values[i]!, null, left - size + 1) + 1;
     if (size > left) budget.chargeBytes(size);
   }
-  return values.length === 1 ? valueKey(values[0]!) : values.map(valueKey).join('\u0000');
+  const key = values.length === 1 ? valueKey(values[0]!) : values.map(valueKey).join('\u0000');
+  // Building the key was work as long as the key (a DISTINCT over 10,000-element lists is not one unit a row).
+  if (key.length >>> CHARS_PER_UNIT_SHIFT > 0) budget.tick(key.length >>> CHARS_PER_UNIT_SHIFT);
+  return key;
 }

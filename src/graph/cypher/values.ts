@@ -92,27 +92,65 @@ function rank(value: Value): number {
   return 0;
 }
 
-/** A total order over values for ORDER BY (ascending; null last). */
-export function compareValues(a: Value, b: Value): number {
+/**
+ * What is told of work done on values in proportion to their size (a QueryBudget): one comparison of
+ * two 10,000-element lists, or one key of one, is thousands of units, not one, so the budget reads the
+ * clock (and the query pauses) on time however large the values are.
+ */
+export interface WorkMeter {
+  tick(units: number): void;
+}
+
+/** Characters of a string (or of a key) per unit of work: as QueryBudget counts bytes, one per 16. */
+export const CHARS_PER_UNIT_SHIFT = 4;
+
+/** Units of work the comparison in progress has done (module state: comparisons never call out, so never nest). */
+let compared = 0;
+
+/**
+ * A total order over values for ORDER BY (ascending; null last). With a meter, it is told the work
+ * the comparison did beyond a constant: list elements visited, characters compared, keys built.
+ */
+export function compareValues(a: Value, b: Value, meter?: WorkMeter): number {
+  compared = 0;
+  const c = compareOrdered(a, b);
+  if (meter !== undefined && compared > 0) meter.tick(compared);
+  return c;
+}
+
+function compareOrdered(a: Value, b: Value): number {
   const ra = rank(a);
   const rb = rank(b);
   if (ra !== rb) return ra - rb;
   switch (ra) {
     case 6: return (a as number) - (b as number);
     case 5: return Number(a) - Number(b);
-    case 4: return compareCodePoints(a as string, b as string);
+    case 4: {
+      const x = a as string;
+      const y = b as string;
+      compared += Math.min(x.length, y.length) >>> CHARS_PER_UNIT_SHIFT;
+      return compareCodePoints(x, y);
+    }
     case 3: {
       const x = a as readonly Value[];
       const y = b as readonly Value[];
-      for (let i = 0; i < Math.min(x.length, y.length); i++) {
-        const c = compareValues(x[i]!, y[i]!);
+      const n = Math.min(x.length, y.length);
+      for (let i = 0; i < n; i++) {
+        compared++;
+        const c = compareOrdered(x[i]!, y[i]!);
         if (c !== 0) return c;
       }
       return x.length - y.length;
     }
-    case 2: return compareCodePoints(valueKey(a), valueKey(b));
     case 1: return compareCodePoints((a as NodeRef).id, (b as NodeRef).id);
-    case 0: return compareCodePoints(valueKey(a), valueKey(b));
+    case 0:
+    case 2: {
+      // Maps and relationships compare by their keys, built for the comparison: as long as the values.
+      const x = valueKey(a);
+      const y = valueKey(b);
+      compared += (x.length + y.length) >>> CHARS_PER_UNIT_SHIFT;
+      return compareCodePoints(x, y);
+    }
     default: return 0;
   }
 }

@@ -2,7 +2,7 @@ import { ToolgraphError, describeValue, isToolgraphError } from '../../errors/in
 import { BatchOverlay, isPlainObject } from './batch-overlay.ts';
 import { assertGraphqlName, assertNodeId } from './names.ts';
 import { freezeProps, type GraphStore } from './graph-store.ts';
-import type { AccessDocument, Mutation, NodeRecord } from './types.ts';
+import type { AccessDocument, Mutation, NodeRecord, Properties } from './types.ts';
 import type { WriteMeter } from './write-limits.ts';
 import { runWhole, type SlicedWork } from './work-slices.ts';
 
@@ -86,6 +86,8 @@ function planCreateNode({ overlay, plan, newId, meter }: PlanContext, input: Rec
     id = input.id;
     if (overlay.labelOf(id) !== undefined) throw new ToolgraphError('TG_NODE_EXISTS', `a node with id ${describeValue(id)} already exists in graph "${overlay.store.name}".`);
   }
+  // Counted before checked: a createNode over the change cap is refused without validating it.
+  if (meter !== undefined && isPlainObject(input.props)) meter.precheck({ op, label, props: input.props as Properties });
   const { set } = overlay.checkProps(label, input.props ?? {}, 'props');
   meter?.charge({ op, id, label, props: set });
   overlay.created(id, label);
@@ -96,6 +98,9 @@ function planUpdateNode({ overlay, plan, meter }: PlanContext, input: Record<str
   const op = 'updateNode';
   const label = overlay.requireNode(input.id, 'id');
   const id = input.id as string;
+  if (meter !== undefined && isPlainObject(input.set)) {
+    meter.precheck({ op, id, set: input.set as Properties, ...(Array.isArray(input.unset) ? { unset: input.unset as string[] } : {}) });
+  }
   const { set, nulls } = overlay.checkProps(label, input.set ?? {}, 'set');
   const unset = new Set(nulls);
   if (input.unset !== undefined) {

@@ -65,6 +65,15 @@ export class WriteMeter {
     if (this.bytes > this.limits.maxBatchBytes) throw writeTooLarge('maxBatchBytes', this.limits.maxBatchBytes);
   }
 
+  /**
+   * Refuses a mutation whose changes alone would pass the change cap, before it is checked: its
+   * properties are counted, not validated (a createNode of 20,000 properties is refused without
+   * checking 20,000 names and values first). Charges nothing: `charge` does, once it is checked.
+   */
+  precheck(mutation: MutationInput): void {
+    if (this.changes + mutationChanges(mutation) > this.limits.maxChanges) throw writeTooLarge('maxChanges', this.limits.maxChanges);
+  }
+
   /** Whether `mutation` would still fit (the importer starts a new batch when it would not). */
   fits(mutation: MutationInput | Mutation): boolean {
     return this.changes + mutationChanges(mutation) <= this.limits.maxChanges

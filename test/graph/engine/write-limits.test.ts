@@ -115,6 +115,20 @@ describe('GraphEngine write caps', () => {
     expect(engine.view('g').version).toBe(1);
   });
 
+  it('refuses a node or update of more properties than the change cap before it checks them', async () => {
+    // Issue 15 (fuzzer finding): 20,000 properties were validated (names, values, types) before the
+    // cap refused them. A property name that is not valid shows which came first.
+    const engine = await cappedEngine({ maxChanges: 100, maxBatchBytes: DEFAULT_WRITE_LIMITS.maxBatchBytes });
+    const props = { '0 not a name': 1, ...Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`p${i}`, i])) };
+    const tooLarge = { code: 'TG_WRITE_TOO_LARGE', details: { limit: 'maxChanges', max: 100, index: 0 } };
+    await expect(engine.commit({ graph: 'g', mutations: [{ op: 'createNode', label: 'Doc', props }] })).rejects.toMatchObject(tooLarge);
+    await engine.commit({ graph: 'g', mutations: [{ op: 'createNode', id: 'doc', label: 'Doc', props: { n: 1 } }] });
+    await expect(engine.commit({ graph: 'g', mutations: [{ op: 'updateNode', id: 'doc', set: props }] })).rejects.toMatchObject(tooLarge);
+    // Under the cap, the same name is refused for what it is.
+    await expect(engine.commit({ graph: 'g', mutations: [{ op: 'createNode', label: 'Doc', props: { '0 not a name': 1 } }] })).rejects.toMatchObject({ code: 'TG_NAME_INVALID' });
+    expect(engine.view('g').version).toBe(1);
+  });
+
   it('caps batches committed from inside transact too', async () => {
     const engine = await cappedEngine({ maxChanges: 3, maxBatchBytes: DEFAULT_WRITE_LIMITS.maxBatchBytes });
     await expect(engine.transact('g', (_view, commit) => commit({ mutations: people(2) }))).rejects.toMatchObject({ code: 'TG_WRITE_TOO_LARGE' });

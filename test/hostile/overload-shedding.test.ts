@@ -57,7 +57,7 @@ describe('overload shedding', () => {
     const health = await send(t.main, '/healthz');
     expect(health.status).toBe(503);
     expect(health.headers['retry-after']).toBe('1');
-    expect(JSON.parse(health.body)).toEqual({ status: 'overloaded', services: ['graph', 'graphql'], overload: { reason: 'heap', reading: 90, threshold: 85, setting: 'TOOLGRAPH_OVERLOAD_HEAP_PERCENT' } });
+    expect(JSON.parse(health.body)).toEqual({ status: 'overloaded', services: ['graph', 'graphql', 'metrics'], overload: { reason: 'heap', reading: 90, threshold: 85, setting: 'TOOLGRAPH_OVERLOAD_HEAP_PERCENT' } });
     expect((await send(t.main, '/livez')).status).toBe(200);
 
     // An event loop running late sheds the same way.

@@ -48,6 +48,10 @@ class BudgetMeter implements ExecutionMeter {
     budget.checkBytes(bytes);
   }
 
+  get chargedBytes(): number {
+    return this.#budget?.bytes ?? 0;
+  }
+
   get yieldDue(): boolean {
     return this.#budget?.yieldDue ?? false;
   }

@@ -27,6 +27,8 @@ export interface ExecutionMeter {
   readonly yieldDue: boolean;
   /** Lets the event loop serve other requests, then starts a new slice (and checks the time budget). */
   pause(): Promise<void>;
+  /** Bytes of response JSON charged so far (`bytes`), when the meter counts them. */
+  readonly chargedBytes?: number;
 }
 
 export const UNMETERED: ExecutionMeter = Object.freeze({

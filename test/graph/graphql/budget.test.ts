@@ -2,7 +2,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BudgetLimits } from '../../../src/graph/budget/index.ts';
-import type { GraphEngine, MutationInput, ScanOptions } from '../../../src/graph/engine/index.ts';
+import type { GraphEngine, MutationInput } from '../../../src/graph/engine/index.ts';
+import { scanning } from '../../support/scan-spy.ts';
 import { GraphqlPipeline, budgetMeters, statusOf, type ExecutionMeter } from '../../../src/graph/graphql/index.ts';
 import { silentLogger } from '../../../src/log/index.ts';
 import type { RunningToolgraph } from '../../../src/serve/index.ts';
@@ -212,25 +213,9 @@ describe('the execution budget is charged before the executor allocates', () => 
   it('asks the engine for one row past the row budget at most', async () => {
     const { body } = await run({ maxRows: 3 }, '{ Person(first: 20) { id } }');
     expectRefused(body, 'maxRows', 3, 'TOOLGRAPH_QUERY_MAX_ROWS');
-    const scans: (number | undefined)[] = [];
-    const spied = new Proxy(engine, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop, target) as unknown;
-        if (prop !== 'view') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-        return (graph: string) => new Proxy(target.view(graph), {
-          get(view, p) {
-            const member = Reflect.get(view, p, view) as unknown;
-            if (p !== 'scan') return typeof member === 'function' ? (member as (...a: unknown[]) => unknown).bind(view) : member;
-            return (label: string, options: ScanOptions = {}) => {
-              scans.push(options.first);
-              return view.scan(label, options);
-            };
-          },
-        });
-      },
-    });
+    const { engine: spied, scans } = scanning(engine);
     expectRefused((await runOn(spied, 'demo', budgetMeters({ ...ROOMY, maxRows: 3 }), '{ Person(first: 20) { id } }')).body, 'maxRows', 3, 'TOOLGRAPH_QUERY_MAX_ROWS');
-    expect(scans).toEqual([4]);
+    expect(scans.map((options) => options.first)).toEqual([4]);
   });
 
   it('charges the JSON of each level as it is shaped: a result over the size budget is refused before it is serialised', async () => {

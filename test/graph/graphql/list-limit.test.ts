@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GraphEngine, ScanOptions } from '../../../src/graph/engine/index.ts';
+import type { GraphEngine } from '../../../src/graph/engine/index.ts';
+import { scanning } from '../../support/scan-spy.ts';
 import { graphql, graphqlOptions, pipelineFor, referenceEngine, type Body } from './support.ts';
 
 let engine: GraphEngine;
@@ -23,27 +24,6 @@ function expectListRefusal(body: Body, field: string, max: number): void {
   }]);
 }
 
-/** Records the options of every scan a request makes. */
-function scanning(base: GraphEngine): { engine: GraphEngine; scans: ScanOptions[] } {
-  const scans: ScanOptions[] = [];
-  const engine = new Proxy(base, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target) as unknown;
-      if (prop !== 'view') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      return (graph: string) => new Proxy(target.view(graph), {
-        get(view, p) {
-          const member = Reflect.get(view, p, view) as unknown;
-          if (p !== 'scan') return typeof member === 'function' ? (member as (...a: unknown[]) => unknown).bind(view) : member;
-          return (label: string, options: ScanOptions = {}) => {
-            scans.push(options);
-            return view.scan(label, options);
-          };
-        },
-      });
-    },
-  });
-  return { engine, scans };
-}
 
 describe('the list limit: a list without a page returns at most TOOLGRAPH_GRAPHQL_LIST_LIMIT items, more is refused', () => {
   it('on a root list: 30 people pass a limit of 30, a limit of 29 refuses them, a page is never cut', async () => {

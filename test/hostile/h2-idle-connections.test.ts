@@ -80,8 +80,10 @@ describe('H2: idle connections on the main port and the carrier', () => {
     const failures = answers.filter((a) => a instanceof Error || a.status !== 200);
     expect(failures).toEqual([]);
     expect(answers.length).toBeGreaterThan(10);
+    // Answered while the idle connections were still held: well before the head deadline that cuts them
+    // (this process opens thousands of sockets meanwhile, so its own loop adds to each probe's time).
     const slowest = Math.max(...answers.map((a) => (a as Answer).ms));
-    expect(slowest).toBeLessThan(500);
+    expect(slowest).toBeLessThan(HEAD_TIMEOUT_MS / 2);
 
     // Once the idle ones are cut, a normal request works on both listeners.
     const ok = await dispatchCypher(t.main, 'MATCH (p:Person) RETURN count(p) AS n');

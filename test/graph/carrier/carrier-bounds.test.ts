@@ -102,7 +102,9 @@ describe('carrier bounds', () => {
     const growth = { heapMiB: mib(after.heapUsed - before.heapUsed), rssMiB: mib(after.rss - before.rss) };
     // 2,000 live nonces stay remembered until their envelopes expire (~0.5 MB); sessions leave nothing.
     expect(growth.heapMiB, JSON.stringify(growth)).toBeLessThan(4);
-    expect(growth.rssMiB, JSON.stringify(growth)).toBeLessThan(16);
+    // RSS moves with the allocator's arenas by several MiB either way; a native leak of 16 KiB per
+    // session (a socket's buffers) would add over 30 MiB.
+    expect(growth.rssMiB, JSON.stringify(growth)).toBeLessThan(30);
     expect(lines.filter((l) => l.includes('"level":"error"'))).toEqual([]);
     expect(f.carrier.stats().nonces).toBe(3000);
   }, 180_000);

@@ -3,6 +3,7 @@ import { processIo, type CliIo } from './cli-io.ts';
 import { COMMAND_DESCRIPTIONS } from './command-descriptions.ts';
 import { COMMANDS, commandNamedBy } from './command-table.ts';
 import { runCli } from './run-cli.ts';
+import { PROGRAM_DESCRIPTION } from './top-level-help.ts';
 import { TOOLGRAPH_VERSION } from './version.ts';
 
 /**
@@ -15,7 +16,7 @@ import { TOOLGRAPH_VERSION } from './version.ts';
 export async function createProgram(io: CliIo = processIo, argv?: readonly string[]): Promise<Command> {
   const listedOnly = new Map<Command, string>();
   const program = new Command('toolgraph')
-    .description('Verified tool-schema catalogue, SSO-protected MCP tool servers, and a federated GraphQL interface over a live property graph')
+    .description(PROGRAM_DESCRIPTION)
     .version(TOOLGRAPH_VERSION)
     .showHelpAfterError()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })

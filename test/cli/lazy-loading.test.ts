@@ -56,12 +56,21 @@ describe('each toolgraph command loads only what it runs on', () => {
     expect(run.sources.sort()).toEqual(['src/cli/toolgraph.ts', 'src/cli/version.ts']);
   });
 
-  it('--help loads commander and the command table, no command module', async () => {
+  it('--help loads the command table alone: no package, no command module', async () => {
     const run = await loadedBy(['--help']);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('cypher [options] <graph> <query>');
-    expect([...run.packages]).toEqual(['commander']);
-    expect(run.sources.filter((s) => s.startsWith('src/cli/commands/') || !s.startsWith('src/cli/'))).toEqual([]);
+    expect([...run.packages]).toEqual([]);
+    expect(run.sources.sort()).toEqual(['src/cli/command-descriptions.ts', 'src/cli/command-table.ts', 'src/cli/toolgraph.ts', 'src/cli/top-level-help.ts', 'src/cli/version.ts']);
+  });
+
+  it("a command's --help loads commander and that command's module alone", async () => {
+    const run = await loadedBy(['cypher', '--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Usage: toolgraph cypher [options] <graph> <query>');
+    expect(run.packages.has('commander')).toBe(true);
+    expect(SERVER_PACKAGES.filter((name) => run.packages.has(name))).toEqual([]);
+    expect(run.sources.filter((s) => s.startsWith('src/cli/commands/'))).toEqual(['src/cli/commands/cypher-command.ts']);
   });
 
   it('graph list opens the store without the Cypher executor, GraphQL, the servers, the fixtures or pg', async () => {

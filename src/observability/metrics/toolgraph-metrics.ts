@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { processRegistry } from './process-metrics.ts';
+import { CountedHistogram, type TallyCell } from './request-tallies.ts';
 import { BUDGET_CODES, type Surface } from './surfaces.ts';
 
 /** Seconds: from a cached point read (a few hundred µs) to the query time budget's order. */
@@ -29,8 +30,12 @@ export interface ScrapedMetric {
  */
 export class ToolgraphMetrics {
   readonly registry = new Registry();
-  readonly #requests: Counter<'surface' | 'outcome'>;
-  readonly #durations: Histogram<'surface' | 'outcome'>;
+  /** Every request of every surface: counted and timed without prom-client on the hot path. */
+  readonly #requests = new CountedHistogram(
+    { name: 'toolgraph_requests_total', help: 'Requests by surface and outcome (ok, a TG_* code, or HTTP_<status> for an answer no service noted)' },
+    { name: 'toolgraph_request_duration_seconds', help: 'Request time by surface and outcome, from routing to the last byte written (a stream: until it closes)' },
+    LATENCY_BUCKETS,
+  );
   readonly #budget: Counter<'surface' | 'code' | 'limit'>;
   readonly #toolCalls: Counter<'outcome'>;
   readonly #toolDurations: Histogram<'outcome'>;
@@ -38,30 +43,23 @@ export class ToolgraphMetrics {
 
   constructor() {
     const registers = [this.registry];
-    this.#requests = new Counter({ name: 'toolgraph_requests_total', help: 'Requests by surface and outcome (ok, a TG_* code, or HTTP_<status> for an answer no service noted)', labelNames: ['surface', 'outcome'], registers });
-    this.#durations = new Histogram({ name: 'toolgraph_request_duration_seconds', help: 'Request time by surface and outcome, from routing to the last byte written (a stream: until it closes)', labelNames: ['surface', 'outcome'], buckets: [...LATENCY_BUCKETS], registers });
     this.#budget = new Counter({ name: 'toolgraph_budget_refusals_total', help: 'Queries and writes refused or stopped by a budget, by surface, code and the limit the refusal names', labelNames: ['surface', 'code', 'limit'], registers });
     this.#toolCalls = new Counter({ name: 'toolgraph_tool_calls_total', help: 'Tool calls that reached their action (MCP tools/call and REST), by outcome', labelNames: ['outcome'], registers });
     this.#toolDurations = new Histogram({ name: 'toolgraph_tool_call_duration_seconds', help: 'Tool call time by outcome (the action, its downstream calls and token exchange included)', labelNames: ['outcome'], buckets: [...LATENCY_BUCKETS], registers });
   }
 
-  /** The recorder of one surface (made once; its children are cached per outcome, so a request costs two map reads and two updates). */
+  /** The recorder of one surface (made once; its cells are kept per outcome, so a request costs a map read and a bucket search). */
   surface(surface: Surface): SurfaceRecorder {
     let recorder = this.#recorders.get(surface);
     if (recorder === undefined) {
-      const children = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
+      const cells = new Map<string, TallyCell>();
       const budget = this.#budget;
       const requests = this.#requests;
-      const durations = this.#durations;
       recorder = {
         record(outcome, seconds, limit) {
-          let child = children.get(outcome);
-          if (child === undefined) {
-            child = { count: requests.labels(surface, outcome), time: durations.labels(surface, outcome) };
-            children.set(outcome, child);
-          }
-          child.count.inc();
-          child.time.observe(seconds);
+          let cell = cells.get(outcome);
+          if (cell === undefined) cells.set(outcome, (cell = requests.cell({ surface, outcome })));
+          cell.observe(seconds);
           if (BUDGET_CODES.has(outcome)) budget.labels(surface, outcome, limit ?? 'unknown').inc();
         },
       };
@@ -94,7 +92,7 @@ export class ToolgraphMetrics {
   /** The Prometheus text exposition: this server's metrics, then the process's. */
   async scrape(): Promise<string> {
     const [own, process] = await Promise.all([this.registry.metrics(), processRegistry().metrics()]);
-    return `${own}\n${process}`;
+    return `${this.#requests.exposition()}\n\n${own}\n${process}`;
   }
 
   get contentType(): string {

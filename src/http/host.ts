@@ -10,6 +10,7 @@ import { DEFAULT_CONNECTION_LIMITS, deadlineOptions, type ConnectionLimits } fro
 import type { HttpService } from './http-service.ts';
 import type { ResponseBody } from './openapi-types.ts';
 import { pathOf, sendError, sendJson } from './respond.ts';
+import { notifyResponseClosed } from './response-closed.ts';
 
 /** How long in-flight requests get to finish on close before their connections are cut. */
 const DEFAULT_GRACE_MS = 10_000;
@@ -171,6 +172,7 @@ function createHandler(state: HostState, logger: Logger): (req: IncomingMessage,
   function closed(this: ServerResponse): void {
     state.inFlight--;
     state.open.delete(this);
+    notifyResponseClosed(this);
   }
   function failed(res: ServerResponse, service: HttpService, error: unknown): void {
     const sent = sendError(res, error);

@@ -10,6 +10,7 @@ export { ConnectionCap } from './connection-cap.ts';
 export { deadlineOptions } from './connection-limits.ts';
 export type { ConnectionLimits } from './connection-limits.ts';
 export { noteOutcome, outcomeOf } from './response-outcome.ts';
+export { whenResponseClosed } from './response-closed.ts';
 export { createCompressedPage } from './compressed-page.ts';
 export type { CompressedPage } from './compressed-page.ts';
 export { preferredCoding } from './accept-encoding.ts';

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { ToolgraphError, describeValue, isToolgraphError, notJsonError } from '../errors/index.ts';
 import { readBody, type BodyOverflow } from './respond.ts';
@@ -13,7 +14,7 @@ export interface JsonBodyOptions {
 }
 
 const JSON_TYPE = 'application/json';
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+const BYTE_ORDER_MARK = 0xfeff;
 
 /** The charset a Content-Type names (lower case, quotes removed), or undefined when it names none. */
 function charsetOf(parameters: readonly string[]): string | undefined {
@@ -53,11 +54,10 @@ async function readJsonText(req: IncomingMessage, options: JsonBodyOptions): Pro
   const refusal = jsonMediaTypeRefusal(req.headers['content-type'], options.route);
   if (refusal !== undefined) throw refusal;
   const body = await readBody(req, options.limitBytes, options.overflow);
-  try {
-    return utf8.decode(body);
-  } catch (error) {
-    throw new ToolgraphError('TG_BAD_REQUEST', 'The body is not valid UTF-8.', { cause: error });
-  }
+  // Checked, then decoded: both native and about twice as fast as a fatal TextDecoder on small bodies.
+  if (!isUtf8(body)) throw new ToolgraphError('TG_BAD_REQUEST', 'The body is not valid UTF-8.');
+  const text = body.toString('utf8');
+  return text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { outcomeOf, pathOf, type HttpService } from '../../http/index.ts';
+import { outcomeOf, pathOf, whenResponseClosed, type HttpService } from '../../http/index.ts';
 import type { Surface } from './surfaces.ts';
 import type { SurfaceRecorder, ToolgraphMetrics } from './toolgraph-metrics.ts';
 
@@ -8,15 +8,17 @@ const RECORDER = Symbol('toolgraph.metrics.recorder');
 type Timed = ServerResponse & { [STARTED]: number; [RECORDER]: SurfaceRecorder };
 
 /**
- * One listener shared by every timed response ('close' comes once, after the last byte or when the
- * connection is cut): no closure per request. The outcome is what the service noted on the response
- * (src/http/response-outcome.ts), else `ok` below 400 and HTTP_<status> from 400 on.
+ * One function for every timed response, called by the host when the response closes (after the
+ * last byte, or when the connection is cut): no closure and no listener of its own per request. The
+ * outcome is what the service noted on the response (src/http/response-outcome.ts), else `ok` below
+ * 400 and HTTP_<status> from 400 on.
  */
-function ended(this: Timed): void {
-  const seconds = (performance.now() - this[STARTED]) / 1000;
-  const noted = outcomeOf(this);
-  const outcome = noted?.code ?? (this.statusCode < 400 ? 'ok' : `HTTP_${this.statusCode}`);
-  this[RECORDER].record(outcome, seconds, noted?.limit);
+function ended(this: ServerResponse): void {
+  const timed = this as Timed;
+  const seconds = (performance.now() - timed[STARTED]) / 1000;
+  const noted = outcomeOf(timed);
+  const outcome = noted?.code ?? (timed.statusCode < 400 ? 'ok' : `HTTP_${timed.statusCode}`);
+  timed[RECORDER].record(outcome, seconds, noted?.limit);
 }
 
 /** Which surface a request to this service belongs to (by path for the graph service). */
@@ -41,7 +43,7 @@ export function instrumentService(service: HttpService, surface: SurfaceOf, metr
       const timed = res as Timed;
       timed[STARTED] = performance.now();
       timed[RECORDER] = fixed ?? recorderOf(pathOf(req));
-      res.on('close', ended);
+      whenResponseClosed(res, ended);
       return inner(req, res);
     },
     ...(service.close ? { close: () => service.close!() } : {}),

@@ -5,16 +5,23 @@
  * `dist/`, e.g. `git worktree add ../base <commit> && (cd ../base && npm run build)`), each on its own
  * fresh file store holding the seeded `demo` graph and the 22,000-node people graph of the GraphQL
  * benchmark (imported with `toolgraph graph import`). autocannon loads one side at a time, taking turns
- * (A B A B …) for `--rounds` rounds per request shape after two unmeasured warm-up turns each:
- * the GraphQL shapes byId, filtered20 and deep100 on /graphql/people, and the README tour's Cypher
- * query and a point read on /dispatch. The ratio is this checkout / baseline in requests per second.
- * Usage: node scripts/bench/hot-path.ts --baseline DIR [--rounds N] [--seconds S] [--connections C] [--only byId,tour,…] [--out FILE]
+ * (A B A B …, the order flipped every round) for `--rounds` rounds per request shape: the GraphQL
+ * shapes byId, filtered20 and deep100 on /graphql/people, and the README tour's Cypher query and a
+ * point read on /dispatch. The ratio is this checkout / baseline in requests per second.
+ * Every round starts both servers afresh (on the stores prepared once) and loads each unmeasured
+ * for `--warmup` seconds (8 by default): one process's JIT and heap layout moved throughput by up to
+ * 15% between two servers of the same build, so a comparison across one pair of processes measured
+ * their luck; and with 2 s of warm-up this checkout (more code for V8 to optimize) measured 0.79x of
+ * 2591d14 on byId where 8 s measured 0.98x, so a short warm-up measured tiering, not the steady state. With two or
+ * more cores and `taskset` (Linux), the servers run on core 1 and autocannon on core 0 (`--no-pin`
+ * to share); the servers' CPU time per request (from /proc) is reported beside the throughput.
+ * Usage: node scripts/bench/hot-path.ts --baseline DIR [--rounds N] [--seconds S] [--warmup S] [--connections C] [--only byId,tour,…] [--no-pin] [--out FILE]
  * (`--only` keeps the requests whose name contains one of the given words)
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { arg } from './bench-args.ts';
@@ -26,9 +33,12 @@ const BASELINE = arg('--baseline');
 const ROUNDS = Math.max(5, Number(arg('--rounds') ?? 5));
 const SECONDS = Number(arg('--seconds') ?? 3);
 const CONNECTIONS = Number(arg('--connections') ?? 20);
+/** Unmeasured load before each measured turn: V8 needs several seconds to optimize a server's hot code. */
+const WARMUP = Number(arg('--warmup') ?? 8);
 const OUT = arg('--out');
 const ONLY = arg('--only')?.split(',');
 const HERE = resolve(import.meta.dirname, '..', '..');
+const PIN = !process.argv.includes('--no-pin') && availableParallelism() >= 2 && spawnSync('taskset', ['-p', '-c', '0', String(process.pid)], { stdio: 'ignore' }).status === 0;
 
 if (BASELINE === undefined) {
   process.stderr.write('hot-path: --baseline DIR is required (a checkout with a built dist/ to compare against)\n');
@@ -68,7 +78,9 @@ class Side {
   }
 
   async start(): Promise<void> {
-    const child = spawn(this.#node(), [...this.#cli(), 'serve', '--only', 'graph'], { cwd: this.root, env: this.#env(), stdio: ['ignore', 'pipe', 'inherit'] });
+    const command = [this.#node(), ...this.#cli(), 'serve', '--only', 'graph'];
+    const [file, ...args] = PIN ? ['taskset', '-c', '1', ...command] : command;
+    const child = spawn(file!, args, { cwd: this.root, env: this.#env(), stdio: ['ignore', 'pipe', 'inherit'] });
     this.child = child;
     this.origin = await new Promise<string>((done, fail) => {
       let text = '';
@@ -100,14 +112,41 @@ class Side {
   }
 }
 
-async function load(side: Side, request: Request): Promise<number> {
+/** User plus system CPU milliseconds the process has used (Linux /proc), or undefined elsewhere. */
+function cpuMs(pid: number | undefined): number | undefined {
+  const stat = `/proc/${pid}/stat`;
+  if (pid === undefined || !existsSync(stat)) return undefined;
+  const fields = readFileSync(stat, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+interface Measured {
+  readonly perSecond: number;
+  /** The server's CPU microseconds per request, when /proc can tell. */
+  readonly cpuMicros: number | undefined;
+}
+
+async function load(side: Side, request: Request, seconds = SECONDS): Promise<Measured> {
+  const before = cpuMs(side.child?.pid);
   const result = await autocannon({
-    url: `${side.origin}${request.path}`, method: 'POST', connections: CONNECTIONS, duration: SECONDS, body: request.body,
+    url: `${side.origin}${request.path}`, method: 'POST', connections: CONNECTIONS, duration: seconds, body: request.body,
     headers: { 'content-type': 'application/json', accept: 'application/json' },
   });
+  const after = cpuMs(side.child?.pid);
   const failed = result.errors + result.non2xx;
   if (failed > 0) throw new Error(`${side.name} ${request.name}: ${failed} failed requests`);
-  return result.requests.average;
+  const cpuMicros = before === undefined || after === undefined ? undefined : ((after - before) * 1000) / result.requests.total;
+  return { perSecond: result.requests.average, cpuMicros };
+}
+
+/** Both servers started afresh on their stores and warmed unmeasured, for one round. */
+async function freshRound(sides: readonly Side[], request: Request): Promise<void> {
+  for (const side of sides) {
+    await side.stop();
+    await side.start();
+    await load(side, request, WARMUP);
+  }
 }
 
 async function sameAnswer(a: Side, b: Side, request: Request): Promise<void> {
@@ -132,17 +171,14 @@ async function main(): Promise<void> {
   try {
     await current.prepare(jsonl);
     await baseline.prepare(jsonl);
-    const rows: string[][] = [['request', 'this checkout req/s (min / median)', 'baseline req/s (min / median)', 'ratio (min / median)']];
-    const raw: Record<string, { current: number[]; baseline: number[] }> = {};
+    const rows: string[][] = [['request', 'this checkout req/s (min / median)', 'baseline req/s (min / median)', 'ratio (min / median)', 'server CPU µs/req median: this / baseline']];
+    const raw: Record<string, { current: Measured[]; baseline: Measured[] }> = {};
     for (const request of REQUESTS.filter((r) => ONLY === undefined || ONLY.some((word) => r.name.includes(word)))) {
       await sameAnswer(current, baseline, request);
-      for (let i = 0; i < 2; i++) {
-        await load(current, request);
-        await load(baseline, request);
-      }
-      const ours: number[] = [];
-      const theirs: number[] = [];
+      const ours: Measured[] = [];
+      const theirs: Measured[] = [];
       for (let i = 0; i < ROUNDS; i++) {
+        await freshRound([current, baseline], request);
         // Alternate which side goes first, so neither always runs on the warmer machine.
         if (i % 2 === 0) {
           ours.push(await load(current, request));
@@ -152,17 +188,23 @@ async function main(): Promise<void> {
           ours.push(await load(current, request));
         }
       }
-      const ratios = ours.map((r, i) => r / theirs[i]!);
+      const ratios = ours.map((r, i) => r.perSecond / theirs[i]!.perSecond);
+      const cpu = (side: Measured[]) => {
+        const known = side.flatMap((m) => (m.cpuMicros === undefined ? [] : [m.cpuMicros]));
+        return known.length === 0 ? 'n/a' : fmt(median(known), 1);
+      };
       raw[request.name] = { current: ours, baseline: theirs };
+      const perSecond = (side: Measured[]) => side.map((m) => m.perSecond);
       rows.push([
         request.name,
-        `${fmt(Math.min(...ours))} / ${fmt(median(ours))}`,
-        `${fmt(Math.min(...theirs))} / ${fmt(median(theirs))}`,
+        `${fmt(Math.min(...perSecond(ours)))} / ${fmt(median(perSecond(ours)))}`,
+        `${fmt(Math.min(...perSecond(theirs)))} / ${fmt(median(perSecond(theirs)))}`,
         `${fmt(Math.min(...ratios), 2)}× / ${fmt(median(ratios), 2)}×`,
+        `${cpu(ours)} / ${cpu(theirs)}`,
       ]);
       process.stderr.write(`${request.name}: median ratio ${fmt(median(ratios), 2)}×\n`);
     }
-    process.stdout.write(`hot path: ${HERE} against ${resolve(BASELINE!)}, ${ROUNDS} alternating rounds of ${SECONDS} s, ${CONNECTIONS} connections\n`);
+    process.stdout.write(`hot path: ${HERE} against ${resolve(BASELINE!)}, ${ROUNDS} alternating rounds of ${SECONDS} s on fresh server processes warmed ${WARMUP} s, ${CONNECTIONS} connections${PIN ? ', servers on core 1, load on core 0' : ''}\n`);
     printTable(rows);
     if (OUT) await writeFile(OUT, JSON.stringify({ rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, raw }, null, 2));
   } finally {

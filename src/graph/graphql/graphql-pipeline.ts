@@ -2,7 +2,7 @@ import { createInMemoryAPQStore, useAPQ } from '@graphql-yoga/plugin-apq';
 import { WRITE_SCOPES, readScopes, requireScope, type Principal } from '../../principal/index.ts';
 import { mayRead } from '../access/index.ts';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
-import { GraphQLError, type DocumentNode, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
+import { GraphQLError, validate, type DocumentNode, type ExecutionResult, type OperationDefinitionNode, type ValidationRule } from 'graphql';
 import { YogaServer, type GraphQLParams, type Plugin, type YogaLogger } from 'graphql-yoga';
 import { SETTINGS } from '../../config/index.ts';
 import { sha256Hex } from '../../digest/index.ts';
@@ -20,7 +20,7 @@ import { PreparedDocuments } from './prepared-documents.ts';
 import { formatError, graphqlError, httpHintOf, toGraphQLError } from './graphql-errors.ts';
 import type { GraphqlOptions } from './graphql-options.ts';
 import { useGraphValidation } from './use-graph-validation.ts';
-import { limitPlugins } from './use-limits.ts';
+import { limitPlugins, limitRules } from './use-limits.ts';
 import { jsonTextSteps } from './json-text.ts';
 import { COMMIT_SLICE_MS, runSliced } from '../engine/index.ts';
 
@@ -229,6 +229,8 @@ export class GraphqlPipeline {
   readonly #onParams: OnParams[];
   readonly #meter: () => ExecutionMeter;
   readonly #pricing: OperationPricing;
+  /** The shape limits, run alone before full validation. */
+  readonly #limitRules: ValidationRule[];
   readonly #logger: Logger;
   readonly options: GraphqlOptions;
 
@@ -238,6 +240,7 @@ export class GraphqlPipeline {
     this.#engine = pipeline.engine;
     this.#meter = pipeline.meter ?? (() => UNMETERED);
     this.#pricing = new OperationPricing(options.limits);
+    this.#limitRules = limitRules(options.limits);
     this.#logger = logger;
     this.options = options;
     const trusted = options.trustedDocuments;
@@ -415,7 +418,9 @@ export class GraphqlPipeline {
       });
       if (document === undefined) return { errors: [failure instanceof GraphQLError ? failure : this.#masked(failure)] };
       const invalid = inSpan('graphql.validate', undefined, (span) => {
-        const found = enveloped.validate(enveloped.schema, document);
+        // The shape limits alone first: past one, graphql-js's quadratic rules never run (limitRules).
+        const overLimit = validate(enveloped.schema, document, this.#limitRules);
+        const found = overLimit.length > 0 ? overLimit : enveloped.validate(enveloped.schema, document);
         if (found.length > 0) span.fail(graphqlErrorType(found[0]));
         return found;
       });

@@ -1,8 +1,11 @@
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import type { Plugin } from '@envelop/core';
 import {
   GraphQLError, Kind, NoSchemaIntrospectionCustomRule,
-  type ASTVisitor, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext,
+  type ASTVisitor, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule,
 } from 'graphql';
 import { SETTINGS } from '../../config/index.ts';
 import type { GraphqlLimits } from './graphql-options.ts';
@@ -95,17 +98,34 @@ function maxFieldsRule(max: number) {
 }
 
 /**
- * The static limits as envelop plugins: graphql-armor's depth, aliases, directives and tokens
- * (each reported with our code and setting), our field count, and, with introspection off,
- * graphql-js's NoSchemaIntrospectionCustomRule plus the masking of every "Did you mean" hint.
+ * The operation-shape limits: graphql-armor's depth, aliases and directives (each reported with our
+ * code and setting) and our field count. Each is linear in the document (fragments memoised), so the
+ * pipeline runs them alone before graphql-js's rules and skips those when one refuses: its
+ * OverlappingFieldsCanBeMerged is quadratic in repeated fields, and a document of 12 copies of a
+ * field at each of 4 levels took it 527 ms before the field count refused the document anyway.
+ */
+export function limitRules(limits: GraphqlLimits): ValidationRule[] {
+  return [
+    maxDepthRule({ n: limits.maxDepth, flattenFragments: true, ignoreIntrospection: true, ...reportAs('depth', limits.maxDepth) }),
+    maxAliasesRule({ n: limits.maxAliases, ...reportAs('aliases', limits.maxAliases) }),
+    maxDirectivesRule({ n: limits.maxDirectives, ...reportAs('directives', limits.maxDirectives) }),
+    maxFieldsRule(limits.maxFields),
+  ];
+}
+
+/**
+ * The static limits as envelop plugins: graphql-armor's token cap (in the parser), the shape limits
+ * (limitRules) as validation rules, and, with introspection off, graphql-js's
+ * NoSchemaIntrospectionCustomRule plus the masking of every "Did you mean" hint.
  */
 export function limitPlugins(limits: GraphqlLimits, introspection: boolean): Plugin[] {
   const armor = new EnvelopArmor({
-    maxDepth: { n: limits.maxDepth, flattenFragments: true, ignoreIntrospection: true, ...reportAs('depth', limits.maxDepth) },
+    // Depth, aliases and directives are limitRules' (the pipeline runs those before the others).
+    maxDepth: { enabled: false },
+    maxAliases: { enabled: false },
+    maxDirectives: { enabled: false },
     // Cost is priced after variable coercion instead (price-operation.ts): armor sees literal pages only.
     costLimit: { enabled: false },
-    maxAliases: { n: limits.maxAliases, ...reportAs('aliases', limits.maxAliases) },
-    maxDirectives: { n: limits.maxDirectives, ...reportAs('directives', limits.maxDirectives) },
     maxTokens: {
       n: limits.maxTokens,
       // The lexer has no validation context: refuse by throwing from the parser.
@@ -114,7 +134,7 @@ export function limitPlugins(limits: GraphqlLimits, introspection: boolean): Plu
     // Masked by useHiddenSuggestions instead, which catches every form of the hint.
     blockFieldSuggestion: { enabled: false },
   });
-  const rules = [maxFieldsRule(limits.maxFields), ...(introspection ? [] : [NoSchemaIntrospectionCustomRule])];
+  const rules = [...limitRules(limits), ...(introspection ? [] : [NoSchemaIntrospectionCustomRule])];
   const ours: Plugin = {
     onValidate({ addValidationRule }) {
       for (const rule of rules) addValidationRule(rule);

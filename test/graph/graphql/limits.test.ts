@@ -95,6 +95,19 @@ describe('limits: just under passes, just over is refused before execution', () 
     expect(body.errors!.map((e) => e.extensions?.details?.['limit'])).toContain('fields');
   });
 
+  it.each([
+    ['depth', { TOOLGRAPH_GRAPHQL_MAX_DEPTH: '3' }, nested(4)],
+    ['aliases', { TOOLGRAPH_GRAPHQL_MAX_ALIASES: '1' }, '{ a: Topic(first: 1) { id } b: Topic(first: 1) { id } }'],
+    ['directives', { TOOLGRAPH_GRAPHQL_MAX_DIRECTIVES: '1' }, '{ Topic(first: 1) { id @include(if: true) name @include(if: true) } }'],
+    ['fields', { TOOLGRAPH_GRAPHQL_MAX_FIELDS: '2' }, '{ Topic(first: 1) { id name weight } }'],
+  ])('past the %s limit, graphql-js\'s own rules (quadratic on repeated fields) do not run', async (limit, settings, query) => {
+    // The document also selects a field no type has: only the limit is reported, so the rule that
+    // would name it (with the other standard rules) never ran.
+    const pipeline = pipelineFor(engine, graphqlOptions(settings));
+    const body = await graphql(pipeline, query.replace(/ }$/, ' noSuchField }'));
+    expect(body.errors!.map((e) => [e.extensions?.code, e.extensions?.details?.['limit']])).toEqual([['TG_QUERY_TOO_COMPLEX', limit]]);
+  });
+
   it('turns introspection off but keeps _service { sdl } for routers', async () => {
     const pipeline = pipelineFor(engine, graphqlOptions({ TOOLGRAPH_GRAPHQL_INTROSPECTION: 'false' }));
     const schema = await graphql(pipeline, '{ __schema { queryType { name } } }');

@@ -8,7 +8,7 @@
  * (A B A B …, the order flipped every round) for `--rounds` rounds per request shape: the GraphQL
  * shapes byId, filtered20 and deep100 on /graphql/people, and the README tour's Cypher query and a
  * point read on /dispatch. The ratio is this checkout / baseline in requests per second.
- * Every round starts both servers afresh (on the stores prepared once) and loads each unmeasured
+ * Every turn starts its server afresh (on the store prepared once) and loads it unmeasured
  * for `--warmup` seconds (8 by default): one process's JIT and heap layout moved throughput by up to
  * 15% between two servers of the same build, so a comparison across one pair of processes measured
  * their luck; and with 2 s of warm-up this checkout (more code for V8 to optimize) measured 0.79x of
@@ -94,9 +94,13 @@ class Side {
     while (!(await fetch(`${this.origin}/healthz`).then((r) => r.ok, () => false))) await new Promise((r) => setTimeout(r, 50));
   }
 
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
   async stop(): Promise<void> {
     const child = this.child;
-    if (child === undefined || child.exitCode !== null) return;
+    if (child === undefined || !this.running) return;
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
     await exited;
@@ -140,12 +144,19 @@ async function load(side: Side, request: Request, seconds = SECONDS): Promise<Me
   return { perSecond: result.requests.average, cpuMicros };
 }
 
-/** Both servers started afresh on their stores and warmed unmeasured, for one round. */
-async function freshRound(sides: readonly Side[], request: Request): Promise<void> {
-  for (const side of sides) {
-    await side.stop();
-    await side.start();
+/**
+ * One measured turn of one side: its server started afresh on its store, warmed unmeasured, measured
+ * at once, stopped. Measuring right after the warm-up matters: a server left idle while the other
+ * side warmed measured up to 20% slower in its turn.
+ */
+async function turn(side: Side, request: Request): Promise<Measured> {
+  await side.stop();
+  await side.start();
+  try {
     await load(side, request, WARMUP);
+    return await load(side, request);
+  } finally {
+    await side.stop();
   }
 }
 
@@ -174,18 +185,18 @@ async function main(): Promise<void> {
     const rows: string[][] = [['request', 'this checkout req/s (min / median)', 'baseline req/s (min / median)', 'ratio (min / median)', 'server CPU µs/req median: this / baseline']];
     const raw: Record<string, { current: Measured[]; baseline: Measured[] }> = {};
     for (const request of REQUESTS.filter((r) => ONLY === undefined || ONLY.some((word) => r.name.includes(word)))) {
+      for (const side of [current, baseline]) if (!side.running) await side.start();
       await sameAnswer(current, baseline, request);
       const ours: Measured[] = [];
       const theirs: Measured[] = [];
       for (let i = 0; i < ROUNDS; i++) {
-        await freshRound([current, baseline], request);
         // Alternate which side goes first, so neither always runs on the warmer machine.
         if (i % 2 === 0) {
-          ours.push(await load(current, request));
-          theirs.push(await load(baseline, request));
+          ours.push(await turn(current, request));
+          theirs.push(await turn(baseline, request));
         } else {
-          theirs.push(await load(baseline, request));
-          ours.push(await load(current, request));
+          theirs.push(await turn(baseline, request));
+          ours.push(await turn(current, request));
         }
       }
       const ratios = ours.map((r, i) => r.perSecond / theirs[i]!.perSecond);

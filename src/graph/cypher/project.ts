@@ -322,7 +322,7 @@ async function sortRows(clause: ReturnClause, plan: ProjectionPlan, source: Chun
       else kept.push(entry);
     }
   }
-  const chosen = heap !== null ? heap.sorted() : await sortPausing(kept, compare, ctx);
+  const chosen = await sortPausing(heap !== null ? heap.entries() : kept, compare, ctx);
   const window = chosen.slice(skip, limit === null ? undefined : skip + limit);
   await fill(window, items, plan.all, ctx);
   await emit(window, sink, 0, null, ctx);
@@ -411,13 +411,18 @@ async function aggregateRows(clause: ReturnClause, plan: ProjectionPlan, source:
   await emit(entries, sink, skip, limit, ctx);
 }
 
-/** Runs of this many entries are sorted in one go; longer sorts merge runs, pausing between slices. */
-const SORT_RUN = 256;
+/**
+ * Runs of this many entries are insertion-sorted, then merged. As few as this are sorted in one go:
+ * a comparison of two maps serialises both, so even a few hundred entries at once held the event
+ * loop for hundreds of milliseconds (the fuzzer: ORDER BY a map LIMIT 10000).
+ */
+const SORT_RUN = 32;
 
 /**
  * A stable sort of `entries` by `compare` that yields the event loop between slices: insertion-sorted
- * runs, then bottom-up merges. Every comparison counts as work (compareEntries ticks), so the slice
- * ends on time even when values are large and comparisons slow.
+ * runs, then bottom-up merges, with a pause check after every insertion and every merged entry. Every
+ * comparison counts as work (compareEntries ticks), so the slice ends on time even when values are
+ * large and comparisons slow.
  */
 async function sortPausing(entries: Entry[], compare: (a: Entry, b: Entry) => number, ctx: RunContext): Promise<Entry[]> {
   const budget = ctx.budget;
@@ -434,8 +439,8 @@ async function sortPausing(entries: Entry[], compare: (a: Entry, b: Entry) => nu
         j--;
       }
       from[j + 1] = item;
+      if (budget.yieldDue) await budget.pause();
     }
-    if (budget.yieldDue) await budget.pause();
   }
   let to = new Array<Entry>(n);
   for (let width = SORT_RUN; width < n; width *= 2) {
@@ -448,7 +453,7 @@ async function sortPausing(entries: Entry[], compare: (a: Entry, b: Entry) => nu
       while (i < mid && j < hi) {
         // Ties take the left run's entry first: stable.
         to[k++] = compare(from[j]!, from[i]!) < 0 ? from[j++]! : from[i++]!;
-        if ((k & 1023) === 0 && budget.yieldDue) await budget.pause();
+        if (budget.yieldDue) await budget.pause();
       }
       while (i < mid) to[k++] = from[i++]!;
       while (j < hi) to[k++] = from[j++]!;
@@ -481,8 +486,9 @@ class TopK {
     }
   }
 
-  sorted(): Entry[] {
-    return [...this.#heap].sort(this.#compare);
+  /** The entries kept, in heap order (a copy). */
+  entries(): Entry[] {
+    return [...this.#heap];
   }
 
   #up(i: number): void {

@@ -38,7 +38,7 @@ const WARMUP = Number(arg('--warmup') ?? 8);
 const OUT = arg('--out');
 const ONLY = arg('--only')?.split(',');
 const HERE = resolve(import.meta.dirname, '..', '..');
-const PIN = !process.argv.includes('--no-pin') && availableParallelism() >= 2 && spawnSync('taskset', ['-p', '-c', '0', String(process.pid)], { stdio: 'ignore' }).status === 0;
+const PIN = !process.argv.includes('--no-pin') && availableParallelism() >= 2 && spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' }).status === 0;
 
 if (BASELINE === undefined) {
   process.stderr.write('hot-path: --baseline DIR is required (a checkout with a built dist/ to compare against)\n');

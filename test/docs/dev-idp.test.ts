@@ -2,22 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleCommands } from '../support/console-commands.ts';
 
 const root = new URL('../../', import.meta.url);
 const texts = ['README.md', ...readdirSync(new URL('docs/', root)).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
   .map((name) => [name, readFileSync(new URL(name, root), 'utf8')] as const);
-
-/** The commands of a text's console blocks (`$ ` lines, continuation lines joined). */
-function consoleCommands(text: string): string[] {
-  const commands: string[] = [];
-  for (const block of text.split('```console').slice(1)) {
-    for (const line of block.slice(0, block.indexOf('```')).split('\n')) {
-      if (line.startsWith('$ ')) commands.push(line.slice(2));
-      else if (line.startsWith('    ') && commands.length > 0) commands[commands.length - 1] += line;
-    }
-  }
-  return commands;
-}
 
 let idp: ChildProcess;
 const values = new Map<string, string>();

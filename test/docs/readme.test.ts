@@ -1,22 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { consoleCommands } from '../support/console-commands.ts';
 
 const root = new URL('../../', import.meta.url);
 const readme = readFileSync(new URL('README.md', root), 'utf8');
 const docs = readdirSync(new URL('docs/', root)).filter((f) => f.endsWith('.md')).map((f) => [`docs/${f}`, readFileSync(new URL(`docs/${f}`, root), 'utf8')] as const);
 const tour = readme.slice(readme.indexOf('<!-- tour:start -->'), readme.indexOf('<!-- tour:end -->'));
-
-/** The commands of a text's console blocks (lines starting with `$ `, continuation lines joined). */
-function consoleCommands(text: string): string[] {
-  const commands: string[] = [];
-  for (const block of text.split('```console').slice(1)) {
-    for (const line of block.slice(0, block.indexOf('```')).split('\n')) {
-      if (line.startsWith('$ ')) commands.push(line.slice(2));
-      else if (line.startsWith('    ') && commands.length > 0) commands[commands.length - 1] += line;
-    }
-  }
-  return commands;
-}
 
 /** The files a command writes: `--out`, `--private`, `--jwks` and `>` redirections (quoted data aside). */
 function writtenFiles(command: string): string[] {

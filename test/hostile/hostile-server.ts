@@ -1,6 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CryptoKey } from 'jose';
@@ -10,6 +10,7 @@ import { silentLogger } from '../../src/log/index.ts';
 import type { LoadSource } from '../../src/overload/index.ts';
 import { startToolgraph, type RunningToolgraph } from '../../src/serve/index.ts';
 import { generateSigner } from '../graph/carrier/carrier-fixture.ts';
+import { freePort } from '../support/free-port.ts';
 
 export interface HostileTarget {
   readonly running: RunningToolgraph;
@@ -19,14 +20,6 @@ export interface HostileTarget {
   readonly carrier: string;
   /** A signed carrier request for the demo graph. */
   sign(query?: string): Promise<SignedEnvelope>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The whole product (graph service, carrier on, memory store) with these settings. */

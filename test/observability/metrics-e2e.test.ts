@@ -1,6 +1,5 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,18 +11,11 @@ import { generateSigner } from '../graph/carrier/carrier-fixture.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { scrape, type Scrape } from '../support/scrape.ts';
 import { SseClient } from '../support/sse-client.ts';
+import { freePort } from '../support/free-port.ts';
 
 // Names that must never reach a metric unless the operator opts in: a graph, a subject.
 const TENANT_GRAPH = 'tenantQuokka77';
 const SUBJECT = 'metrics-subject-okapi';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 let idp: TestIdp;
 let running: RunningToolgraph;

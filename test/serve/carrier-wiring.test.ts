@@ -1,5 +1,4 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,14 +11,7 @@ import { generateSigner } from '../graph/carrier/carrier-fixture.ts';
 import { TEAM_POLICY, seedTeams } from '../graph/access/fixture.ts';
 import { replaceAccessPolicy } from '../../src/graph/access/index.ts';
 import { openEngine } from '../graph/engine/helpers.ts';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from '../support/free-port.ts';
 
 function config(env: Record<string, string>) {
   return resolveConfig({ env: { HOME: mkdtempSync(join(tmpdir(), 'tg-home-')), PORT: '0', TOOLGRAPH_PERSISTENCE: 'memory', ...env } });

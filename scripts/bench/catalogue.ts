@@ -5,7 +5,6 @@
 //    same run on the same server: one 16 MiB GET plus SHA-256 of 16 MiB. Target: within 2x of the floor.
 //    Each get downloads (pipelined unless said otherwise), verifies and writes the cache entry.
 // The server runs in a child process so client and server each have a core, as they would in use.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -19,6 +18,7 @@ import {
   sha256Hex, toolActionSource, type JsonValue, type SchemaManifest,
 } from '../../src/manifest/index.ts';
 import { median } from './bench-stats.ts';
+import { startCatalogueServer } from './catalogue-server-process.ts';
 
 const args = process.argv.slice(2);
 
@@ -116,16 +116,7 @@ async function main(): Promise<void> {
   json['validator'] = { standaloneValidPerSec: standaloneValid, runtimeValidPerSec: runtimeValid, standaloneInvalidPerSec: standaloneInvalid, runtimeInvalidPerSec: runtimeInvalid, runtimeCompileMs: compileMs };
 
   // 2. schema get against the floor.
-  const child = spawn(process.execPath, [import.meta.filename, '--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const line = await new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      if (buffered.includes('\n')) resolve(buffered.slice(0, buffered.indexOf('\n')));
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-  const { origin, manifest } = JSON.parse(line) as { origin: string; manifest: SchemaManifest };
+  const { child, origin, manifest } = await startCatalogueServer();
   const cacheRoot = mkdtempSync(join(tmpdir(), 'tg-bench-'));
   const runs = 5;
   try {

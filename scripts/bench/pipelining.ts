@@ -5,30 +5,20 @@
 // process, with the schema client's defaults (2 sockets, 16 requests in flight). Taking turns A B A B
 // for --rounds rounds after one warm-up each; every run must deliver every fragment, byte-exact.
 // Usage: node scripts/bench/pipelining.ts [--rounds N] [--out FILE]
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { DEFAULT_CONCURRENCY, fragmentLength, type SchemaManifest } from '../../src/manifest/index.ts';
+import { DEFAULT_CONCURRENCY, fragmentLength } from '../../src/manifest/index.ts';
 import { DEFAULT_PIPELINE_SOCKETS } from '../../src/manifest/client/schema-client.ts';
 import { fetchPipelined, type PipelineOptions } from '../../src/manifest/client/pipelined-fragments.ts';
 import { fetchPipelinedUndici } from './undici-fragments.ts';
+import { startCatalogueServer } from './catalogue-server-process.ts';
 import { arg } from './bench-args.ts';
 import { median, printTable } from './bench-stats.ts';
 
 const ROUNDS = Math.max(5, Number(arg('--rounds') ?? 7));
 const OUT = arg('--out');
 
-const child = spawn(process.execPath, [join(import.meta.dirname, 'catalogue.ts'), '--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
-const line = await new Promise<string>((resolve, reject) => {
-  let buffered = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString('utf8');
-    if (buffered.includes('\n')) resolve(buffered.slice(0, buffered.indexOf('\n')));
-  });
-  child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-});
-const { origin, manifest } = JSON.parse(line) as { origin: string; manifest: SchemaManifest };
+const { child, origin, manifest } = await startCatalogueServer();
 const prefix = manifest.fragment_uri_template.slice(origin.length).replace('{index}', '');
 
 async function once(client: (options: PipelineOptions) => Promise<unknown[]>): Promise<number> {

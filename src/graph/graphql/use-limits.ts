@@ -114,13 +114,14 @@ export function limitRules(limits: GraphqlLimits): ValidationRule[] {
 }
 
 /**
- * The static limits as envelop plugins: graphql-armor's token cap (in the parser), the shape limits
- * (limitRules) as validation rules, and, with introspection off, graphql-js's
- * NoSchemaIntrospectionCustomRule plus the masking of every "Did you mean" hint.
+ * The static limits that run inside envelop: graphql-armor's token cap (in the parser) and, with
+ * introspection off, graphql-js's NoSchemaIntrospectionCustomRule plus the masking of every "Did you
+ * mean" hint. The shape limits (limitRules) are not among them: the pipeline runs those alone before
+ * envelop's validation, which only sees documents they passed.
  */
 export function limitPlugins(limits: GraphqlLimits, introspection: boolean): Plugin[] {
   const armor = new EnvelopArmor({
-    // Depth, aliases and directives are limitRules' (the pipeline runs those before the others).
+    // Depth, aliases and directives are limitRules' (the pipeline runs those before envelop's validation).
     maxDepth: { enabled: false },
     maxAliases: { enabled: false },
     maxDirectives: { enabled: false },
@@ -134,11 +135,9 @@ export function limitPlugins(limits: GraphqlLimits, introspection: boolean): Plu
     // Masked by useHiddenSuggestions instead, which catches every form of the hint.
     blockFieldSuggestion: { enabled: false },
   });
-  const rules = [...limitRules(limits), ...(introspection ? [] : [NoSchemaIntrospectionCustomRule])];
-  const ours: Plugin = {
-    onValidate({ addValidationRule }) {
-      for (const rule of rules) addValidationRule(rule);
-    },
-  };
-  return [...(armor.protect().plugins as Plugin[]), ours, ...(introspection ? [] : [useHiddenSuggestions()])];
+  const introspectionOff: Plugin[] = introspection ? [] : [
+    { onValidate({ addValidationRule }) { addValidationRule(NoSchemaIntrospectionCustomRule); } },
+    useHiddenSuggestions(),
+  ];
+  return [...(armor.protect().plugins as Plugin[]), ...introspectionOff];
 }

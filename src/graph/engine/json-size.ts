@@ -16,7 +16,9 @@ export function numberJsonSize(n: number): number {
     if (digits > 1 && 10 ** (digits - 1) > abs) digits--;
     return n < 0 ? digits + 1 : digits;
   }
-  return 24;
+  // The longest shortest form: a sign, `0.`, five zeros and 17 significant digits
+  // (-0.0000015840698908564952); exponent forms such as -1.2345678901234567e-308 are shorter.
+  return 25;
 }
 
 /** The JSON length of one property value (a scalar or a list of scalars). */

@@ -3,8 +3,9 @@
  * (memory store) with the hostile graph imported. A child process keeps the test runner's own work and
  * garbage collection out of what /healthz measures, and lets the heap bound read the server's heap
  * alone. It speaks over the IPC channel: it sends `{ ready, origin }` once serving, answers
- * `{ heap: id }` with `{ heap: id, used }` (heap used after a full GC, in bytes) and exits after
- * closing on `{ close: true }` or when the parent goes away.
+ * `{ heap: id }` with `{ heap: id, used }` (heap used after a full GC, in bytes), answers
+ * `{ reset: id }` with `{ reset: id }` once the hostile graph is dropped and imported again as it
+ * was at the start, and exits after closing on `{ close: true }` or when the parent goes away.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,10 +16,10 @@ import { resolveConfig } from '../../../src/config/index.ts';
 import { importJsonlFile } from '../../../src/graph/jsonl/index.ts';
 import { silentLogger } from '../../../src/log/index.ts';
 import { startToolgraph } from '../../../src/serve/index.ts';
-import { hostileLines } from './hostile-graph.ts';
+import { HOSTILE_GRAPH, hostileLines } from './hostile-graph.ts';
 
-export type ParentMessage = { readonly heap: number } | { readonly close: true };
-export type ChildMessage = { readonly ready: true; readonly origin: string } | { readonly heap: number; readonly used: number };
+export type ParentMessage = { readonly heap: number } | { readonly reset: number } | { readonly close: true };
+export type ChildMessage = { readonly ready: true; readonly origin: string } | { readonly heap: number; readonly used: number } | { readonly reset: number };
 
 /** A full GC on demand, without starting the process with --expose-gc. */
 function collector(): () => void {
@@ -36,8 +37,15 @@ const config = resolveConfig({ env: { HOME: dir, PORT: '0', TOOLGRAPH_PERSISTENC
 const running = await startToolgraph({ config, logger: silentLogger(), only: ['graph'] });
 const file = join(dir, 'hostile.jsonl');
 writeFileSync(file, `${hostileLines().join('\n')}\n`);
-await importJsonlFile(running.engine!, 'hostile', file, { create: true });
+await importJsonlFile(running.engine!, HOSTILE_GRAPH, file, { create: true });
 await running.settled();
+
+/** The hostile graph as it was at the start: what the accepted writes of earlier cases added is gone. */
+async function reset(): Promise<void> {
+  await running.engine!.dropGraph(HOSTILE_GRAPH);
+  await importJsonlFile(running.engine!, HOSTILE_GRAPH, file, { create: true });
+  await running.settled();
+}
 const gc = collector();
 
 let closing = false;
@@ -51,6 +59,7 @@ async function close(): Promise<void> {
 
 process.on('message', (message: ParentMessage) => {
   if ('close' in message) void close();
+  else if ('reset' in message) void reset().then(() => send({ reset: message.reset }));
   else {
     gc();
     send({ heap: message.heap, used: process.memoryUsage().heapUsed });

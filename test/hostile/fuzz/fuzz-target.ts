@@ -14,6 +14,8 @@ export interface FuzzTarget {
   readonly timeBudgetMs: number;
   /** The server's heap used after a full GC, in bytes. */
   heapAfterGc(): Promise<number>;
+  /** Drops the hostile graph and imports it again as it was at the start (what earlier writes added is gone). */
+  reset(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -50,30 +52,30 @@ export async function startFuzzTarget(env: Record<string, string> = {}): Promise
   });
   const prober = new HealthProber(origin);
   let next = 0;
-  const ask = (message: ParentMessage): void => {
-    child.send(message);
+  /** Sends a request with a fresh id and waits for the child's answer to it (`answerOf` picks it out). */
+  const exchange = <T>(request: (id: number) => ParentMessage, answerOf: (message: ChildMessage, id: number) => T | undefined): Promise<T> => {
+    const id = ++next;
+    return new Promise<T>((resolve, reject) => {
+      const onMessage = (message: ChildMessage): void => {
+        const answer = answerOf(message, id);
+        if (answer === undefined) return;
+        child.off('message', onMessage);
+        resolve(answer);
+      };
+      child.on('message', onMessage);
+      void exited.then(() => reject(new Error('the fuzz server exited')));
+      child.send(request(id));
+    });
   };
   return {
     origin,
     prober,
     timeBudgetMs,
-    heapAfterGc() {
-      const id = ++next;
-      return new Promise<number>((resolve, reject) => {
-        const onMessage = (message: ChildMessage): void => {
-          if ('heap' in message && message.heap === id) {
-            child.off('message', onMessage);
-            resolve(message.used);
-          }
-        };
-        child.on('message', onMessage);
-        void exited.then(() => reject(new Error('the fuzz server exited')));
-        ask({ heap: id });
-      });
-    },
+    heapAfterGc: () => exchange((id) => ({ heap: id }), (m, id) => ('heap' in m && m.heap === id ? m.used : undefined)),
+    reset: () => exchange((id) => ({ reset: id }), (m, id) => ('reset' in m && m.reset === id ? true : undefined)).then(() => undefined),
     async close() {
       await prober.stop();
-      if (child.exitCode === null && child.connected) ask({ close: true });
+      if (child.exitCode === null && child.connected) child.send({ close: true } satisfies ParentMessage);
       const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;
       clearTimeout(killer);

@@ -5,6 +5,16 @@ import { graphVersion, post, type FuzzTarget } from './fuzz-target.ts';
 /** The slowest /healthz answer allowed while a case runs. */
 export const HEALTHZ_BOUND_MS = 500;
 
+/** Heap growth after GC allowed over one run of cases from the hostile graph (writes that succeed do grow the graph a little). */
+export const HEAP_GROWTH_BOUND = 256 * 1024 * 1024;
+
+/**
+ * Cases in one run from the hostile graph as imported: the short run in `npm test` is one such run,
+ * and the long one (`npm run fuzz`) runs batches of as many, each from the graph as imported again,
+ * so a batch's seed replays it exactly in the short run.
+ */
+export const CASES_PER_RUN = 40;
+
 export interface CaseOutcome {
   readonly ms: number;
   readonly status: number;

@@ -1,5 +1,5 @@
 export type { HttpService } from './http-service.ts';
-export { sendJson, sendError, readBody, pathOf } from './respond.ts';
+export { sendJson, sendError, readBody, pathOf, DRAIN_FACTOR } from './respond.ts';
 export { headerCount } from './header-count.ts';
 export { jsonMediaTypeRefusal, readJsonBody } from './json-body.ts';
 export { readQueryParameters } from './query-parameters.ts';

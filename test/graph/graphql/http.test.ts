@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { serverAudits } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphEngine } from '../../../src/graph/engine/index.ts';
@@ -53,6 +54,43 @@ describe('GraphQL over HTTP', () => {
       expect(dispatched.status).toBe(200);
       expect(dispatched.text).toBe(`{"id":"18446744073709551615","result":${http.text}}`);
     }
+  });
+});
+
+/**
+ * POSTs `body` on a connection of its own that asks to be closed (`Connection: close`, as a client
+ * without an agent sends): half of it, then, 200 ms later, the rest, as a slow network would.
+ * Resolves with the answer's status and code and whether it came before the body was all sent;
+ * rejects when the connection failed before an answer (EPIPE, a reset).
+ */
+function postClosing(url: string, body: string): Promise<{ status: number; code: string | undefined; answeredEarly: boolean }> {
+  const bytes = Buffer.from(body);
+  const half = bytes.length >> 1;
+  return new Promise((resolve, reject) => {
+    let sent = false;
+    let answeredEarly = false;
+    const req = request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': bytes.length } }, (res) => {
+      answeredEarly = !sent;
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => { text += chunk; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, code: (JSON.parse(text) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code, answeredEarly }));
+    });
+    req.on('error', reject);
+    req.write(bytes.subarray(0, half));
+    setTimeout(() => {
+      sent = true;
+      req.end(bytes.subarray(half));
+    }, 200);
+  });
+}
+
+describe('bodies over the limit', () => {
+  it('answers 413 once the client has sent its whole body, so a client on a connection it asked to close reads it (an earlier answer and close can fail its writes with EPIPE)', async () => {
+    // 60,000 _entities representations: over 2 MiB against the 1 MiB limit (the fuzzer's case).
+    const body = JSON.stringify({ query: 'query ($r: [_Any!]!) { _entities(representations: $r) { ... on Person { id } } }', variables: { r: Array.from({ length: 60_000 }, (_, i) => ({ __typename: 'Person', id: `person-${i}` })) } });
+    expect(body.length).toBeGreaterThan(2 * 1024 * 1024);
+    expect(await postClosing(server.url, body)).toEqual({ status: 413, code: 'TG_PAYLOAD_TOO_LARGE', answeredEarly: false });
   });
 });
 

@@ -14,9 +14,12 @@
  * their luck; and with 2 s of warm-up this checkout (more code for V8 to optimize) measured 0.79x of
  * 2591d14 on byId where 8 s measured 0.98x, so a short warm-up measured tiering, not the steady state. With two or
  * more cores and `taskset` (Linux), the servers run on core 1 and autocannon on core 0 (`--no-pin`
- * to share); the servers' CPU time per request (from /proc) is reported beside the throughput.
- * Usage: node scripts/bench/hot-path.ts --baseline DIR [--rounds N] [--seconds S] [--warmup S] [--connections C] [--only byId,tour,…] [--no-pin] [--out FILE]
- * (`--only` keeps the requests whose name contains one of the given words)
+ * to share); the servers' CPU time per request (from /proc) is reported beside the throughput, with
+ * its ratio per round (baseline µs / this checkout's µs, so above 1 is cheaper here, as for req/s).
+ * Usage: node scripts/bench/hot-path.ts --baseline DIR [--rounds N] [--seconds S] [--warmup S] [--connections C] [--only byId,tour,…] [--env K=V,…] [--no-pin] [--out FILE]
+ * (`--only` keeps the requests whose name contains one of the given words; `--env` sets settings of
+ * this checkout's server only, e.g. TOOLGRAPH_METRICS=false to leave out what a baseline without
+ * metrics never did)
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,6 +40,15 @@ const CONNECTIONS = Number(arg('--connections') ?? 20);
 const WARMUP = Number(arg('--warmup') ?? 8);
 const OUT = arg('--out');
 const ONLY = arg('--only')?.split(',');
+/** Settings for this checkout's server only (`--env K=V,K=V`). */
+const CURRENT_ENV: Record<string, string> = Object.fromEntries((arg('--env') ?? '').split(',').filter(Boolean).map((pair) => {
+  const at = pair.indexOf('=');
+  if (at <= 0) {
+    process.stderr.write(`hot-path: --env takes K=V pairs separated by commas; got ${JSON.stringify(pair)}\n`);
+    process.exit(64);
+  }
+  return [pair.slice(0, at), pair.slice(at + 1)];
+}));
 const HERE = resolve(import.meta.dirname, '..', '..');
 const PIN = !process.argv.includes('--no-pin') && availableParallelism() >= 2 && spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' }).status === 0;
 
@@ -60,13 +72,15 @@ class Side {
   readonly dataDir = mkdtempSync(join(tmpdir(), 'tg-hot-path-'));
   readonly name: string;
   readonly root: string;
-  constructor(name: string, root: string) {
+  readonly #settings: Record<string, string>;
+  constructor(name: string, root: string, settings: Record<string, string> = {}) {
     this.name = name;
     this.root = root;
+    this.#settings = settings;
   }
 
   #env(): NodeJS.ProcessEnv {
-    return { ...process.env, HOME: this.dataDir, TOOLGRAPH_DATA_DIR: this.dataDir, PORT: '0', LOG_LEVEL: 'warn' };
+    return { ...process.env, HOME: this.dataDir, TOOLGRAPH_DATA_DIR: this.dataDir, PORT: '0', LOG_LEVEL: 'warn', ...this.#settings };
   }
 
   #cli(): string[] {
@@ -177,12 +191,12 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'tg-hot-path-data-'));
   const jsonl = join(work, 'people.jsonl');
   writeFileSync(jsonl, toJsonLines(generate()));
-  const current = new Side('this checkout', HERE);
+  const current = new Side('this checkout', HERE, CURRENT_ENV);
   const baseline = new Side('baseline', resolve(BASELINE!));
   try {
     await current.prepare(jsonl);
     await baseline.prepare(jsonl);
-    const rows: string[][] = [['request', 'this checkout req/s (min / median)', 'baseline req/s (min / median)', 'ratio (min / median)', 'server CPU µs/req median: this / baseline']];
+    const rows: string[][] = [['request', 'this checkout req/s (min / median)', 'baseline req/s (min / median)', 'ratio (min / median)', 'server CPU µs/req median: this / baseline', 'CPU ratio baseline/this (min / median)']];
     const raw: Record<string, { current: Measured[]; baseline: Measured[] }> = {};
     for (const request of REQUESTS.filter((r) => ONLY === undefined || ONLY.some((word) => r.name.includes(word)))) {
       for (const side of [current, baseline]) if (!side.running) await side.start();
@@ -204,6 +218,7 @@ async function main(): Promise<void> {
         const known = side.flatMap((m) => (m.cpuMicros === undefined ? [] : [m.cpuMicros]));
         return known.length === 0 ? 'n/a' : fmt(median(known), 1);
       };
+      const cpuRatios = ours.flatMap((m, i) => (m.cpuMicros === undefined || theirs[i]!.cpuMicros === undefined ? [] : [theirs[i]!.cpuMicros! / m.cpuMicros]));
       raw[request.name] = { current: ours, baseline: theirs };
       const perSecond = (side: Measured[]) => side.map((m) => m.perSecond);
       rows.push([
@@ -212,10 +227,12 @@ async function main(): Promise<void> {
         `${fmt(Math.min(...perSecond(theirs)))} / ${fmt(median(perSecond(theirs)))}`,
         `${fmt(Math.min(...ratios), 2)}× / ${fmt(median(ratios), 2)}×`,
         `${cpu(ours)} / ${cpu(theirs)}`,
+        cpuRatios.length === 0 ? 'n/a' : `${fmt(Math.min(...cpuRatios), 2)}× / ${fmt(median(cpuRatios), 2)}×`,
       ]);
       process.stderr.write(`${request.name}: median ratio ${fmt(median(ratios), 2)}×\n`);
     }
-    process.stdout.write(`hot path: ${HERE} against ${resolve(BASELINE!)}, ${ROUNDS} alternating rounds of ${SECONDS} s on fresh server processes warmed ${WARMUP} s, ${CONNECTIONS} connections${PIN ? ', servers on core 1, load on core 0' : ''}\n`);
+    const settings = Object.keys(CURRENT_ENV).length === 0 ? '' : ` (this checkout with ${Object.entries(CURRENT_ENV).map(([k, v]) => `${k}=${v}`).join(', ')})`;
+    process.stdout.write(`hot path: ${HERE}${settings} against ${resolve(BASELINE!)}, ${ROUNDS} alternating rounds of ${SECONDS} s on fresh server processes warmed ${WARMUP} s, ${CONNECTIONS} connections${PIN ? ', servers on core 1, load on core 0' : ''}\n`);
     printTable(rows);
     if (OUT) await writeFile(OUT, JSON.stringify({ rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, raw }, null, 2));
   } finally {

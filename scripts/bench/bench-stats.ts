@@ -1,9 +1,25 @@
 // Shared by the benchmark suites: timing loops, medians and the printed table.
+import { rng } from './seeded-random.ts';
 
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * A 95% bootstrap interval of the median of `values` (percentile method, `resamples` draws with a
+ * fixed seed, so a report is reproducible from its numbers): how far the median could move on a
+ * machine this noisy, given the rounds measured.
+ */
+export function medianInterval(values: readonly number[], resamples = 2000): { low: number; high: number } {
+  const random = rng(0x5eed);
+  const medians: number[] = [];
+  for (let r = 0; r < resamples; r++) {
+    medians.push(median(Array.from(values, () => values[Math.floor(random() * values.length)]!)));
+  }
+  medians.sort((a, b) => a - b);
+  return { low: medians[Math.floor(resamples * 0.025)]!, high: medians[Math.ceil(resamples * 0.975) - 1]! };
 }
 
 /** `op` run by `concurrency` loops for `ms`: operations per second, and how many ran. Every operation must succeed. */

@@ -15,7 +15,9 @@
  * 2591d14 on byId where 8 s measured 0.98x, so a short warm-up measured tiering, not the steady state. With two or
  * more cores and `taskset` (Linux), the servers run on core 1 and autocannon on core 0 (`--no-pin`
  * to share); the servers' CPU time per request (from /proc) is reported beside the throughput, with
- * its ratio per round (baseline µs / this checkout's µs, so above 1 is cheaper here, as for req/s).
+ * its ratio per round (baseline µs / this checkout's µs, so above 1 is cheaper here, as for req/s),
+ * and each median ratio gets a 95% bootstrap interval: on a shared 2-core machine one pair of fresh
+ * processes of the same build can differ by 10%, so the interval says what the rounds can resolve.
  * Usage: node scripts/bench/hot-path.ts --baseline DIR [--rounds N] [--seconds S] [--warmup S] [--connections C] [--only byId,tour,…] [--env K=V,…] [--no-pin] [--out FILE]
  * (`--only` keeps the requests whose name contains one of the given words; `--env` sets settings of
  * this checkout's server only, e.g. TOOLGRAPH_METRICS=false to leave out what a baseline without
@@ -28,7 +30,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { arg } from './bench-args.ts';
-import { median, printTable } from './bench-stats.ts';
+import { median, medianInterval, printTable } from './bench-stats.ts';
 import { generate, toJsonLines } from './people-data.ts';
 import { SHAPES } from './graphql-shapes.ts';
 
@@ -186,6 +188,10 @@ async function sameAnswer(a: Side, b: Side, request: Request): Promise<void> {
 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const interval = (ratios: readonly number[]): string => {
+  const { low, high } = medianInterval(ratios);
+  return `${fmt(low, 2)}–${fmt(high, 2)}×`;
+};
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'tg-hot-path-data-'));
@@ -196,7 +202,7 @@ async function main(): Promise<void> {
   try {
     await current.prepare(jsonl);
     await baseline.prepare(jsonl);
-    const rows: string[][] = [['request', 'this checkout req/s (min / median)', 'baseline req/s (min / median)', 'ratio (min / median)', 'server CPU µs/req median: this / baseline', 'CPU ratio baseline/this (min / median)']];
+    const rows: string[][] = [['request', 'this checkout req/s (min / median)', 'baseline req/s (min / median)', 'ratio (min / median)', 'server CPU µs/req median: this / baseline', 'CPU ratio baseline/this (min / median)', 'median ratios\' 95% bootstrap intervals: req/s; CPU']];
     const raw: Record<string, { current: Measured[]; baseline: Measured[] }> = {};
     for (const request of REQUESTS.filter((r) => ONLY === undefined || ONLY.some((word) => r.name.includes(word)))) {
       for (const side of [current, baseline]) if (!side.running) await side.start();
@@ -228,6 +234,7 @@ async function main(): Promise<void> {
         `${fmt(Math.min(...ratios), 2)}× / ${fmt(median(ratios), 2)}×`,
         `${cpu(ours)} / ${cpu(theirs)}`,
         cpuRatios.length === 0 ? 'n/a' : `${fmt(Math.min(...cpuRatios), 2)}× / ${fmt(median(cpuRatios), 2)}×`,
+        `${interval(ratios)}; ${cpuRatios.length === 0 ? 'n/a' : interval(cpuRatios)}`,
       ]);
       process.stderr.write(`${request.name}: median ratio ${fmt(median(ratios), 2)}×\n`);
     }

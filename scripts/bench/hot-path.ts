@@ -18,7 +18,9 @@
  * its ratio per round (baseline µs / this checkout's µs, so above 1 is cheaper here, as for req/s),
  * and each median ratio gets a 95% bootstrap interval: on a shared 2-core machine one pair of fresh
  * processes of the same build can differ by 10%, so the interval says what the rounds can resolve.
- * Usage: node scripts/bench/hot-path.ts --baseline DIR [--rounds N] [--seconds S] [--warmup S] [--connections C] [--only byId,tour,…] [--env K=V,…] [--no-pin] [--out FILE]
+ * `--current DIR` measures another built checkout in this one's place (to find which commit between
+ * two builds a cost came in with).
+ * Usage: node scripts/bench/hot-path.ts --baseline DIR [--current DIR] [--rounds N] [--seconds S] [--warmup S] [--connections C] [--only byId,tour,…] [--env K=V,…] [--no-pin] [--out FILE]
  * (`--only` keeps the requests whose name contains one of the given words; `--env` sets settings of
  * this checkout's server only, e.g. TOOLGRAPH_METRICS=false to leave out what a baseline without
  * metrics never did)
@@ -51,7 +53,7 @@ const CURRENT_ENV: Record<string, string> = Object.fromEntries((arg('--env') ?? 
   }
   return [pair.slice(0, at), pair.slice(at + 1)];
 }));
-const HERE = resolve(import.meta.dirname, '..', '..');
+const HERE = resolve(arg('--current') ?? resolve(import.meta.dirname, '..', '..'));
 const PIN = !process.argv.includes('--no-pin') && availableParallelism() >= 2 && spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' }).status === 0;
 
 if (BASELINE === undefined) {

@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileCase } from './fuzz/hostile-cases.ts';
-import { HOSTILE_GRAPH, post, startFuzzTarget, type FuzzTarget } from './fuzz/fuzz-target.ts';
+import { cypherBody, post, startFuzzTarget, type FuzzTarget } from './fuzz/fuzz-target.ts';
 import { CASES_PER_RUN, HEAP_GROWTH_BOUND, runCase } from './fuzz/run-case.ts';
 
 let target: FuzzTarget;
@@ -42,12 +42,12 @@ describe('the hostile fuzzer (short run)', () => {
 
   it('starts a batch of the long run from the hostile graph as imported: what writes added is gone, and no memory is left behind', async () => {
     const census = async (): Promise<unknown> => {
-      const answer = await post(target.origin, '/dispatch', JSON.stringify({ id: 1, graph: HOSTILE_GRAPH, method: { Cypher: { query: 'MATCH (n) OPTIONAL MATCH (n)-[e]->() RETURN count(DISTINCT n) AS nodes, count(e) AS edges, sum(size(keys(n))) AS keys' } } }), 60_000);
+      const answer = await post(target.origin, '/dispatch', cypherBody('MATCH (n) OPTIONAL MATCH (n)-[e]->() RETURN count(DISTINCT n) AS nodes, count(e) AS edges, sum(size(keys(n))) AS keys'), 60_000);
       return (JSON.parse(answer.body) as { result: { rows: unknown } }).result.rows;
     };
     await target.reset();
     const imported = await census();
-    const wrote = await post(target.origin, '/dispatch', JSON.stringify({ id: 2, graph: HOSTILE_GRAPH, method: { Cypher: { query: 'MATCH (h:Hub) CREATE (h)-[:FZ]->(:Fz {s: $s}) SET h.extra = 1', params: { s: 'x'.repeat(1000) } } } }), 60_000);
+    const wrote = await post(target.origin, '/dispatch', cypherBody('MATCH (h:Hub) CREATE (h)-[:FZ]->(:Fz {s: $s}) SET h.extra = 1', { s: 'x'.repeat(1000) }), 60_000);
     expect(wrote.status, wrote.body).toBe(200);
     expect(await census()).not.toEqual(imported);
     await target.reset();

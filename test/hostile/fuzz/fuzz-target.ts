@@ -3,9 +3,9 @@ import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { HealthProber } from './health-prober.ts';
 import type { ChildMessage, ParentMessage } from './fuzz-server.ts';
-import { HOSTILE_GRAPH } from './hostile-graph.ts';
+import { cypherBody } from './hostile-graph.ts';
 
-export { BLOB_BYTES, HOSTILE_GRAPH, HUBS, LEAVES, WIDE_PROPERTIES } from './hostile-graph.ts';
+export { BLOB_BYTES, HOSTILE_GRAPH, HUBS, LEAVES, WIDE_PROPERTIES, cypherBody } from './hostile-graph.ts';
 
 export interface FuzzTarget {
   readonly origin: string;
@@ -122,7 +122,7 @@ export function post(origin: string, path: string, body: string, timeoutMs: numb
 export async function graphVersion(origin: string): Promise<number> {
   const deadline = performance.now() + 30_000;
   for (;;) {
-    const answer = await post(origin, '/dispatch', JSON.stringify({ id: 1, graph: HOSTILE_GRAPH, method: { Cypher: { query: 'RETURN 1 AS one' } } }), 30_000);
+    const answer = await post(origin, '/dispatch', cypherBody('RETURN 1 AS one'), 30_000);
     const json = JSON.parse(answer.body) as { result?: { version?: number }; error?: { code?: string } };
     const version = json.result?.version;
     if (typeof version === 'number') return version;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { HOSTILE_GRAPH } from './hostile-graph.ts';
+import { HOSTILE_GRAPH, cypherBody } from './hostile-graph.ts';
 
 /**
  * Adversarial requests for the hostile graph (fuzz-target.ts): GraphQL reads that fan out over hubs
@@ -38,7 +38,7 @@ function graphqlCase(text: string, variables: Record<string, unknown>, sizes: Re
 function cypherCase(text: string, params: Record<string, unknown>, sizes: Record<string, unknown>, write: boolean): HostileCase {
   return {
     surface: 'cypher', write, path: '/dispatch', text,
-    body: () => JSON.stringify({ id: 1, graph: HOSTILE_GRAPH, method: { Cypher: { query: text, params } } }),
+    body: () => cypherBody(text, params),
     [fc.toStringMethod]: () => describe('cypher', text, sizes),
   };
 }

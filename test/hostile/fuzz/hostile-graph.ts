@@ -5,6 +5,11 @@ export const LEAVES = 10_000;
 export const BLOB_BYTES = 1_000_000;
 export const WIDE_PROPERTIES = 1_000;
 
+/** The body of a POST /dispatch that runs one Cypher statement on the hostile graph. */
+export function cypherBody(query: string, params?: Record<string, unknown>): string {
+  return JSON.stringify({ id: 1, graph: HOSTILE_GRAPH, method: { Cypher: params === undefined ? { query } : { query, params } } });
+}
+
 /** The hostile graph as JSON Lines (the import format). */
 export function hostileLines(): string[] {
   const lines: string[] = [];

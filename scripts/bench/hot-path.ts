@@ -190,6 +190,8 @@ async function sameAnswer(a: Side, b: Side, request: Request): Promise<void> {
 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+/** `min / median` of the values, each with `digits` decimals and `unit` after it. */
+const minAndMedian = (values: readonly number[], digits = 0, unit = ''): string => `${fmt(Math.min(...values), digits)}${unit} / ${fmt(median(values), digits)}${unit}`;
 const interval = (ratios: readonly number[]): string => {
   const { low, high } = medianInterval(ratios);
   return `${fmt(low, 2)}–${fmt(high, 2)}×`;
@@ -231,11 +233,11 @@ async function main(): Promise<void> {
       const perSecond = (side: Measured[]) => side.map((m) => m.perSecond);
       rows.push([
         request.name,
-        `${fmt(Math.min(...perSecond(ours)))} / ${fmt(median(perSecond(ours)))}`,
-        `${fmt(Math.min(...perSecond(theirs)))} / ${fmt(median(perSecond(theirs)))}`,
-        `${fmt(Math.min(...ratios), 2)}× / ${fmt(median(ratios), 2)}×`,
+        minAndMedian(perSecond(ours)),
+        minAndMedian(perSecond(theirs)),
+        minAndMedian(ratios, 2, '×'),
         `${cpu(ours)} / ${cpu(theirs)}`,
-        cpuRatios.length === 0 ? 'n/a' : `${fmt(Math.min(...cpuRatios), 2)}× / ${fmt(median(cpuRatios), 2)}×`,
+        cpuRatios.length === 0 ? 'n/a' : minAndMedian(cpuRatios, 2, '×'),
         `${interval(ratios)}; ${cpuRatios.length === 0 ? 'n/a' : interval(cpuRatios)}`,
       ]);
       process.stderr.write(`${request.name}: median ratio ${fmt(median(ratios), 2)}×\n`);

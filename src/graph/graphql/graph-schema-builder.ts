@@ -62,14 +62,44 @@ export class GraphSchemaBuilder {
       edgeTypes.set(label.edgeType, label.label);
     }
     const unions = new Map<string, ReadonlySet<string>>(model.unions.map((u) => [u.name, new Set(u.members)]));
-    let sdl: string | undefined;
-    return {
-      epoch: catalogue.epoch, schema, model, labels, roots, names: model.names, labelOfType, connectionTypes, edgeTypes, unions,
-      get sdl() {
-        sdl ??= sdlFromModel(model);
-        return sdl;
-      },
-    };
+    return new BuiltGraphSchema({ epoch: catalogue.epoch, schema, model, labels, roots, labelOfType, connectionTypes, edgeTypes, unions });
+  }
+}
+
+/**
+ * A built GraphSchema. A class, not an object literal: a literal with a getter (the lazy `sdl`) is
+ * created in dictionary mode, so every read of its fields on the hot path (`graphSchema.schema`,
+ * `.labels`, `.epoch` …) went through V8's generic property lookup instead of an inline cache.
+ */
+class BuiltGraphSchema implements GraphSchema {
+  readonly epoch: string;
+  readonly schema: GraphQLSchema;
+  readonly model: SchemaModel;
+  readonly labels: ReadonlyMap<string, LabelPlan>;
+  readonly roots: ReadonlyMap<string, RootField>;
+  readonly names: SchemaModel['names'];
+  readonly labelOfType: ReadonlyMap<string, string>;
+  readonly connectionTypes: ReadonlyMap<string, string>;
+  readonly edgeTypes: ReadonlyMap<string, string>;
+  readonly unions: ReadonlyMap<string, ReadonlySet<string>>;
+  #sdl: string | undefined;
+
+  constructor(fields: Omit<GraphSchema, 'sdl' | 'names'>) {
+    this.epoch = fields.epoch;
+    this.schema = fields.schema;
+    this.model = fields.model;
+    this.labels = fields.labels;
+    this.roots = fields.roots;
+    this.names = fields.model.names;
+    this.labelOfType = fields.labelOfType;
+    this.connectionTypes = fields.connectionTypes;
+    this.edgeTypes = fields.edgeTypes;
+    this.unions = fields.unions;
+  }
+
+  get sdl(): string {
+    this.#sdl ??= sdlFromModel(this.model);
+    return this.#sdl;
   }
 }
 

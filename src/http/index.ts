@@ -2,6 +2,7 @@ export type { HttpService } from './http-service.ts';
 export { sendJson, sendError, readBody, pathOf, DRAIN_FACTOR } from './respond.ts';
 export { headerCount } from './header-count.ts';
 export { jsonMediaTypeRefusal, readJsonBody } from './json-body.ts';
+export type { JsonBodyOptions } from './json-body.ts';
 export { readQueryParameters } from './query-parameters.ts';
 export type { ResponseBody } from './openapi-types.ts';
 export { startHost, routeOf } from './host.ts';

@@ -44,6 +44,8 @@ export interface GraphqlRequest {
 /** A GraphQL response: its exact JSON text, and what decides the HTTP status. */
 export interface GraphqlResponse {
   readonly body: string;
+  /** The body's length in UTF-8 bytes (counted once, for the result budget and Content-Length). */
+  readonly bodyBytes: number;
   readonly errors: readonly GraphQLError[];
   /** Whether the response has a `data` entry (even null): a request error has none. */
   readonly hasData: boolean;
@@ -330,14 +332,16 @@ export class GraphqlPipeline {
     const charged = meter.chargedBytes;
     const serialized = charged !== undefined && charged < WHOLE_SERIALIZE_BYTES ? serialize(result, errors) : serializeSliced(result, errors);
     let body = typeof serialized === 'string' ? serialized : await serialized;
+    let bodyBytes = Buffer.byteLength(body);
     try {
-      if (meter !== UNMETERED) meter.resultBytes(Buffer.byteLength(body));
+      if (meter !== UNMETERED) meter.resultBytes(bodyBytes);
     } catch (error) {
       errors = [toGraphQLError(error)];
       result = { errors };
       body = serialize(result, errors);
+      bodyBytes = Buffer.byteLength(body);
     }
-    return { body, errors, hasData: 'data' in result && result.data !== undefined };
+    return { body, bodyBytes, errors, hasData: 'data' in result && result.data !== undefined };
   }
 
   /** Our refusals and GraphQL errors stay; anything else is logged and masked as TG_INTERNAL. */
@@ -445,8 +449,8 @@ export class GraphqlPipeline {
     const args = { schema: context.graphSchema.schema, document, contextValue: context, variableValues: (params.variables ?? undefined) as Record<string, unknown> | undefined, operationName };
     // Reads run inside the engine's read of the graph (as Cypher's do): they start after a commit
     // that is waiting, and a commit arriving meanwhile applies once they end. Mutations commit first.
-    if (operation.operation === 'query') return this.#engine.read(context.graph, () => executeOperation(args));
-    return executeOperation(args);
+    if (operation.operation === 'query') return this.#engine.read(context.graph, () => executeOperation(args, operation));
+    return executeOperation(args, operation);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolgraphError, describeValue, toToolgraphError } from '../../errors/index.ts';
-import { noteOutcome, pathOf, readJsonBody, type HttpService } from '../../http/index.ts';
+import { noteOutcome, pathOf, readJsonBody, type HttpService, type JsonBodyOptions } from '../../http/index.ts';
 import type { Principal } from '../../principal/index.ts';
 import { createGraphiqlPage } from './graphiql-page.ts';
 import type { Logger } from '../../log/index.ts';
@@ -106,17 +106,16 @@ function getParams(req: IncomingMessage): Record<string, unknown> {
 }
 
 
-async function postParams(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
-  // Drained, not cut off: GraphQL-over-HTTP clients read the 413 on the same connection.
-  const parsed = await readJsonBody(req, { route: `POST ${GRAPHQL_PATH}/{graph}`, limitBytes: limit, overflow: 'drain' });
+/** The POST body's GraphQL parameters: a JSON object (no batches). */
+function postParams(parsed: unknown): Record<string, unknown> {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new HttpRefusal(new ToolgraphError('TG_BAD_REQUEST', `The body must be a JSON object {query, variables?, operationName?, extensions?}; got ${describeValue(parsed)} (batches are not accepted).`));
   }
   return parsed as Record<string, unknown>;
 }
 
-function send(res: ServerResponse, status: number, contentType: string, body: string | Buffer, headers?: Record<string, string>): void {
-  const all: Record<string, string | number> = { 'content-type': contentType, 'content-length': Buffer.byteLength(body) };
+function send(res: ServerResponse, status: number, contentType: string, body: string | Buffer, headers?: Record<string, string>, bytes = Buffer.byteLength(body)): void {
+  const all: Record<string, string | number> = { 'content-type': contentType, 'content-length': bytes };
   if (headers !== undefined) for (const name of Object.keys(headers)) all[name] = headers[name]!;
   res.writeHead(status, all);
   res.end(body);
@@ -136,6 +135,7 @@ export function createGraphqlService(options: GraphqlServiceOptions): HttpServic
   const { pipeline, logger, resolvePrincipal } = options;
   const graphiql = createGraphiqlPage();
   const logInfo = logger.isLevelEnabled('info');
+  const postBody: JsonBodyOptions = { route: `POST ${GRAPHQL_PATH}/{graph}`, limitBytes: pipeline.options.bodyLimit, overflow: 'drain' };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = logInfo ? performance.now() : 0;
@@ -163,13 +163,14 @@ export function createGraphqlService(options: GraphqlServiceOptions): HttpServic
         throw new HttpRefusal(new ToolgraphError('TG_BAD_REQUEST', `Cannot answer in any type Accept names (${describeValue(req.headers.accept)}); this endpoint answers ${GRAPHQL_RESPONSE} or ${JSON_TYPE}.`, { status: 406 }));
       }
       const principal = await resolvePrincipal(req);
-      const params = method === 'GET' ? getParams(req) : await postParams(req, pipeline.options.bodyLimit);
+      // Drained, not cut off: GraphQL-over-HTTP clients read the 413 on the same connection.
+      const params = method === 'GET' ? getParams(req) : postParams(await readJsonBody(req, postBody));
       const response = await pipeline.run({ graph, principal, method, params });
       const answer = statusOf(response, negotiated);
       status = answer.status;
       outcome = String(response.errors[0]?.extensions?.['code'] ?? 'ok');
       if (outcome !== 'ok') noteOutcome(res, outcome, response.errors[0]?.extensions?.['details']);
-      send(res, status, CONTENT_TYPE[negotiated], response.body, answer.headers);
+      send(res, status, CONTENT_TYPE[negotiated], response.body, answer.headers, response.bodyBytes);
     } catch (thrown) {
       const refusal = thrown instanceof HttpRefusal ? thrown : new HttpRefusal(toToolgraphError(thrown));
       if (refusal.code === 'TG_INTERNAL') logger.error({ err: thrown }, 'graphql request failed');

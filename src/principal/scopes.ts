@@ -18,7 +18,9 @@ export function readScopes(language: 'graphql' | 'cypher'): readonly string[] {
 export const WRITE_SCOPES: readonly string[] = ['kg:write', 'kg:admin', '*'];
 
 export function requireScope(principal: Principal, allowed: readonly string[], what: string): void {
-  if (principal.scopes.some((s) => allowed.includes(s))) return;
+  // A loop, not scopes.some(closure): this runs two or three times on every query.
+  const scopes = principal.scopes;
+  for (let i = 0; i < scopes.length; i++) if (allowed.includes(scopes[i]!)) return;
   throw new ToolgraphError('TG_INSUFFICIENT_SCOPE', `${what} needs one of the scopes ${allowed.join(', ')}; the token has ${principal.scopes.length === 0 ? 'none' : principal.scopes.join(', ')}.`, {
     details: { required: [...allowed], granted: [...principal.scopes] },
   });

@@ -68,19 +68,19 @@ function result(state: ExecState, data: Record<string, unknown> | null, version:
 }
 
 /**
- * Executes a validated operation against one schema and one view of the graph. Queries run (and
+ * Executes a validated operation (`operation`, selected from the document once, when the pipeline
+ * prepared it) against one schema and one view of the graph. Queries run (and
  * return) synchronously unless they outlast a time slice of their budget: they then yield the event
  * loop between slices of large levels (work.ts), inside the engine's read of the graph, which holds
  * commits back, so they still see one graph version. Mutations commit one batch first
  * (mutation-batch.ts). Operations that select `__schema` or `__type` go through graphql-js, whose
  * resolvers read what the same executor computed (to the end, without pausing).
  */
-export function executeOperation(args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult> {
+export function executeOperation(args: ExecutionArgs, operation: OperationDefinitionNode): ExecutionResult | Promise<ExecutionResult> {
   const context = args.contextValue as GraphqlRequestContext;
-  const operation = selectOperation(args.document, args.operationName);
-  if (operation instanceof GraphQLError) return { errors: [operation] };
+  const fragments = fragmentsOf(args.document);
   // Thousands of _entities representations are refused as sent, before coercing them costs anything.
-  const tooMany = context.pricing.representationsRefusal(operation, fragmentsOf(args.document), (args.variableValues ?? NO_VARIABLES) as Record<string, unknown>);
+  const tooMany = context.pricing.representationsRefusal(operation, fragments, (args.variableValues ?? NO_VARIABLES) as Record<string, unknown>);
   if (tooMany !== null) return { errors: [tooMany] };
   const definitions = operation.variableDefinitions ?? [];
   const coerced: { errors?: readonly GraphQLError[]; coerced?: Record<string, unknown> } = definitions.length === 0 ? NONE_COERCED : getVariableValues(args.schema, definitions, (args.variableValues ?? {}) as Record<string, unknown>, { maxErrors: 50 });
@@ -92,7 +92,6 @@ export function executeOperation(args: ExecutionArgs): ExecutionResult | Promise
     };
   }
   const variables = coerced.coerced ?? NO_VARIABLES;
-  const fragments = fragmentsOf(args.document);
   // Priced with the variables' values, before anything is read.
   const refused = context.pricing.refusal(args.schema, operation, fragments, variables);
   if (refused !== null) return { errors: [refused] };

@@ -9,7 +9,7 @@ import type { ExecState } from './exec-state.ts';
 import { NullBubble, graphqlError, toGraphQLError } from './graphql-errors.ts';
 import { overListLimit } from './list-limit.ts';
 import { pageSize, shapeNodes, type Shaped } from './shape-nodes.ts';
-import { drive, finish, type Work } from './work.ts';
+import { doneWork, drive, finish, type Work } from './work.ts';
 
 function rootField(state: ExecState, name: string): GraphQLField<unknown, unknown> {
   return (state.graphSchema.schema.getQueryType() as GraphQLObjectType).getFields()[name]!;
@@ -70,12 +70,15 @@ function optionalString(args: Record<string, unknown>, name: string): string | u
   return typeof v === 'string' ? v : undefined;
 }
 
-/** `Label(first, limit, filters…)` (named `fieldName`: a namespace prefixes it): one label scan, then the selection level by level. */
-function* labelList(state: ExecState, fieldName: string, label: string, key: string, nodes: readonly FieldNode[]): Work<Shaped[]> {
+/**
+ * `Label(first, limit, filters…)` (named `fieldName`: a namespace prefixes it): one label scan now,
+ * then the selection level by level as the work it returns.
+ */
+function labelList(state: ExecState, fieldName: string, label: string, key: string, nodes: readonly FieldNode[]): Work<Shaped[]> {
   const args = rootArguments(state, fieldName, nodes[0]!);
   const count = pageSize(optionalInt(args, 'first'), optionalInt(args, 'limit'), () => ({ nodes, path: [key] }));
   const rows = scanPage(state, fieldName, label, filtersOf(args), count);
-  return yield* shapeNodes(state, rows, nodes, 0, (i) => [key, i]);
+  return shapeNodes(state, rows, nodes, 0, (i) => [key, i]);
 }
 
 /**
@@ -241,33 +244,43 @@ function service(state: ExecState, nodes: readonly FieldNode[]): Shaped {
   return out;
 }
 
-/** The value of one Query root field (introspection fields excepted: graphql-js answers those), as work. */
-function* rootValue(state: ExecState, key: string, nodes: readonly FieldNode[]): Work<unknown> {
+/**
+ * The work of one Query root field (introspection fields excepted: graphql-js answers those). The
+ * field's own work, handed back: a failure while preparing it throws here, one while running it
+ * throws from the work; the caller bubbles either (see `bubble`).
+ */
+function rootWork(state: ExecState, key: string, nodes: readonly FieldNode[]): Work<unknown> {
   const name = nodes[0]!.name.value;
-  if (name === '__typename') return 'Query';
+  if (name === '__typename') return doneWork('Query');
   const root = state.graphSchema.roots.get(name);
-  try {
-    switch (root?.kind) {
-      case 'list': return yield* labelList(state, name, root.label, key, nodes);
-      case 'connection': return yield* labelConnection(state, name, root.label, key, nodes);
-      case 'entities': return yield* entities(state, key, nodes);
-      case 'service': return service(state, nodes);
-      default: throw new ToolgraphError('TG_INTERNAL', `No executor for Query.${name}.`);
-    }
-  } catch (error) {
-    bubble(error, nodes, [key]);
+  switch (root?.kind) {
+    case 'list': return labelList(state, name, root.label, key, nodes);
+    case 'connection': return labelConnection(state, name, root.label, key, nodes);
+    case 'entities': return entities(state, key, nodes);
+    case 'service': return doneWork(service(state, nodes));
+    default: throw new ToolgraphError('TG_INTERNAL', `No executor for Query.${name}.`);
   }
 }
 
 /** The value of one Query root field, run to its end without pausing (graphql-js resolvers, subscriptions). */
 export function queryRootValue(state: ExecState, key: string, nodes: readonly FieldNode[]): unknown {
-  return finish(rootValue(state, key, nodes));
+  try {
+    return finish(rootWork(state, key, nodes));
+  } catch (error) {
+    bubble(error, nodes, [key]);
+  }
 }
 
 function* queryFields(state: ExecState, fields: CollectedFields): Work<Record<string, unknown> | null> {
   const data: Record<string, unknown> = {};
   try {
-    for (const [key, nodes] of fields) data[key] = yield* rootValue(state, key, nodes);
+    for (const [key, nodes] of fields) {
+      try {
+        data[key] = yield* rootWork(state, key, nodes);
+      } catch (error) {
+        bubble(error, nodes, [key]);
+      }
+    }
   } catch (error) {
     if (!(error instanceof NullBubble)) throw error;
     state.errors.push(error.error);

@@ -5,7 +5,7 @@ import { collectFields, subSelections, type CollectedFields } from './collect-fi
 import { expandLevel } from './expand-level.ts';
 import type { ExecState, PathFn } from './exec-state.ts';
 import { NullBubble, graphqlError } from './graphql-errors.ts';
-import type { Work } from './work.ts';
+import { doneWork, type Work } from './work.ts';
 
 /** A shaped object: response keys in selection order, values as they go on the wire. */
 export type Shaped = Record<string, unknown>;
@@ -65,24 +65,21 @@ const SLICE = 1024;
  * rows of a position are one frontier, and each edge field of the selection is one `expandEach`
  * over that whole frontier; the children of all rows are then shaped together, one level down.
  * Rows come in the engine's id order and keep it. Work (work.ts): it yields between levels and
- * every SLICE objects of a large one when the time slice is spent.
+ * every SLICE objects of a large one when the time slice is spent. Not itself a generator: it hands
+ * back the work of its one group (nearly always) or of the union's groups.
  */
-export function* shapeNodes(state: ExecState, rows: readonly NodeRecord[], nodes: readonly FieldNode[], level: number, pathOf: (i: number) => (string | number)[]): Work<Shaped[]> {
+export function shapeNodes(state: ExecState, rows: readonly NodeRecord[], nodes: readonly FieldNode[], level: number, pathOf: (i: number) => (string | number)[]): Work<Shaped[]> {
   const out = new Array<Shaped>(rows.length);
-  if (rows.length === 0) return out;
+  if (rows.length === 0) return doneWork(out);
   const label = rows[0]!.label;
-  let mixed = false;
   for (let i = 1; i < rows.length; i++) {
-    if (rows[i]!.label !== label) {
-      mixed = true;
-      break;
-    }
+    if (rows[i]!.label !== label) return shapeUnion(state, rows, nodes, level, pathOf, out);
   }
-  if (!mixed) {
-    yield* shapeGroup(state, label, rows, null, nodes, level, pathOf, out);
-    return out;
-  }
-  // A union position: each label is a group of its own (its own collected fields and expansions).
+  return shapeGroup(state, label, rows, null, nodes, level, pathOf, out);
+}
+
+/** A union position: each label is a group of its own (its own collected fields and expansions). */
+function* shapeUnion(state: ExecState, rows: readonly NodeRecord[], nodes: readonly FieldNode[], level: number, pathOf: (i: number) => (string | number)[], out: Shaped[]): Work<Shaped[]> {
   const groups = new Map<string, number[]>();
   for (let i = 0; i < rows.length; i++) {
     const l = rows[i]!.label;
@@ -94,10 +91,11 @@ export function* shapeNodes(state: ExecState, rows: readonly NodeRecord[], nodes
   return out;
 }
 
+/** Shapes one label's rows into `out` (at `positions`, or in order) and returns `out`. */
 function* shapeGroup(
   state: ExecState, label: string, rows: readonly NodeRecord[], positions: readonly number[] | null,
   nodes: readonly FieldNode[], level: number, pathOf: (i: number) => (string | number)[], out: Shaped[],
-): Work<void> {
+): Work<Shaped[]> {
   // The label's GraphQL type: fragments match it and `__typename` answers it (the namespace's prefix, if any).
   const prefix = state.graphSchema.names.typePrefix;
   const typeName = prefix === '' ? label : `${prefix}${label}`;
@@ -112,6 +110,7 @@ function* shapeGroup(
     shapeRows(state, typeName, rows, positions, steps, pathOf, out, from, to);
     if (to < rows.length && state.meter.yieldDue) yield;
   }
+  return out;
 }
 
 /** Shapes rows[from..to) of a group into `out`; charges their values' JSON and ticks the clock. */

@@ -25,7 +25,7 @@
  * this checkout's server only, e.g. TOOLGRAPH_METRICS=false to leave out what a baseline without
  * metrics never did)
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -33,8 +33,8 @@ import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { arg } from './bench-args.ts';
 import { median, medianInterval, printTable } from './bench-stats.ts';
+import { REQUESTS, Side, sameAnswer, type Request } from './hot-path-sides.ts';
 import { generate, toJsonLines } from './people-data.ts';
-import { SHAPES } from './graphql-shapes.ts';
 
 const BASELINE = arg('--baseline');
 const ROUNDS = Math.max(5, Number(arg('--rounds') ?? 5));
@@ -59,79 +59,6 @@ const PIN = !process.argv.includes('--no-pin') && availableParallelism() >= 2 &&
 if (BASELINE === undefined) {
   process.stderr.write('hot-path: --baseline DIR is required (a checkout with a built dist/ to compare against)\n');
   process.exit(64);
-}
-
-interface Request { readonly name: string; readonly path: string; readonly body: string }
-
-const tour = 'MATCH (p:Person)-[:WORKS_AT]->(o:Organization {name: $org}) RETURN p.name AS name, [(p)-[:CONTRIBUTES_TO]->(x:Project) | x.name] AS projects ORDER BY name LIMIT 2';
-const REQUESTS: Request[] = [
-  ...Object.entries(SHAPES).map(([name, query]) => ({ name: `graphql ${name}`, path: '/graphql/people', body: JSON.stringify({ query }) })),
-  { name: 'dispatch tour query', path: '/dispatch', body: JSON.stringify({ id: 1, graph: 'demo', method: { Cypher: { query: tour, params: { org: 'Acme Analytics' } } } }) },
-  { name: 'dispatch point read', path: '/dispatch', body: JSON.stringify({ id: 2, graph: 'demo', method: { Cypher: { query: 'MATCH (p:Person {id: $id}) RETURN p.name AS name, p', params: { id: 'person-001' } } } }) },
-];
-
-class Side {
-  child: ChildProcess | undefined;
-  origin = '';
-  readonly dataDir = mkdtempSync(join(tmpdir(), 'tg-hot-path-'));
-  readonly name: string;
-  readonly root: string;
-  readonly #settings: Record<string, string>;
-  constructor(name: string, root: string, settings: Record<string, string> = {}) {
-    this.name = name;
-    this.root = root;
-    this.#settings = settings;
-  }
-
-  #env(): NodeJS.ProcessEnv {
-    return { ...process.env, HOME: this.dataDir, TOOLGRAPH_DATA_DIR: this.dataDir, PORT: '0', LOG_LEVEL: 'warn', ...this.#settings };
-  }
-
-  #cli(): string[] {
-    return [join(this.root, 'dist', 'src', 'cli', 'toolgraph.js')];
-  }
-
-  #node(): string {
-    return join(this.root, 'node_modules', '.bin', 'node');
-  }
-
-  async start(): Promise<void> {
-    const command = [this.#node(), ...this.#cli(), 'serve', '--only', 'graph'];
-    const [file, ...args] = PIN ? ['taskset', '-c', '1', ...command] : command;
-    const child = spawn(file!, args, { cwd: this.root, env: this.#env(), stdio: ['ignore', 'pipe', 'inherit'] });
-    this.child = child;
-    this.origin = await new Promise<string>((done, fail) => {
-      let text = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        text += chunk.toString();
-        const found = /listening on (http:\/\/\S+)/.exec(text);
-        if (found) done(found[1]!);
-      });
-      child.once('exit', (code) => fail(new Error(`${this.name}: serve exited with ${code} before listening`)));
-    });
-    while (!(await fetch(`${this.origin}/healthz`).then((r) => r.ok, () => false))) await new Promise((r) => setTimeout(r, 50));
-  }
-
-  get running(): boolean {
-    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
-  }
-
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (child === undefined || !this.running) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  }
-
-  /** A fresh store: serve once (it seeds demo), then import the people graph while no server holds it. */
-  async prepare(jsonl: string): Promise<void> {
-    await this.start();
-    await this.stop();
-    const imported = spawnSync(this.#node(), [...this.#cli(), 'graph', 'import', 'people', jsonl, '--create'], { cwd: this.root, env: this.#env(), encoding: 'utf8' });
-    if (imported.status !== 0) throw new Error(`${this.name}: import failed: ${imported.stderr}`);
-    await this.start();
-  }
 }
 
 /** User plus system CPU milliseconds the process has used (Linux /proc), or undefined elsewhere. */
@@ -178,17 +105,6 @@ async function turn(side: Side, request: Request): Promise<Measured> {
   }
 }
 
-async function sameAnswer(a: Side, b: Side, request: Request): Promise<void> {
-  const answer = async (side: Side) => {
-    const res = await fetch(`${side.origin}${request.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: request.body });
-    const json = (await res.json()) as { data?: unknown; result?: { rows?: unknown } };
-    if (res.status !== 200) throw new Error(`${side.name} ${request.name}: HTTP ${res.status}`);
-    return JSON.stringify(json.data ?? json.result?.rows);
-  };
-  const [x, y] = [await answer(a), await answer(b)];
-  if (x !== y) throw new Error(`${request.name}: the two builds answer differently:\n${x.slice(0, 300)}\n${y.slice(0, 300)}`);
-}
-
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 /** `min / median` of the values, each with `digits` decimals and `unit` after it. */
 const minAndMedian = (values: readonly number[], digits = 0, unit = ''): string => `${fmt(Math.min(...values), digits)}${unit} / ${fmt(median(values), digits)}${unit}`;
@@ -201,8 +117,9 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'tg-hot-path-data-'));
   const jsonl = join(work, 'people.jsonl');
   writeFileSync(jsonl, toJsonLines(generate()));
-  const current = new Side('this checkout', HERE, CURRENT_ENV);
-  const baseline = new Side('baseline', resolve(BASELINE!));
+  const pinned = PIN ? { wrapper: ['taskset', '-c', '1'] } : {};
+  const current = new Side('this checkout', HERE, CURRENT_ENV, pinned);
+  const baseline = new Side('baseline', resolve(BASELINE!), {}, pinned);
   try {
     await current.prepare(jsonl);
     await baseline.prepare(jsonl);

@@ -26,6 +26,7 @@ const SUITES: Record<string, { readonly script: string; readonly about: string }
   delegation: { script: 'delegation.ts', about: 'downstream calls with a cached delegated token against no delegation; exchanges under 1,000 calls' },
   tools: { script: 'tools.ts', about: 'tool calls (REST and MCP) with no auth, jwt and cached delegation against POST /dispatch alone' },
   'hot-path': { script: 'hot-path.ts', about: 'ordinary reads (GraphQL byId, filtered20, deep100; /dispatch tour query and point read) against another build: --baseline DIR, alternating rounds, this checkout / baseline' },
+  'hot-path-instructions': { script: 'hot-path-instructions.ts', about: 'the hot-path requests against another build (--baseline DIR), counted in instructions per request under valgrind callgrind instead of timed: repeatable on a noisy machine' },
   pipelining: { script: 'pipelining.ts', about: 'the schema client\'s fragment fast path: the hand-written HTTP/1.1 pipelining client against undici Pool({ pipelining }), 4096 fragments from a real catalogue server' },
   metrics: { script: 'metrics.ts', about: 'POST /dispatch and /graphql with Prometheus metrics on against a baseline without them (--baseline-root DIR: a checkout without the hooks)' },
   tracing: { script: 'tracing.ts', about: 'dispatch, GraphQL and tool calls with tracing off and on (every span exported over OTLP/HTTP) against the code before tracing' },

@@ -8,13 +8,14 @@
  *
  * Each turn starts one side's server under `valgrind --tool=callgrind --instr-atstart=no`, with
  * `--single-threaded` (no background compiler or GC threads whose share would depend on timing),
- * warms it with `--warmup` requests (four at a time, on kept-alive connections) uncounted, switches
- * counting on (`callgrind_control -i on`), sends `--requests` requests, switches it off and stops the
- * server. The count per request leaves out what is not the request's work: V8's optimizing compilers
- * (a function tiering up inside the window is warm-up, on either side) and the event-loop-delay
- * histogram's reset and percentile (a timer every 250 ms of wall time, which callgrind's slowdown
- * makes about 50 times heavier per request than it is at full speed). Rounds alternate which side
- * goes first. Counts scale with `--scale` (deep100 takes a fifth of the others' requests).
+ * warms it uncounted (20,000 byId requests, 12,000 of the others, 4,000 deep100; four at a time on
+ * kept-alive connections), switches counting on (`callgrind_control -i on`), sends 5,000 (3,000;
+ * 800) more on the same connections (see `send`), switches it off and stops the server. The count
+ * per request leaves out what is not the request's work: V8's optimizing compilers (a function
+ * tiering up inside the window is warm-up, on either side) and the event-loop-delay histogram's
+ * reset and percentile (a timer every 250 ms of wall time, which callgrind's slowdown makes about
+ * 50 times heavier per request than it is at full speed). Rounds alternate which side goes first.
+ * `--scale F` multiplies every count.
  *
  * Usage: node scripts/bench/hot-path-instructions.ts --baseline DIR [--current DIR] [--rounds N] [--scale F] [--only byId,tour,…] [--env K=V,…]
  * Needs valgrind (with callgrind_control and callgrind_annotate) on PATH.
@@ -63,10 +64,14 @@ function counts(request: Request): { warmup: number; counted: number } {
   return { warmup: Math.round(base.warmup * SCALE), counted: Math.max(1, Math.round(base.counted * SCALE)) };
 }
 
-/** Sends `total` requests, four at a time on kept-alive connections; every answer must be 200. */
-async function send(origin: string, request: Request, total: number): Promise<void> {
+/**
+ * Sends `total` requests, four at a time on the agent's kept-alive connections; every answer must be
+ * 200. One agent serves a whole turn: the first requests on new connections after warm-up deoptimize
+ * a dozen of node:http's functions ("wrong map", on either build), so counting on fresh connections
+ * counted their re-optimization (a third of the instructions), not the steady state.
+ */
+async function send(agent: http.Agent, origin: string, request: Request, total: number): Promise<void> {
   const url = new URL(origin);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   const one = (): Promise<void> => new Promise((done, fail) => {
     const req = http.request({
       host: url.hostname, port: url.port, path: request.path, method: 'POST', agent,
@@ -79,13 +84,9 @@ async function send(origin: string, request: Request, total: number): Promise<vo
     req.end(request.body);
   });
   let sent = 0;
-  try {
-    await Promise.all(Array.from({ length: 4 }, async () => {
-      while (sent++ < total) await one();
-    }));
-  } finally {
-    agent.destroy();
-  }
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    while (sent++ < total) await one();
+  }));
 }
 
 /** Functions whose instructions are not the request's work (see the header). */
@@ -109,12 +110,14 @@ async function turn(side: Side, request: Request, dir: string): Promise<number> 
   const out = join(dir, `${side.name.replaceAll(' ', '-')}-${Date.now()}.callgrind`);
   await side.start({ wrapper: ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`], nodeFlags: ['--single-threaded'] });
   const pid = String(side.child!.pid);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   try {
-    await send(side.origin, request, warmup);
+    await send(agent, side.origin, request, warmup);
     await run('callgrind_control', ['-i', 'on', pid]);
-    await send(side.origin, request, counted);
+    await send(agent, side.origin, request, counted);
     await run('callgrind_control', ['-i', 'off', pid]);
   } finally {
+    agent.destroy();
     await side.stop();
   }
   const files = readdirSync(dir).filter((name) => join(dir, name).startsWith(out));

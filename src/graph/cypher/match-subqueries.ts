@@ -88,7 +88,12 @@ function* prepareSteps(exprs: readonly Expr[], rows: readonly Row[], ctx: RunCon
  * neighbours for a chunk of rows is millions of rows of work, which must not hold the loop.
  */
 export function prepareSubqueriesPausing(exprs: readonly Expr[], rows: readonly Row[], ctx: RunContext): void | Promise<void> {
-  if (rows.length > 0) return drive(prepareSteps(exprs, rows, ctx), ctx);
+  // Most projections have no subquery: no steps to build and drive for each chunk of theirs.
+  if (rows.length > 0 && exprs.some(hasSubqueries)) return drive(prepareSteps(exprs, rows, ctx), ctx);
+}
+
+function hasSubqueries(expr: Expr): boolean {
+  return subqueriesOf(expr).length > 0;
 }
 
 const subqueries = new WeakMap<Expr, readonly SubqueryExpr[]>();

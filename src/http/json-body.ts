@@ -52,7 +52,8 @@ export function jsonMediaTypeRefusal(contentType: string | undefined, route: str
 function jsonText(body: Buffer): string {
   // Checked, then decoded: both native and about twice as fast as a fatal TextDecoder on small bodies.
   if (!isUtf8(body)) throw new ToolgraphError('TG_BAD_REQUEST', 'The body is not valid UTF-8.');
-  const text = body.toString('utf8');
+  // toString() without an encoding decodes UTF-8 directly; naming 'utf8' looks the encoding up first.
+  const text = body.toString();
   return text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text;
 }
 

@@ -322,7 +322,8 @@ async function sortRows(clause: ReturnClause, plan: ProjectionPlan, source: Chun
       else kept.push(entry);
     }
   }
-  const chosen = await sortPausing(heap !== null ? heap.entries() : kept, compare, ctx);
+  const sorted = sortPausing(heap !== null ? heap.entries() : kept, compare, ctx);
+  const chosen = sorted instanceof Promise ? await sorted : sorted;
   const window = chosen.slice(skip, limit === null ? undefined : skip + limit);
   await fill(window, items, plan.all, ctx);
   await emit(window, sink, 0, null, ctx);
@@ -406,7 +407,8 @@ async function aggregateRows(clause: ReturnClause, plan: ProjectionPlan, source:
   }
   if (clause.orderBy.length > 0) {
     for (const entry of entries) entry.keys = sortValues(plan.sortKeys, entry, items, ctx);
-    entries = await sortPausing(entries, compareEntries(clause, ctx), ctx);
+    const sorted = sortPausing(entries, compareEntries(clause, ctx), ctx);
+    entries = sorted instanceof Promise ? await sorted : sorted;
   }
   await emit(entries, sink, skip, limit, ctx);
 }
@@ -424,10 +426,14 @@ const SORT_RUN = 32;
  * comparison counts as work (compareEntries ticks), so the slice ends on time even when values are
  * large and comparisons slow.
  */
-async function sortPausing(entries: Entry[], compare: (a: Entry, b: Entry) => number, ctx: RunContext): Promise<Entry[]> {
+function sortPausing(entries: Entry[], compare: (a: Entry, b: Entry) => number, ctx: RunContext): Entry[] | Promise<Entry[]> {
+  // A few entries (ORDER BY … LIMIT keeps SKIP + LIMIT) are sorted at once, with no async frame.
+  return entries.length <= SORT_RUN ? entries.sort(compare) : sortInRuns(entries, compare, ctx);
+}
+
+async function sortInRuns(entries: Entry[], compare: (a: Entry, b: Entry) => number, ctx: RunContext): Promise<Entry[]> {
   const budget = ctx.budget;
   const n = entries.length;
-  if (n <= SORT_RUN) return entries.sort(compare);
   let from = entries;
   for (let start = 0; start < n; start += SORT_RUN) {
     const end = Math.min(n, start + SORT_RUN);

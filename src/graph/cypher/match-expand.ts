@@ -109,13 +109,15 @@ export class Expand implements PathStep {
     const e = this.#p;
     const budget = this.#ctx.budget;
     const ids = new Set<string>();
-    for (const record of paths.at) ids.add(record.id);
+    // Indexed loops here: a for-of over an array inside a generator calls the array iterator's next() per item.
+    for (let p = 0; p < paths.at.length; p++) ids.add(paths.at[p]!.id);
     const hitsById = expandFrontier([...ids], e.rel, e.direction, this.#ctx);
     let out = emptyPaths(paths.input, paths.cols.length);
     for (let p = 0; p < paths.at.length; p++) {
       const hits = hitsById.get(paths.at[p]!.id);
       if (!hits) continue;
-      for (const hit of hits) {
+      for (let h = 0; h < hits.length; h++) {
+        const hit = hits[h]!;
         if (!this.#edgeFits(hit.edge, paths, p) || !this.#nodeFits(hit.node, paths, p)) {
           budget.tick();
           continue;

@@ -38,7 +38,8 @@ export class BoundStart implements PathStart {
       if (record !== null && satisfies(record, this.#c, row, ctx, true)) {
         out.parent.push(i);
         out.at.push(record);
-        for (const col of out.cols) col.push(undefined);
+        // Indexed: a for-of over an array inside a generator calls the array iterator's next() per item.
+        for (let k = 0; k < out.cols.length; k++) out.cols[k]!.push(undefined);
       }
     }
     yield out;

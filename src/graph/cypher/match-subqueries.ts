@@ -73,8 +73,11 @@ function finish<T>(steps: Steps<T>, ctx: RunContext): T {
  */
 function* prepareSteps(exprs: readonly Expr[], rows: readonly Row[], ctx: RunContext): Steps<void> {
   if (rows.length === 0) return;
-  for (const e of exprs) {
-    for (const sub of subqueriesOf(e)) {
+  // Indexed loops: a for-of over an array inside a generator calls the array iterator's next() per item.
+  for (let e = 0; e < exprs.length; e++) {
+    const subs = subqueriesOf(exprs[e]!);
+    for (let s = 0; s < subs.length; s++) {
+      const sub = subs[s]!;
       const results = yield* subquerySteps(sub, rows, ctx);
       let cache = ctx.prepared.get(sub);
       if (!cache) ctx.prepared.set(sub, (cache = new WeakMap()));
@@ -127,7 +130,8 @@ function* subquerySteps(sub: SubqueryExpr, rows: readonly Row[], ctx: RunContext
   if (sub.kind === 'patternPredicate') {
     const hit = new Uint8Array(rows.length);
     for (const chunk of stream) {
-      for (const origin of chunk.origins) hit[origin] = 1;
+      const origins = chunk.origins;
+      for (let i = 0; i < origins.length; i++) hit[origins[i]!] = 1;
       if (budget.yieldDue) yield;
     }
     return rows.map((_, i) => hit[i] === 1);
@@ -135,7 +139,7 @@ function* subquerySteps(sub: SubqueryExpr, rows: readonly Row[], ctx: RunContext
   const lists: Value[][] = rows.map(() => []);
   for (const chunk of stream) {
     if (chunk.rows.length > 0) {
-      yield* prepareSteps([sub.projection], chunk.rows, ctx);
+      if (hasSubqueries(sub.projection)) yield* prepareSteps([sub.projection], chunk.rows, ctx);
       for (let i = 0; i < chunk.rows.length; i++) {
         const item = evaluate(sub.projection, chunk.rows[i]!, ctx);
         // Each row's list grows by this item: charged before it is kept.

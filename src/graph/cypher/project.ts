@@ -144,7 +144,8 @@ async function streamRows(clause: ReturnClause, plan: ProjectionPlan, source: Ch
     if (seen === null && limit !== null && rows.length > skip + limit - passed) rows = rows.slice(0, skip + limit - passed);
     const prepared = prepareSubqueriesPausing(exprs, rows, ctx);
     if (prepared !== undefined) await prepared;
-    for (const row of rows) {
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r]!;
       // A row's values can be large (copies of wide nodes): a chunk of them is paused in, not only between.
       ctx.budget.tick();
       if (ctx.budget.yieldDue) await ctx.budget.pause();
@@ -240,10 +241,15 @@ async function fill(entries: readonly Entry[], items: readonly ReturnItem[], whi
   if (missing.length === 0) return;
   const prepared = prepareSubqueriesPausing(missing.map((i) => items[i]!.expr), entries.map((e) => e.source), ctx);
   if (prepared !== undefined) await prepared;
-  for (const entry of entries) {
+  // Indexed loops in the async projections: a for-of over an array there calls the array iterator's next() per item.
+  for (let n = 0; n < entries.length; n++) {
+    const entry = entries[n]!;
     ctx.budget.tick();
     if (ctx.budget.yieldDue) await ctx.budget.pause();
-    for (const i of missing) if (entry.values[i] === undefined) entry.values[i] = evaluate(items[i]!.expr, entry.source, ctx);
+    for (let m = 0; m < missing.length; m++) {
+      const i = missing[m]!;
+      if (entry.values[i] === undefined) entry.values[i] = evaluate(items[i]!.expr, entry.source, ctx);
+    }
   }
 }
 
@@ -310,11 +316,13 @@ async function sortRows(clause: ReturnClause, plan: ProjectionPlan, source: Chun
     if (chunk === null) break;
     const prepared = prepareSubqueriesPausing(earlyExprs, chunk.rows, ctx);
     if (prepared !== undefined) await prepared;
-    for (const row of chunk.rows) {
+    const rows = chunk.rows;
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r]!;
       ctx.budget.tick();
       if (ctx.budget.yieldDue) await ctx.budget.pause();
       const values = new Array<Value | undefined>(items.length).fill(undefined);
-      for (const i of early) values[i] = evaluate(items[i]!.expr, row, ctx);
+      for (let e = 0; e < early.length; e++) values[early[e]!] = evaluate(items[early[e]!]!.expr, row, ctx);
       if (seen !== null && !firstSeen(seen, values as Value[], ctx)) continue;
       const entry: Entry = { values, source: row, aggregates: null, keys: [], seq: seq++ };
       entry.keys = sortValues(keys, entry, items, ctx);

@@ -59,6 +59,15 @@ interface ReadPins {
 
 const NOTHING_TO_RELEASE = (): void => undefined;
 
+/** Ends a read counted by `#pin`; the last one to end lets a waiting commit apply. */
+function unpin(pins: ReadPins): void {
+  if (--pins.count === 0 && pins.drained !== null) {
+    const drained = pins.drained;
+    pins.drained = null;
+    drained();
+  }
+}
+
 function noNewIds(): string {
   throw new ToolgraphError('TG_STORAGE_CORRUPT', 'A logged createNode has no id.');
 }
@@ -250,18 +259,42 @@ export class GraphEngine {
     const gate = this.#gates.get(name);
     if (gate !== undefined) await gate;
     const store = this.#store(name);
-    let pins = this.#pins.get(store);
-    if (pins === undefined) this.#pins.set(store, (pins = { count: 0, drained: null }));
-    pins.count++;
+    const pins = this.#pin(store);
     try {
       return await work(store);
     } finally {
-      if (--pins.count === 0 && pins.drained !== null) {
-        const drained = pins.drained;
-        pins.drained = null;
-        drained();
-      }
+      unpin(pins);
     }
+  }
+
+  /**
+   * `read` for work that usually answers at once (a GraphQL query, which pauses only past a time
+   * slice): with no gate to wait for and a synchronous answer, the answer comes back as it is, with
+   * no promise and no turn of the microtask queue; otherwise a promise, as from `read`. A failure
+   * while `work` runs synchronously is thrown, not rejected.
+   */
+  readNow<T>(name: string, work: (view: GraphView) => T | Promise<T>): T | Promise<T> {
+    if (this.#gates.get(name) !== undefined) return this.read(name, work);
+    const store = this.#store(name);
+    const pins = this.#pin(store);
+    let answer: T | Promise<T>;
+    try {
+      answer = work(store);
+    } catch (error) {
+      unpin(pins);
+      throw error;
+    }
+    if (answer instanceof Promise) return answer.finally(() => unpin(pins));
+    unpin(pins);
+    return answer;
+  }
+
+  /** Counts a read in progress on `store` (commits wait for the count to reach zero). */
+  #pin(store: GraphStore): ReadPins {
+    let pins = this.#pins.get(store);
+    if (pins === undefined) this.#pins.set(store, (pins = { count: 0, drained: null }));
+    pins.count++;
+    return pins;
   }
 
   /**

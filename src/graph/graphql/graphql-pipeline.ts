@@ -449,7 +449,7 @@ export class GraphqlPipeline {
     const args = { schema: context.graphSchema.schema, document, contextValue: context, variableValues: (params.variables ?? undefined) as Record<string, unknown> | undefined, operationName };
     // Reads run inside the engine's read of the graph (as Cypher's do): they start after a commit
     // that is waiting, and a commit arriving meanwhile applies once they end. Mutations commit first.
-    if (operation.operation === 'query') return this.#engine.read(context.graph, () => executeOperation(args, operation));
+    if (operation.operation === 'query') return this.#engine.readNow(context.graph, () => executeOperation(args, operation));
     return executeOperation(args, operation);
   }
 }

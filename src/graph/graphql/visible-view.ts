@@ -8,6 +8,8 @@ export interface GraphqlEngine {
   view(name: string): GraphView;
   /** Runs `work` as a read of one graph version: commits arriving meanwhile apply after it (GraphEngine.read). */
   read<T>(name: string, work: (view: GraphView) => T | Promise<T>): Promise<T>;
+  /** `read`, answering at once when `work` does and no commit is being applied (GraphEngine.readNow). */
+  readNow<T>(name: string, work: (view: GraphView) => T | Promise<T>): T | Promise<T>;
   commit(batch: BatchRequest): Promise<CommitResult>;
   /** The graph's stored access policy (src/graph/access compiles it). */
   access(name: string): StoredAccess | null;

@@ -127,3 +127,53 @@ describe('GraphEngine.read', () => {
     await b.close();
   });
 });
+
+describe('GraphEngine.readNow', () => {
+  it('answers a synchronous read at once, with no promise', () => {
+    const answer = engine.readNow('g', (view) => view.node('n')!.props['value']);
+    expect(answer).toBe(0);
+  });
+
+  it('holds commits back while its work awaits, as read does, and lets them apply once it ends', async () => {
+    const events: string[] = [];
+    engine.subscribe((event) => {
+      if (event.kind === 'batch') events.push('commit applied');
+    });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const long = engine.readNow('g', async (view) => {
+      await gate;
+      events.push('read ends');
+      return view.node('n')!.props['value'];
+    });
+    expect(long).toBeInstanceOf(Promise);
+    const commit = engine.commit({ graph: 'g', mutations: [{ op: 'updateNode', id: 'n', set: { value: 7 } }] });
+    for (let i = 0; i < 5; i++) await tick();
+    expect(events).toEqual([]);
+    release();
+    expect(await long).toBe(0);
+    await commit;
+    expect(events).toEqual(['read ends', 'commit applied']);
+  });
+
+  it('arriving while a commit waits for a read in progress, it reads after that commit', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const long = engine.read('g', async () => gate);
+    const commit = engine.commit({ graph: 'g', mutations: [{ op: 'updateNode', id: 'n', set: { value: 3 } }] });
+    for (let i = 0; i < 5; i++) await tick();
+    const read = engine.readNow('g', (view) => view.node('n')!.props['value']);
+    expect(read).toBeInstanceOf(Promise);
+    release();
+    await long;
+    await commit;
+    expect(await read).toBe(3);
+  });
+
+  it('throws what its work throws, and a later commit is not held back by it', async () => {
+    expect(() => engine.readNow('g', () => {
+      throw new Error('boom');
+    })).toThrow('boom');
+    expect((await engine.commit({ graph: 'g', mutations: [{ op: 'updateNode', id: 'n', set: { value: 2 } }] })).version).toBe(2);
+  });
+});

@@ -88,17 +88,17 @@ describe('the execution budget on a mutation\'s returned objects', () => {
   });
 });
 
-describe('GraphQL reads go through GraphEngine.read', () => {
-  it('a query runs inside one engine read of its graph; a mutation commits instead', async () => {
+describe('GraphQL reads go through GraphEngine.readNow', () => {
+  it('a query runs inside one engine read of its graph (readNow: at once when nothing waits); a mutation commits instead', async () => {
     const reads: string[] = [];
     const counted = new Proxy(engine, {
       get(target, prop) {
         const value = Reflect.get(target, prop, target) as unknown;
         if (typeof value !== 'function') return value;
-        if (prop === 'read') {
+        if (prop === 'read' || prop === 'readNow') {
           return (graph: string, work: (view: unknown) => unknown) => {
-            reads.push(graph);
-            return target.read(graph, work as never);
+            reads.push(`${String(prop)} ${graph}`);
+            return prop === 'read' ? target.read(graph, work as never) : target.readNow(graph, work as never);
           };
         }
         return (value as (...a: unknown[]) => unknown).bind(target);
@@ -106,9 +106,9 @@ describe('GraphQL reads go through GraphEngine.read', () => {
     });
     const pipeline = new GraphqlPipeline({ engine: counted, logger: silentLogger(), options: graphqlOptions() });
     await pipeline.run({ graph: 'demo', principal: LOCAL, method: 'POST', params: { query: '{ Topic(first: 1) { id } }' } });
-    expect(reads).toEqual(['demo']);
+    expect(reads).toEqual(['readNow demo']);
     await pipeline.run({ graph: 'demo', principal: LOCAL, method: 'POST', params: { query: 'mutation { createNode(label: "Topic", props: {name: "t"}) { id } }' } });
-    expect(reads).toEqual(['demo']);
+    expect(reads).toEqual(['readNow demo']);
   });
 });
 

@@ -1,6 +1,9 @@
 // Shared by the benchmark suites: timing loops, medians and the printed table.
 import { rng } from './seeded-random.ts';
 
+/** `n` with thousands separators and exactly `digits` decimals (en-US), as the tables print numbers. */
+export const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;

@@ -20,6 +20,7 @@ import { sha256Hex } from '../../src/digest/index.ts';
 import { generate, KNOWS_PER_PERSON, ORGS, PEOPLE, type Data, type Person } from './people-data.ts';
 import { SHAPES } from './graphql-shapes.ts';
 import { arg } from './bench-args.ts';
+import { fmt } from './bench-stats.ts';
 import { NullPersistence } from './null-persistence.ts';
 
 
@@ -133,7 +134,6 @@ async function post(url: string, body: string): Promise<unknown> {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const min = (xs: number[]) => Math.min(...xs);
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 interface Row { suite: string; measure: string; ours: string; peer: string; ratio: string; raw: Record<string, number[]> }
 

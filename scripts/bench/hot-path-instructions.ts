@@ -26,8 +26,8 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { arg } from './bench-args.ts';
-import { median, printTable } from './bench-stats.ts';
+import { arg, settingsArg } from './bench-args.ts';
+import { fmt, median, printTable } from './bench-stats.ts';
 import { REQUESTS, Side, sameAnswer, type Request } from './hot-path-sides.ts';
 import { generate, toJsonLines } from './people-data.ts';
 
@@ -37,14 +37,7 @@ const BASELINE = arg('--baseline');
 const ROUNDS = Math.max(1, Number(arg('--rounds') ?? 3));
 const SCALE = Number(arg('--scale') ?? 1);
 const ONLY = arg('--only')?.split(',');
-const CURRENT_ENV: Record<string, string> = Object.fromEntries((arg('--env') ?? '').split(',').filter(Boolean).map((pair) => {
-  const at = pair.indexOf('=');
-  if (at <= 0) {
-    process.stderr.write(`hot-path-instructions: --env takes K=V pairs separated by commas; got ${JSON.stringify(pair)}\n`);
-    process.exit(64);
-  }
-  return [pair.slice(0, at), pair.slice(at + 1)];
-}));
+const CURRENT_ENV = settingsArg('--env', 'hot-path-instructions');
 const HERE = resolve(arg('--current') ?? resolve(import.meta.dirname, '..', '..'));
 
 if (BASELINE === undefined) {
@@ -125,7 +118,6 @@ async function turn(side: Side, request: Request, dir: string): Promise<number> 
   return (await requestInstructions(join(dir, files[0]!))) / counted;
 }
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'tg-hot-path-instructions-'));

@@ -31,8 +31,8 @@ import { writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { arg } from './bench-args.ts';
-import { median, medianInterval, printTable } from './bench-stats.ts';
+import { arg, settingsArg } from './bench-args.ts';
+import { fmt, median, medianInterval, printTable } from './bench-stats.ts';
 import { REQUESTS, Side, sameAnswer, type Request } from './hot-path-sides.ts';
 import { generate, toJsonLines } from './people-data.ts';
 
@@ -45,14 +45,7 @@ const WARMUP = Number(arg('--warmup') ?? 8);
 const OUT = arg('--out');
 const ONLY = arg('--only')?.split(',');
 /** Settings for this checkout's server only (`--env K=V,K=V`). */
-const CURRENT_ENV: Record<string, string> = Object.fromEntries((arg('--env') ?? '').split(',').filter(Boolean).map((pair) => {
-  const at = pair.indexOf('=');
-  if (at <= 0) {
-    process.stderr.write(`hot-path: --env takes K=V pairs separated by commas; got ${JSON.stringify(pair)}\n`);
-    process.exit(64);
-  }
-  return [pair.slice(0, at), pair.slice(at + 1)];
-}));
+const CURRENT_ENV = settingsArg('--env', 'hot-path');
 const HERE = resolve(arg('--current') ?? resolve(import.meta.dirname, '..', '..'));
 const PIN = !process.argv.includes('--no-pin') && availableParallelism() >= 2 && spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' }).status === 0;
 
@@ -109,7 +102,6 @@ async function turn(side: Side, request: Request): Promise<Measured> {
   }
 }
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 /** `min / median` of the values, each with `digits` decimals and `unit` after it. */
 const minAndMedian = (values: readonly number[], digits = 0, unit = ''): string => `${fmt(Math.min(...values), digits)}${unit} / ${fmt(median(values), digits)}${unit}`;
 const interval = (ratios: readonly number[]): string => {

@@ -322,7 +322,10 @@ async function sortRows(clause: ReturnClause, plan: ProjectionPlan, source: Chun
       ctx.budget.tick();
       if (ctx.budget.yieldDue) await ctx.budget.pause();
       const values = new Array<Value | undefined>(items.length).fill(undefined);
-      for (let e = 0; e < early.length; e++) values[early[e]!] = evaluate(items[early[e]!]!.expr, row, ctx);
+      for (let e = 0; e < early.length; e++) {
+        const i = early[e]!;
+        values[i] = evaluate(items[i]!.expr, row, ctx);
+      }
       if (seen !== null && !firstSeen(seen, values as Value[], ctx)) continue;
       const entry: Entry = { values, source: row, aggregates: null, keys: [], seq: seq++ };
       entry.keys = sortValues(keys, entry, items, ctx);

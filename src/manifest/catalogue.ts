@@ -145,11 +145,16 @@ export class Catalogue {
     return entry && this.manifestOf(entry);
   }
 
-  /** Entries named `name`: the one alias match (case-insensitive) if any, else every operation of that name. */
-  lookup(name: string): CatalogueEntry[] {
+  /**
+   * Entries named `name`: the one alias match (case-insensitive) if any, else every operation of that
+   * name. With `allow`, entries it refuses are treated as absent (a hidden alias falls through to the
+   * operations, as an alias nobody has does).
+   */
+  lookup(name: string, allow?: (entry: CatalogueEntry) => boolean): CatalogueEntry[] {
     const byAlias = this.#byAlias.get(name.toLowerCase());
-    if (byAlias) return [byAlias];
-    return [...(this.#byOperation.get(name) ?? [])];
+    if (byAlias && (allow === undefined || allow(byAlias))) return [byAlias];
+    const byOperation = this.#byOperation.get(name) ?? [];
+    return allow === undefined ? [...byOperation] : byOperation.filter(allow);
   }
 
   /** The served manifest of an entry (URIs from the current public base URL). */

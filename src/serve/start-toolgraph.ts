@@ -119,17 +119,16 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
       watch = watching;
       cleanups.push(() => watching.close());
     }
+    // With real tokens, a graph's operations are listed only to principals that may read the graph:
+    // one decision for the catalogue's routes and the `schemas` tool alike.
+    const visibility = config.values.authType !== 'none' && engine !== undefined && watch !== undefined ? catalogueVisibility(engine, watch) : undefined;
     if (catalogue && wanted.has('catalogue')) {
-      // With real tokens, a graph's operations are listed only to principals that may read the graph.
-      const visibleEntries = config.values.authType !== 'none' && engine !== undefined && watch !== undefined
-        ? catalogueVisibility(engine, watch, resolvePrincipal)
-        : undefined;
-      services.push(createCatalogueService({ catalogue, logger, ...(visibleEntries ? { visibleEntries } : {}) }));
+      services.push(createCatalogueService({ catalogue, logger, ...(visibility ? { access: { visibility, principalOf: resolvePrincipal } } : {}) }));
     }
     // Routes a browser reaches without a bearer token (the consent callback of three-legged agents).
     const open: HttpService[] = [];
     if (catalogue && wanted.has('tools')) {
-      const tools = await openToolService({ values: config.values, logger, catalogue, origin: host.origin, publicBase, localGraph: wanted.has('graph'), state, ...(engine ? { explain: graphExplainerFor(engine, config.values.graphqlIntrospection) } : {}), ...(options.secretsSeed ? { secretsSeed: options.secretsSeed } : {}) });
+      const tools = await openToolService({ values: config.values, logger, catalogue, origin: host.origin, publicBase, localGraph: wanted.has('graph'), state, ...(visibility ? { catalogueVisibility: visibility } : {}), ...(engine ? { explain: graphExplainerFor(engine, config.values.graphqlIntrospection) } : {}), ...(options.secretsSeed ? { secretsSeed: options.secretsSeed } : {}) });
       cleanups.push(() => tools.close());
       metrics?.watchTools(tools);
       services.push(tools.service);

@@ -2,7 +2,7 @@ import { openDownstreamCredentials, type DownstreamCredentials } from '../auth/i
 import type { ResolvedValues } from '../config/index.ts';
 import type { HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
-import { buildCatalogueEntriesStrict, type Catalogue } from '../manifest/index.ts';
+import { buildCatalogueEntriesStrict, type Catalogue, type CatalogueVisibility } from '../manifest/index.ts';
 import { createSecretsBackend, type SecretValue } from '../secrets/index.ts';
 import { openStateStore, type StateStore } from '../state/index.ts';
 import { asksCallerConsent, consentRoutesOf, createConsentService, createToolServer, readClientSecrets, TOOLS_CATALOGUE_SOURCE, type GraphExplainer, type ToolRegistry } from '../tools/index.ts';
@@ -14,6 +14,8 @@ export interface ToolServiceOptions {
   readonly logger: Logger;
   /** The catalogue the `schemas` tool reads and the tool actions are published in. */
   readonly catalogue: Catalogue;
+  /** Which catalogue entries a caller of the `schemas` tool may see: the decision GET /schemas/* asks. Absent: every entry is public. */
+  readonly catalogueVisibility?: CatalogueVisibility;
   /** `http://host:port` as bound. */
   readonly origin: string;
   /** Whether this process runs the graph service (the graph agent's default). */
@@ -100,6 +102,7 @@ export async function openToolService(options: ToolServiceOptions): Promise<Tool
       localGraphUrl: options.localGraph ? localOrigin(options.origin) : undefined,
       tokenAudience: values.authType === 'none' ? undefined : tokenAudienceOf(values, options.publicBase),
       catalogue: options.catalogue,
+      ...(options.catalogueVisibility ? { catalogueVisibility: options.catalogueVisibility } : {}),
       secrets,
       logger,
       maxSessions: values.mcpMaxSessions,

@@ -2,7 +2,7 @@ import type { DownstreamCredentials } from '../auth/index.ts';
 import { unconfiguredAgent, type AgentSettings, type AgentsSettings } from '../config/index.ts';
 import type { HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
-import type { Catalogue } from '../manifest/index.ts';
+import type { Catalogue, CatalogueVisibility } from '../manifest/index.ts';
 import type { SecretsBackend } from '../secrets/index.ts';
 import type { StateStore } from '../state/index.ts';
 import { downstreamAgentOf } from './agent-description.ts';
@@ -27,6 +27,8 @@ export interface ToolServerOptions {
   /** This process's TOKEN_AUDIENCE: the audience of the local graph service, whose tokens it accepts. */
   readonly tokenAudience: string | undefined;
   readonly catalogue: Catalogue;
+  /** Which entries the `schemas` tool shows a caller (the catalogue routes' decision); absent: every entry. */
+  readonly catalogueVisibility?: CatalogueVisibility;
   readonly secrets: SecretsBackend;
   /**
    * The one downstream-credentials model (src/auth, `openDownstreamCredentials`): every agent is
@@ -95,7 +97,7 @@ export function createToolAgents(options: ToolServerOptions): { agents: ToolAgen
       agents.push(createHttpAgent({ settings, credentials: credentials.agent(downstreamAgentOf(settings, { clientSecret: options.clientSecrets?.[settings.name] })), http: httpFor(settings) }));
     }
   }
-  agents.push(createSchemasAgent(options.catalogue), createSecretsAgent(options.secrets));
+  agents.push(createSchemasAgent(options.catalogue, options.catalogueVisibility), createSecretsAgent(options.secrets));
   return { agents, clients };
 }
 

@@ -49,14 +49,28 @@ export function scrubValue(value: unknown, depth = 0): unknown {
 }
 
 /**
+ * A class instance other than an error (a pg Client, a socket, a request): libraries hang such
+ * objects on their errors (pg-pool's `err.client` holds the backend's cancel key, the user and
+ * prepared statement text), and none of their fields belongs in a log line.
+ */
+function isLibraryObject(value: unknown): value is object {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Error) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype !== Object.prototype && prototype !== null;
+}
+
+/**
  * Errors are serialised here, keeping their type (`TypeError`, `ToolgraphError`), code and own
- * fields (`details`, `status`, `syscall`…), each scrubbed like any other value.
+ * fields (`details`, `status`, `syscall`…), each scrubbed like any other value; an object of some
+ * library's class among them shows only its class name.
  */
 function scrubError(error: Error, depth: number): Record<string, unknown> {
   const out: Record<string, unknown> = { type: error.name, message: scrubString(error.message) };
   for (const [key, item] of Object.entries(error)) {
     if (key === 'name' || key === 'message' || key === 'stack' || key === 'cause') continue;
-    out[key] = REDACT.has(key.toLowerCase()) ? REDACTED : scrubValue(item, depth + 1);
+    if (REDACT.has(key.toLowerCase())) out[key] = REDACTED;
+    else if (isLibraryObject(item)) out[key] = `[${item.constructor?.name || 'object'}]`;
+    else out[key] = scrubValue(item, depth + 1);
   }
   if (error.stack) out['stack'] = scrubString(error.stack);
   if (error.cause !== undefined) out['cause'] = scrubValue(error.cause, depth + 1);

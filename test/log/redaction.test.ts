@@ -173,3 +173,19 @@ describe('logged errors keep their type', () => {
     if (type === 'ToolgraphError') expect(lines[0]!['err']).toMatchObject({ code: 'TG_FORBIDDEN', details: { key: 'team/db' } });
   });
 });
+
+describe('a library object hung on an error shows only its class (issue 28, F8)', () => {
+  it('pg-pool\'s err.client: the class name, never its cancel key, user or statement text; plain fields stay', () => {
+    class Client {
+      readonly processID = 4242;
+      readonly secretKey = 1803742246;
+      readonly connectionParameters = { user: 'app', database: 'prod' };
+      readonly parsedStatements = { tg_notify: 'SELECT pg_notify($1, note)' };
+    }
+    const error = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01', client: new Client(), at: { where: 'pool' } });
+    const output = logged((logger) => logger.warn({ err: error }, 'an idle PostgreSQL connection failed'));
+    const line = JSON.parse(output) as { err: Record<string, unknown> };
+    expect(line.err).toMatchObject({ type: 'Error', code: '57P01', client: '[Client]', at: { where: 'pool' } });
+    for (const internal of ['1803742246', '4242', 'prod', 'pg_notify']) expect(output).not.toContain(internal);
+  });
+});

@@ -4,6 +4,7 @@ import { ToolgraphError, isToolgraphError } from '../../../errors/index.ts';
 import { silentLogger, type Logger } from '../../../log/index.ts';
 import type { CommittedBatch } from '../../engine/index.ts';
 import { snapshotStream, type GraphSnapshot, type LoadedState, type LogRecord, type PersistenceAdapter, type SnapshotChunk, type SnapshotHeader, type SnapshotStream } from '../../engine/index.ts';
+import { postgresFailure } from './postgres-failure.ts';
 import { migratePostgres, postgresNames, type PostgresNames } from './postgres-schema.ts';
 import { RecordFollower, type GraphCursor } from './record-follower.ts';
 
@@ -68,7 +69,8 @@ export class PostgresPersistence implements PersistenceAdapter {
     this.#connection = { connectionString: options.connectionString, application_name: 'toolgraph' };
     this.#pool = new pg.Pool({ ...this.#connection, max: options.maxConnections ?? 10 });
     // An idle pooled connection that dies must not take the process with it; the next query reconnects.
-    this.#pool.on('error', (error) => this.#logger.warn({ err: error }, 'an idle PostgreSQL connection failed'));
+    // Code and message only: pg-pool hangs the whole Client (its cancel key among the rest) on this error.
+    this.#pool.on('error', (error) => this.#logger.warn({ err: postgresFailure(error) }, 'an idle PostgreSQL connection failed'));
   }
 
   /**
@@ -235,7 +237,7 @@ export class PostgresPersistence implements PersistenceAdapter {
       if (!published) {
         await this.#query(`DELETE FROM ${snapshotChunks} WHERE graph = $1 AND generation = $2 AND chunk_set = $3`,
           [header.graph, generation, chunkSet], 'Could not remove an unused graph snapshot from PostgreSQL')
-          .catch((error: unknown) => this.#logger.warn({ err: error }, 'could not remove the chunks of an unused snapshot; the next snapshot removes them'));
+          .catch((error: unknown) => this.#logger.warn({ err: postgresFailure(error) }, 'could not remove the chunks of an unused snapshot; the next snapshot removes them'));
       }
     }
   }
@@ -267,7 +269,7 @@ export class PostgresPersistence implements PersistenceAdapter {
     await Promise.all([...this.#followers].map((f) => f.stop()));
     this.#followers.clear();
     if (this.#loadClient) await this.#releaseLoad(this.#loadClient);
-    await this.#pool.end().catch((error: unknown) => this.#logger.warn({ err: error }, 'closing the PostgreSQL pool failed'));
+    await this.#pool.end().catch((error: unknown) => this.#logger.warn({ err: postgresFailure(error) }, 'closing the PostgreSQL pool failed'));
     // Appends that were in flight have finished: send their notifications now, then close.
     this.#wakeNotifier?.();
     await this.#notifier;
@@ -421,7 +423,7 @@ export class PostgresPersistence implements PersistenceAdapter {
         });
       } catch (error) {
         void this.#dropNotifyConnection(this.#notifyClient);
-        this.#logger.warn({ err: error }, 'could not NOTIFY other instances; they will find the change when they next poll');
+        this.#logger.warn({ err: postgresFailure(error) }, 'could not NOTIFY other instances; they will find the change when they next poll');
       }
     }
   }
@@ -437,7 +439,7 @@ export class PostgresPersistence implements PersistenceAdapter {
       });
       // A lost connection is replaced on the next NOTIFY; until then followers' polls cover for it.
       client.on('error', (error) => {
-        this.#logger.warn({ err: error }, 'the PostgreSQL NOTIFY connection failed');
+        this.#logger.warn({ err: postgresFailure(error) }, 'the PostgreSQL NOTIFY connection failed');
         void this.#dropNotifyConnection(connecting);
       });
       this.#notifyClient = connecting;

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Logger } from '../../../log/index.ts';
 import type { LogRecord } from '../../engine/index.ts';
+import { postgresFailure } from './postgres-failure.ts';
 import type { PostgresNames } from './postgres-schema.ts';
 
 /** How far this instance has seen a graph name: its incarnation and last version. */
@@ -107,7 +108,7 @@ export class RecordFollower {
   #onLost(client: pg.Client, error: Error | undefined): void {
     if (this.#client !== client || this.#stopped) return;
     this.#client = undefined;
-    this.#o.logger.warn({ err: error }, 'lost the PostgreSQL LISTEN connection; reconnecting and catching up');
+    this.#o.logger.warn(error === undefined ? {} : { err: postgresFailure(error) }, 'lost the PostgreSQL LISTEN connection; reconnecting and catching up');
     client.end().catch(() => undefined);
     this.#reconnectLater();
   }
@@ -118,7 +119,7 @@ export class RecordFollower {
       this.#fullSync = true;
       this.#kick();
     } catch (error) {
-      this.#o.logger.warn({ err: error }, 'could not listen on PostgreSQL; retrying');
+      this.#o.logger.warn({ err: postgresFailure(error) }, 'could not listen on PostgreSQL; retrying');
       this.#reconnectLater();
     }
   }
@@ -161,7 +162,7 @@ export class RecordFollower {
         this.#backoff = 100;
       } catch (error) {
         if (this.#stopped) return;
-        this.#o.logger.warn({ err: error }, 'catching up with PostgreSQL failed; retrying');
+        this.#o.logger.warn({ err: postgresFailure(error) }, 'catching up with PostgreSQL failed; retrying');
         this.#retryTimer = setTimeout(() => {
           this.#retryTimer = undefined;
           this.#kick();

@@ -15,7 +15,7 @@ export const STORE_SETTINGS: readonly SettingName[] = ['persistence', 'dataDir',
   'graphMaxLabels', 'graphMaxEdgeTypes', 'graphMaxPropertiesPerLabel', 'graphMaxSchemaFields', 'graphMaxNameLength', 'logLevel'];
 
 /** `cypher`: the store, and the execution budget of the statement. */
-export const CYPHER_SETTINGS: readonly SettingName[] = [...STORE_SETTINGS, 'queryMaxRows', 'queryMaxResultBytes', 'queryTimeoutMs'];
+export const CYPHER_SETTINGS: readonly SettingName[] = [...STORE_SETTINGS, 'queryMaxRows', 'queryMaxResultBytes', 'queryTimeoutMs', 'queryMaxStallMs'];
 
 /** `explain`: the store, and whether introspection fields may be explained. */
 export const EXPLAIN_SETTINGS: readonly SettingName[] = [...STORE_SETTINGS, 'graphqlIntrospection'];

@@ -83,6 +83,7 @@ export const SETTINGS = {
 
   // Area C: the caps on one write batch (a Cypher statement, a GraphQL mutation operation, an import batch; our design)
   writeMaxChanges: withDefault({ area: 'C', description: 'Most changes one write batch may make: nodes created or deleted, edges added or removed, properties set or removed (a Cypher statement, a GraphQL mutation operation; imports cut their batches to fit)', env: 'TOOLGRAPH_WRITE_MAX_CHANGES', flag: '--write-max-changes', configKey: 'write_max_changes', default: 20_000, parser: integerIn(100, 100_000_000) }),
+  queryMaxStallMs: withDefault({ area: 'C', description: 'Most milliseconds one query may run without yielding the event loop (one step over large values that cannot pause is stopped past it, so other requests are served)', env: 'TOOLGRAPH_QUERY_MAX_STALL_MS', flag: '--query-max-stall-ms', configKey: 'query_max_stall_ms', default: 250, parser: integerIn(20, 600_000) }),
   writeMaxBatchBytes: withDefault({ area: 'C', description: 'Most bytes of one write batch\'s log record (its mutations\' JSON, estimated as they are produced)', env: 'TOOLGRAPH_WRITE_MAX_BATCH_BYTES', flag: '--write-max-batch-bytes', configKey: 'write_max_batch_bytes', default: 16 * 1024 * 1024, parser: integerIn(65_536, 1024 * 1024 * 1024) }),
 
   // Area C: how far a graph's schema (its catalogue of labels, properties and edge types) may grow; a write past a cap is refused, stored graphs always load

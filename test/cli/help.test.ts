@@ -54,7 +54,7 @@ describe('other commands list only the settings they read', () => {
     [['graph', 'import'], ['--data-dir', '--create', '--resume'], ['--host', '--oidc-config-url']],
     [['access', 'set'], ['--data-dir', '--file'], ['--port']],
     [['introspect'], ['--data-dir', '--out'], ['--port', '--cache-dir']],
-    [['cypher'], ['--data-dir', '--query-max-rows', '--query-max-result-bytes', '--query-timeout-ms', '--params'], ['--port', '--graphql-max-depth']],
+    [['cypher'], ['--data-dir', '--query-max-rows', '--query-max-result-bytes', '--query-timeout-ms', '--query-max-stall-ms', '--params'], ['--port', '--graphql-max-depth']],
     [['explain'], ['--data-dir', '--graphql-introspection', '--variables'], ['--query-max-rows', '--port']],
     [['schema', 'search'], ['--host', '--port', '--url', '--limit'], ['--data-dir', '--cache-dir', '--log-level']],
     [['schema', 'get'], ['--host', '--port', '--cache-dir', '--out'], ['--data-dir']],

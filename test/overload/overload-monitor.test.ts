@@ -146,7 +146,7 @@ describe('startOverloadMonitor', () => {
 describe('a running query and the overload signal', () => {
   it('stops at its next budget check once the signal is set, not before', () => {
     const signal = new OverloadSignal();
-    const budget = new QueryBudget({ maxRows: 1_000_000, maxResultBytes: 1 << 20, timeoutMs: 60_000 }, { overload: signal });
+    const budget = new QueryBudget({ maxRows: 1_000_000, maxResultBytes: 1 << 20, timeoutMs: 60_000, maxStallMs: 60_000 }, { overload: signal });
     budget.addRows(200);
     signal.enter({ reason: 'heap', reading: 95, threshold: 90, setting: 'TOOLGRAPH_OVERLOAD_HEAP_PERCENT' });
     // Between two checks (every 256 units) the budget does not look.

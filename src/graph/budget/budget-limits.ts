@@ -10,6 +10,12 @@ export interface BudgetLimits {
   readonly maxResultBytes: number;
   /** The most milliseconds of execution, from the start of execution to the last result byte. */
   readonly timeoutMs: number;
+  /**
+   * The most milliseconds the query may run without letting the event loop turn (since its start or
+   * its last pause). Work between two safe points (one expression over large values, nested work that
+   * cannot pause) is stopped past it, so no query holds the server longer than this.
+   */
+  readonly maxStallMs: number;
 }
 
 /**
@@ -21,6 +27,9 @@ export const DEFAULT_BUDGET_LIMITS: BudgetLimits = Object.freeze({
   maxRows: 1_000_000,
   maxResultBytes: 16 * 1024 * 1024,
   timeoutMs: 5_000,
+  // Well under the half second past which /healthz counts as silent (the hostile fuzzer's bound), and
+  // far above a slice (10 ms) plus a young-generation GC, which is all an ordinary query runs unpaused.
+  maxStallMs: 250,
 });
 
 /** Which limit a refusal names, with the setting that raises it. */
@@ -28,4 +37,5 @@ export const BUDGET_SETTINGS = Object.freeze({
   maxRows: 'TOOLGRAPH_QUERY_MAX_ROWS',
   maxResultBytes: 'TOOLGRAPH_QUERY_MAX_RESULT_BYTES',
   timeoutMs: 'TOOLGRAPH_QUERY_TIMEOUT_MS',
+  maxStallMs: 'TOOLGRAPH_QUERY_MAX_STALL_MS',
 } satisfies Record<keyof BudgetLimits, string>);

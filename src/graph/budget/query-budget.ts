@@ -110,7 +110,12 @@ export class QueryBudget {
     if ((this.#performanceClock ? now : performance.now()) >= overload.stallDeadline) overload.checkStalled();
     if (overload.overloaded) throw overload.refusal();
     if (now - this.#started > this.limits.timeoutMs) throw exceeded('timeoutMs', this.limits.timeoutMs);
-    if (now - this.#sliceStarted >= this.#sliceMs) this.#due = true;
+    const slice = now - this.#sliceStarted;
+    if (slice >= this.#sliceMs) {
+      this.#due = true;
+      // The slice is long over and no safe point came: the query is inside work that cannot pause.
+      if (slice > this.limits.maxStallMs) throw exceeded('maxStallMs', this.limits.maxStallMs);
+    }
   }
 
   /**
@@ -146,6 +151,7 @@ const WHAT: Record<keyof BudgetLimits, (max: number) => string> = {
   maxRows: (max) => `The query was stopped after producing more than ${max} rows, its row budget`,
   maxResultBytes: (max) => `The result is larger than ${max} bytes, the result-size budget`,
   timeoutMs: (max) => `The query was stopped after ${max} ms, its time budget`,
+  maxStallMs: (max) => `The query was stopped after running ${max} ms without a pause, its stall budget: one step of it (an expression over large values, say) holds the event loop too long to share the server`,
 };
 
 function exceeded(limit: keyof BudgetLimits, max: number): ToolgraphError {

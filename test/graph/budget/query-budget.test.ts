@@ -3,7 +3,7 @@ import { DEFAULT_BUDGET_LIMITS, QueryBudget, type BudgetLimits } from '../../../
 import { SETTINGS } from '../../../src/config/index.ts';
 import { failure } from '../../support/toolgraph-failure.ts';
 
-const limits: BudgetLimits = { maxRows: 1000, maxResultBytes: 4096, timeoutMs: 100 };
+const limits: BudgetLimits = { maxRows: 1000, maxResultBytes: 4096, timeoutMs: 100, maxStallMs: 60 };
 
 describe('QueryBudget', () => {
   it.each<[string, (b: QueryBudget) => void, string, number, string]>([
@@ -40,6 +40,22 @@ describe('QueryBudget', () => {
     now = 101;
     const error = failure(() => b.tick(256));
     expect(error.details).toEqual({ limit: 'timeoutMs', max: 100, setting: 'TOOLGRAPH_QUERY_TIMEOUT_MS' });
+  });
+
+  it('refuses work that runs past the stall budget without a pause, and a pause starts the count again', async () => {
+    let now = 0;
+    const b = new QueryBudget({ ...limits, timeoutMs: 1000 }, { now: () => now, sliceMs: 10 });
+    now = 55;
+    b.tick(256);
+    expect(b.yieldDue).toBe(true);
+    await b.pause();
+    now = 115;
+    b.tick(256);
+    now = 116;
+    const error = failure(() => b.tick(256));
+    expect(error.code).toBe('TG_QUERY_BUDGET_EXCEEDED');
+    expect(error.details).toEqual({ limit: 'maxStallMs', max: 60, setting: 'TOOLGRAPH_QUERY_MAX_STALL_MS' });
+    expect(error.message).toContain('without a pause');
   });
 
   it('pause() lets the event loop run, then starts a new slice', async () => {
@@ -80,6 +96,7 @@ describe('QueryBudget', () => {
       maxRows: SETTINGS.queryMaxRows.default,
       maxResultBytes: SETTINGS.queryMaxResultBytes.default,
       timeoutMs: SETTINGS.queryTimeoutMs.default,
+      maxStallMs: SETTINGS.queryMaxStallMs.default,
     });
   });
 });

@@ -96,7 +96,7 @@ describe('ResultJson', () => {
   });
 
   it('refuses a result over the result-size budget as rows arrive', () => {
-    const out = new ResultJson(resolve, new QueryBudget({ maxRows: 10, maxResultBytes: 1024, timeoutMs: 1000 }));
+    const out = new ResultJson(resolve, new QueryBudget({ maxRows: 10, maxResultBytes: 1024, timeoutMs: 1000, maxStallMs: 1000 }));
     expect(() => {
       for (let i = 0; i < 100; i++) out.push(['x'.repeat(100)]);
     }).toThrow(expect.objectContaining({ code: 'TG_QUERY_BUDGET_EXCEEDED', details: expect.objectContaining({ limit: 'maxResultBytes' }) }));
@@ -110,7 +110,7 @@ describe('ResultJson', () => {
       resolved++;
       return ref.record;
     };
-    const budget = new QueryBudget({ maxRows: 10, maxResultBytes: 1024 * 1024, timeoutMs: 60_000 });
+    const budget = new QueryBudget({ maxRows: 10, maxResultBytes: 1024 * 1024, timeoutMs: 60_000, maxStallMs: 60_000 });
     const out = new ResultJson(counting, budget);
     expect(() => out.push([Array.from({ length: 10_000 }, () => new NodeRef(node))])).toThrow(expect.objectContaining({
       code: 'TG_QUERY_BUDGET_EXCEEDED', details: { limit: 'maxResultBytes', max: 1024 * 1024, setting: 'TOOLGRAPH_QUERY_MAX_RESULT_BYTES' },

@@ -11,7 +11,7 @@ import { startServe } from '../../tools/support.ts';
 import { openEngine } from '../engine/helpers.ts';
 import { LOCAL, graphqlOptions, referenceEngine, type Body } from './support.ts';
 
-const ROOMY: BudgetLimits = { maxRows: 1_000_000, maxResultBytes: 16 * 1024 * 1024, timeoutMs: 60_000 };
+const ROOMY: BudgetLimits = { maxRows: 1_000_000, maxResultBytes: 16 * 1024 * 1024, timeoutMs: 60_000, maxStallMs: 60_000 };
 const QUERY = '{ Person { id KNOWS { id } } }';
 
 let engine: GraphEngine;

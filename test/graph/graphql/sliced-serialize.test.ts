@@ -28,7 +28,7 @@ describe('a GraphQL result of megabytes', () => {
   it('is serialised over several turns of the event loop, as the text JSON.stringify writes', async () => {
     const pipeline = new GraphqlPipeline({
       engine, logger: silentLogger(), options: graphqlOptions(),
-      meter: budgetMeters({ maxRows: 1_000_000, maxResultBytes: 64 * 1024 * 1024, timeoutMs: 60_000 }),
+      meter: budgetMeters({ maxRows: 1_000_000, maxResultBytes: 64 * 1024 * 1024, timeoutMs: 60_000, maxStallMs: 60_000 }),
     });
     const aliases = Array.from({ length: 11 }, (_, i) => `b${i + 1}: blob`).join(' ');
     const query = `{ Hub { id name blob ${aliases} } }`;

@@ -2,7 +2,8 @@ import type { ArithmeticOp, ComparisonOp, Expr } from './ast.ts';
 import { runtimeError } from './cypher-error.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
 import { propertiesJsonSize, type Properties } from '../engine/index.ts';
-import { jsonSizeOf } from './value-size.ts';
+import { containsText, searchTableBytes } from './string-search.ts';
+import { LIST_SLOT_BYTES, jsonSizeOf } from './value-size.ts';
 import { CHARS_PER_UNIT_SHIFT, EdgeRef, NodeRef, compareCodePoints, isMap, newMap, storedProperty, typeName, type Value, type ValueMap, type WorkMeter } from './values.ts';
 
 /** Evaluates an expression against one row. Three-valued logic throughout: null means unknown. */
@@ -11,8 +12,11 @@ export function evaluate(expr: Expr, row: Row, ctx: RunContext): Value {
     case 'literal':
       return expr.value;
     case 'list':
+      // Its items are as many as the query text writes; each one that builds a large value charges it.
+      ctx.budget.tick(expr.items.length);
       return expr.items.map((item) => evaluate(item, row, ctx));
     case 'map': {
+      ctx.budget.tick(expr.entries.length);
       const out = newMap();
       for (const entry of expr.entries) out[entry.key] = evaluate(entry.value, row, ctx);
       return out;
@@ -32,7 +36,7 @@ export function evaluate(expr: Expr, row: Row, ctx: RunContext): Value {
     case 'index':
       return indexOf(evaluate(expr.target, row, ctx), evaluate(expr.index, row, ctx));
     case 'slice':
-      return sliceOf(evaluate(expr.target, row, ctx), expr.from === null ? 0 : evaluate(expr.from, row, ctx), expr.to === null ? undefined : evaluate(expr.to, row, ctx));
+      return sliceOf(evaluate(expr.target, row, ctx), expr.from === null ? 0 : evaluate(expr.from, row, ctx), expr.to === null ? undefined : evaluate(expr.to, row, ctx), ctx);
     case 'case': {
       const subject = expr.subject === null ? undefined : evaluate(expr.subject, row, ctx);
       for (const branch of expr.branches) {
@@ -127,9 +131,17 @@ export function evaluate(expr: Expr, row: Row, ctx: RunContext): Value {
       const left = evaluate(expr.left, row, ctx);
       const right = evaluate(expr.right, row, ctx);
       if (typeof left !== 'string' || typeof right !== 'string') return null;
-      if (expr.op === 'STARTS WITH') return left.startsWith(right);
-      if (expr.op === 'ENDS WITH') return left.endsWith(right);
-      return left.includes(right);
+      // Told before the scan, as long as what it reads: a hundred tests of a 600 kB string in one
+      // WHERE are a hundred clock readings, not one row's unit of work.
+      const budget = ctx.budget;
+      if (expr.op === 'CONTAINS') {
+        const table = searchTableBytes(right);
+        if (table > 0) budget.chargeBytes(table);
+        budget.tick((left.length + right.length) >>> CHARS_PER_UNIT_SHIFT);
+        return containsText(left, right);
+      }
+      budget.tick(right.length >>> CHARS_PER_UNIT_SHIFT);
+      return expr.op === 'STARTS WITH' ? left.startsWith(right) : left.endsWith(right);
     }
     case 'call':
       return call(expr, row, ctx);
@@ -187,8 +199,12 @@ function propertyOf(target: Value, key: string, ctx: RunContext): Value {
   throw typeError(`.${key}`, 'a node, relationship or map', target);
 }
 
-/** `list[from..to]` as Cypher slices: negative bounds count from the end, bounds are clamped, null in gives null. */
-function sliceOf(target: Value, from: Value, to: Value | undefined): Value {
+/**
+ * `list[from..to]` as Cypher slices: negative bounds count from the end, bounds are clamped, null in
+ * gives null. The copy is charged before it is made (a slot per item: the items themselves are shared),
+ * so a literal of a thousand slices of a large parameter is refused, not built.
+ */
+function sliceOf(target: Value, from: Value, to: Value | undefined, ctx: RunContext): Value {
   if (target === null || from === null || to === null) return null;
   if (!Array.isArray(target)) throw typeError('[from..to]', 'a list', target);
   const list = target as readonly Value[];
@@ -198,7 +214,9 @@ function sliceOf(target: Value, from: Value, to: Value | undefined): Value {
   const clamp = (b: number): number => Math.min(list.length, Math.max(0, b < 0 ? list.length + b : b));
   const start = clamp(from as number);
   const end = to === undefined ? list.length : clamp(to as number);
-  return start < end ? list.slice(start, end) : [];
+  if (start >= end) return [];
+  ctx.budget.chargeBytes((end - start) * LIST_SLOT_BYTES + 2);
+  return list.slice(start, end);
 }
 
 function indexOf(target: Value, index: Value): Value {
@@ -423,7 +441,12 @@ function call(expr: Extract<Expr, { kind: 'call' }>, row: Row, ctx: RunContext):
       if (v === null) return null;
       let n: number;
       if (typeof v === 'number') n = v;
-      else if (typeof v === 'string') n = v.trim() === '' ? Number.NaN : Number(v.trim());
+      else if (typeof v === 'string') {
+        // Parsing reads every character: told first, as any scan of a string is.
+        ctx.budget.tick(v.length >>> CHARS_PER_UNIT_SHIFT);
+        const text = v.trim();
+        n = text === '' ? Number.NaN : Number(text);
+      }
       else if (typeof v === 'boolean' && expr.name === 'tointeger') n = Number(v);
       else throw typeError(`${expr.name}()`, 'a number or string', v);
       if (!Number.isFinite(n)) return null;

@@ -5,6 +5,7 @@
 import type { Expr } from './ast.ts';
 import { asBoolean, evaluate } from './evaluate.ts';
 import { forEachOperand } from './expr-operands.ts';
+import { exprWeight } from './expr-weight.ts';
 import { EMPTY_PUSHDOWN, pushdownOf } from './match-plan.ts';
 import { matchPattern, NOTHING_YET } from './match-pattern.ts';
 import { chunksOf, type ChunkStream } from './row-stream.ts';
@@ -22,14 +23,23 @@ export function* filterWhere(where: Expr, input: ChunkStream, ctx: RunContext): 
     // The WHERE's subqueries for the chunk; an empty chunk down the stream lets the driver pause.
     const steps = prepareSteps([where], chunk.rows, ctx);
     while (steps.next().done !== true) yield NOTHING_YET;
-    const rows: Row[] = [];
-    const origins: number[] = [];
+    const weight = exprWeight(where);
+    const budget = ctx.budget;
+    let rows: Row[] = [];
+    let origins: number[] = [];
     for (let i = 0; i < chunk.rows.length; i++) {
       const row = chunk.rows[i]!;
-      ctx.budget.tick();
+      budget.tick(weight);
       if (asBoolean(evaluate(where, row, ctx), 'WHERE') === true) {
         rows.push(row);
         origins.push(chunk.origins[i]!);
+      }
+      // A WHERE over large values can take long a row: the rows kept so far go down the stream, so
+      // the driver pauses inside the chunk, not only between chunks.
+      if (budget.yieldDue && i + 1 < chunk.rows.length) {
+        yield { rows, origins };
+        rows = [];
+        origins = [];
       }
     }
     yield { rows, origins };

@@ -7,6 +7,7 @@ import { functionSpec } from './functions.ts';
 import { emptyRow, prepareSubqueriesPausing } from './match.ts';
 import type { Chunk, ChunkStream } from './row-stream.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
+import { exprsWeight } from './expr-weight.ts';
 import { budgetedKey } from './value-size.ts';
 import { compareCodePoints, compareValues, typeName, type Value } from './values.ts';
 
@@ -63,6 +64,10 @@ interface ProjectionPlan {
   /** What ORDER BY reads before it chooses rows (every item under DISTINCT). */
   readonly early: readonly number[];
   readonly earlyExprs: readonly Expr[];
+  /** Units of work a row's items (and ORDER BY's expressions) take at most: told per row (exprWeight). */
+  readonly rowWeight: number;
+  /** The same for what ORDER BY reads before it chooses rows. */
+  readonly earlyWeight: number;
 }
 
 const plans = new WeakMap<ReturnClause, ProjectionPlan>();
@@ -80,7 +85,8 @@ function planOf(clause: ReturnClause, items: readonly ReturnItem[]): ProjectionP
   const sortKeys = sortKeysOf(clause, items);
   const early = clause.distinct ? items.map((_, i) => i) : itemsForKeys(sortKeys);
   const earlyExprs = [...early.map((i) => items[i]!.expr), ...sortKeys.flatMap((k) => ('expr' in k ? [k.expr] : []))];
-  return { items, all: items.map((_, i) => i), columns: items.map((i) => i.name), exprs, aggregateCalls, keyItems, sortKeys, early, earlyExprs };
+  const rowWeight = exprsWeight(exprs) + exprsWeight(clause.orderBy.map((s) => s.expr));
+  return { items, all: items.map((_, i) => i), columns: items.map((i) => i.name), exprs, aggregateCalls, keyItems, sortKeys, early, earlyExprs, rowWeight, earlyWeight: exprsWeight(earlyExprs) };
 }
 
 /**
@@ -147,7 +153,7 @@ async function streamRows(clause: ReturnClause, plan: ProjectionPlan, source: Ch
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r]!;
       // A row's values can be large (copies of wide nodes): a chunk of them is paused in, not only between.
-      ctx.budget.tick();
+      ctx.budget.tick(plan.rowWeight);
       if (ctx.budget.yieldDue) await ctx.budget.pause();
       const values = new Array<Value>(exprs.length);
       for (let i = 0; i < exprs.length; i++) values[i] = evaluate(exprs[i]!, row, ctx);
@@ -319,7 +325,7 @@ async function sortRows(clause: ReturnClause, plan: ProjectionPlan, source: Chun
     const rows = chunk.rows;
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r]!;
-      ctx.budget.tick();
+      ctx.budget.tick(plan.earlyWeight);
       if (ctx.budget.yieldDue) await ctx.budget.pause();
       const values = new Array<Value | undefined>(items.length).fill(undefined);
       for (let e = 0; e < early.length; e++) {
@@ -369,14 +375,14 @@ async function aggregateRows(clause: ReturnClause, plan: ProjectionPlan, source:
       }
       // Values to fold (collect(properties(a)), say) can be large: a chunk of them is paused in too.
       for (const row of chunk.rows) {
-        ctx.budget.tick();
+        ctx.budget.tick(plan.rowWeight);
         if (ctx.budget.yieldDue) await ctx.budget.pause();
         for (const acc of group.accumulators) acc.add(row, ctx);
       }
       continue;
     }
     for (const row of chunk.rows) {
-      ctx.budget.tick();
+      ctx.budget.tick(plan.rowWeight);
       if (ctx.budget.yieldDue) await ctx.budget.pause();
       const keys = keyItems.map((i) => evaluate(items[i]!.expr, row, ctx));
       const k = budgetedKey(keys, ctx.budget);

@@ -2,6 +2,12 @@ import type { QueryBudget } from '../budget/index.ts';
 import { numberJsonSize, propertiesJsonSize, type NodeRecord } from '../engine/index.ts';
 import { CHARS_PER_UNIT_SHIFT, EdgeRef, NodeRef, valueKey, type Value, type ValueMap } from './values.ts';
 
+/**
+ * Bytes a copy of a list allocates per item (one pointer-sized slot; the items are shared, not copied):
+ * what a slice is charged, which a JSON estimate of small integers (two bytes each) would undercount.
+ */
+export const LIST_SLOT_BYTES = 8;
+
 /** A node's current record (null once deleted); null instead of a function: nodes count as their ids (valueKey's form). */
 export type SizeResolve = ((ref: NodeRef) => NodeRecord | null) | null;
 

@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { HealthProber } from './health-prober.ts';
@@ -12,6 +13,10 @@ export interface FuzzTarget {
   readonly prober: HealthProber;
   /** TOOLGRAPH_QUERY_TIMEOUT_MS of the server: every case must end within twice this. */
   readonly timeBudgetMs: number;
+  /** The server's resident set size now, in bytes (what the machine pays, heap or not). */
+  rss(): number;
+  /** Whether the server process is still running. */
+  alive(): boolean;
   /** The server's heap used after a full GC, in bytes. */
   heapAfterGc(): Promise<number>;
   /** Drops the hostile graph and imports it again as it was at the start (what earlier writes added is gone). */
@@ -27,12 +32,13 @@ const SERVER_ENTRY = fileURLToPath(new URL('./fuzz-server.ts', import.meta.url))
  * test runner's own work (building cases, reading answers, its garbage collection) would otherwise
  * stall the server's event loop and be counted against it.
  */
-export async function startFuzzTarget(env: Record<string, string> = {}): Promise<FuzzTarget> {
+export async function startFuzzTarget(env: Record<string, string> = {}, options: { readonly execArgv?: readonly string[] } = {}): Promise<FuzzTarget> {
   const timeBudgetMs = Number(env['TOOLGRAPH_QUERY_TIMEOUT_MS'] ?? 2000);
   const child: ChildProcess = fork(SERVER_ENTRY, [], {
     // The product's own Node (this one), without the test runner's loaders and flags; FUZZ_SERVER_EXEC_ARGV
-    // adds Node/V8 flags for experiments (e.g. --single-threaded-gc on a machine short of cores).
-    execArgv: (process.env['FUZZ_SERVER_EXEC_ARGV'] ?? '').split(' ').filter(Boolean),
+    // adds Node/V8 flags for experiments (e.g. --single-threaded-gc on a machine short of cores), and a
+    // test its own (a heap limit, so that a server that would eat the machine dies early instead).
+    execArgv: [...(process.env['FUZZ_SERVER_EXEC_ARGV'] ?? '').split(' ').filter(Boolean), ...(options.execArgv ?? [])],
     env: { ...process.env, FUZZ_SERVER_ENV: JSON.stringify({ TOOLGRAPH_QUERY_TIMEOUT_MS: String(timeBudgetMs), ...env }) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -71,6 +77,8 @@ export async function startFuzzTarget(env: Record<string, string> = {}): Promise
     origin,
     prober,
     timeBudgetMs,
+    rss: () => residentBytes(child.pid!),
+    alive: () => child.exitCode === null && child.signalCode === null,
     heapAfterGc: () => exchange((id) => ({ heap: id }), (m, id) => ('heap' in m && m.heap === id ? m.used : undefined)),
     reset: () => exchange((id) => ({ reset: id }), (m, id) => ('reset' in m && m.reset === id ? true : undefined)).then(() => undefined),
     async close() {
@@ -81,6 +89,16 @@ export async function startFuzzTarget(env: Record<string, string> = {}): Promise
       clearTimeout(killer);
     },
   };
+}
+
+/** A process's resident set size in bytes, from /proc (Linux, where the tests run). */
+function residentBytes(pid: number): number {
+  try {
+    const pages = Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
+    return pages * 4096;
+  } catch {
+    return 0;
+  }
 }
 
 export interface FuzzAnswer {

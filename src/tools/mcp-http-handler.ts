@@ -4,10 +4,12 @@ import { readJsonBody } from '../http/index.ts';
 import { continueSession, initializeSession, ownerOf, type McpSessionDeps } from './mcp-http-sessions.ts';
 import { refuseMissingScopes } from './mcp-scope-precheck.ts';
 import { authInfoOf } from './mcp-server.ts';
+import { parseToolBody } from './tool-body-json.ts';
 
 export const MCP_PATH = '/mcp';
 /** Largest MCP message over Streamable HTTP: the SDK's own limit, 4 MiB. */
 const MCP_BODY_LIMIT = 4 * 1024 * 1024;
+const parseMessage = parseToolBody('The MCP message');
 
 /** A JSON media type, whatever its charset: the body reader refuses charsets other than UTF-8. */
 function isJson(contentType: string | undefined): boolean {
@@ -26,7 +28,7 @@ export function createMcpHandler(deps: McpSessionDeps): (req: IncomingMessage, r
     if (context !== undefined) request.auth = authInfoOf(context);
     const sessionId = req.headers['mcp-session-id'];
     // Another media type goes on unread: the SDK's transport answers it in the protocol (415).
-    const parsed = req.method === 'POST' && isJson(req.headers['content-type']) ? await readJsonBody(req, { route: `POST ${MCP_PATH}`, limitBytes: MCP_BODY_LIMIT }) : undefined;
+    const parsed = req.method === 'POST' && isJson(req.headers['content-type']) ? await readJsonBody(req, { route: `POST ${MCP_PATH}`, limitBytes: MCP_BODY_LIMIT }, parseMessage) : undefined;
     refuseMissingScopes(deps.registry, parsed, context);
 
     const owner = ownerOf(context);

@@ -1,11 +1,5 @@
-import { ToolgraphError, notJsonError } from '../../errors/index.ts';
-
-/**
- * Deepest nesting of arrays and objects a request body may have. The NativeRequest itself takes 4
- * levels and Cypher refuses parameters nested deeper than 64, so 100 leaves room and stops a
- * hostile body long before anything recursive (a JSON.parse reviver, a validator) sees it.
- */
-const MAX_JSON_DEPTH = 100;
+import { notJsonError } from '../../errors/index.ts';
+import { MAX_JSON_DEPTH, jsonTooDeep } from '../../validation/index.ts';
 
 export interface ParsedRequestJson {
   readonly value: unknown;
@@ -33,7 +27,8 @@ function hasBackslash(text: string, start: number, end: number): boolean {
 }
 
 /**
- * One pass over the text, without recursion: nesting depth, integers that doubles may round, and the
+ * One pass over the text, without recursion: nesting depth (as validation's jsonTooDeepAt counts it,
+ * fused here with the rest so the hot path reads the text once), integers that doubles may round, and the
  * top-level `id` number's source text. Strings are skipped whole (to their closing quote). The text
  * need not be valid JSON: JSON.parse decides that afterwards, and for valid JSON the answers are exact.
  */
@@ -115,12 +110,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
  */
 export function parseRequestJson(text: string, what = 'The body'): ParsedRequestJson {
   const scan = scanBody(text, MAX_JSON_DEPTH);
-  if (scan.tooDeepAt !== -1) {
-    const tooDeep = scan.tooDeepAt;
-    throw new ToolgraphError('TG_REQUEST_INVALID', `${what} nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels (at character ${tooDeep + 1}); at most ${MAX_JSON_DEPTH} are accepted.`, {
-      details: { limit: MAX_JSON_DEPTH, offset: tooDeep },
-    });
-  }
+  if (scan.tooDeepAt !== -1) throw jsonTooDeep('TG_REQUEST_INVALID', what, scan.tooDeepAt);
   const idSources = new WeakMap<object, string>();
   try {
     if (!scan.lossy) {

@@ -81,11 +81,31 @@ describe('charges of what a statement builds (a 1 MiB budget, a 100 KB parameter
     expect(error.details).toEqual({ limit: 'maxResultBytes', max: MiB, setting: 'TOOLGRAPH_QUERY_MAX_RESULT_BYTES' });
   });
 
+  // Issue 28, F1 and F2: a slice copies its items' slots; the copy is charged before it is made.
+  const list = Array.from({ length: 20_000 }, (_, i) => i % 10);
+  it.each([
+    ['a list literal of slices', 'RETURN size([$l[0..], $l[0..], $l[0..], $l[0..], $l[0..], $l[0..], $l[0..], $l[1..]]) AS n'],
+    ['slices over a cross product', 'MATCH (a), (b) RETURN count(size($l[1..])) AS n'],
+    ['ORDER BY slices over a cross product', 'MATCH (a), (b) RETURN a.id AS x ORDER BY $l[1..]'],
+    ['DISTINCT slices', 'MATCH (a), (b) RETURN DISTINCT $l[1..] AS s'],
+  ])('refuses %s over the budget (8 bytes an item copied), though the answer is small', async (_name, query) => {
+    const error = await refusal(query, { l: list });
+    expect(error.code).toBe('TG_QUERY_BUDGET_EXCEEDED');
+    expect(error.details).toEqual({ limit: 'maxResultBytes', max: MiB, setting: 'TOOLGRAPH_QUERY_MAX_RESULT_BYTES' });
+  });
+
+  it('charges a long CONTAINS needle\'s search table (4 bytes a character) before it is built', async () => {
+    const needle = 'n'.repeat(300_000);
+    const error = await refusal('MATCH (a) WHERE $h CONTAINS $n RETURN count(*) AS c', { h: 'h'.repeat(300_001), n: needle });
+    expect(error.details).toEqual({ limit: 'maxResultBytes', max: MiB, setting: 'TOOLGRAPH_QUERY_MAX_RESULT_BYTES' });
+  });
+
   it('answers the same shapes when they fit', async () => {
     const small = { p: 'x' };
     const run = async (query: string) => (await runCypher(engine, 'demo', query, small, { limits })).rows;
     expect(await run('MATCH (a), (b) RETURN size(collect($p)) AS n')).toEqual([[94 * 94]]);
     expect(await run('RETURN size($p + $p + $p) AS n, size([$p] + [$p]) AS m')).toEqual([[3, 2]]);
     expect(await run("RETURN size('a😀b') AS n")).toEqual([[3]]);
+    expect(await run('MATCH (a), (b) RETURN count(size([1, 2, 3][1..])) AS n')).toEqual([[94 * 94]]);
   });
 });

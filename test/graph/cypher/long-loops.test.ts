@@ -44,9 +44,9 @@ interface LoopDuring {
  * for the whole query. Measured as a share of the query's own time, so a loaded machine (which
  * stretches both) does not change the verdict.
  */
-async function loopDuring(heavy: string, limits = DEFAULT_BUDGET_LIMITS): Promise<LoopDuring> {
+async function loopDuring(heavy: string, limits = DEFAULT_BUDGET_LIMITS, params: Record<string, unknown> | null = null): Promise<LoopDuring> {
   // Once unmeasured, so the first slice does not also pay for compiling the executor's code.
-  await runQuiet(heavy, limits);
+  await runQuiet(heavy, limits, params);
   let turns = 0;
   let running = true;
   const start = performance.now();
@@ -62,7 +62,7 @@ async function loopDuring(heavy: string, limits = DEFAULT_BUDGET_LIMITS): Promis
   };
   setImmediate(spin);
   try {
-    await runQuiet(heavy, limits);
+    await runQuiet(heavy, limits, params);
   } finally {
     running = false;
   }
@@ -72,8 +72,8 @@ async function loopDuring(heavy: string, limits = DEFAULT_BUDGET_LIMITS): Promis
 }
 
 /** Answered or refused on the budget: what counts is whether the loop turned meanwhile. */
-async function runQuiet(query: string, limits: typeof DEFAULT_BUDGET_LIMITS): Promise<void> {
-  await runCypherJson(engine, 'hubs', query, null, { limits }).catch((error: unknown) => {
+async function runQuiet(query: string, limits: typeof DEFAULT_BUDGET_LIMITS, params: Record<string, unknown> | null): Promise<void> {
+  await runCypherJson(engine, 'hubs', query, params, { limits }).catch((error: unknown) => {
     if (!(error instanceof ToolgraphError) || error.code !== 'TG_QUERY_BUDGET_EXCEEDED') throw error;
   });
 }
@@ -91,6 +91,12 @@ describe('long loops inside one chunk of rows', () => {
     expectPaused(await loopDuring('MATCH (a:Hub) RETURN size([(a)-[:LINK]->(x) | x.n]) AS s'));
     const r = await runCypher(engine, 'hubs', 'MATCH (a:Hub) RETURN size([(a)-[:LINK]->(x) | x.n]) AS s LIMIT 2');
     expect(r.rows).toEqual([[LEAVES], [LEAVES]]);
+  });
+
+  it('a WHERE that takes long a row pauses between rows of a chunk, not only between chunks (issue 28, F3)', async () => {
+    // A few milliseconds a row: a chunk of 1,024 leaves held the loop for seconds at once.
+    const where = Array.from({ length: 40 }, () => "NOT ($t CONTAINS 'ab')").join(' AND ');
+    expectPaused(await loopDuring(`MATCH (x:Leaf) WHERE ${where} RETURN count(*) AS n`, { ...DEFAULT_BUDGET_LIMITS, timeoutMs: 2000 }, { t: 'a'.repeat(200_000) }));
   });
 
   it('a pattern predicate in WHERE over hubs pauses too', async () => {

@@ -158,6 +158,7 @@ export const SETTINGS = {
   graphqlAddr: optional<ListenAddress>({ area: 'C', description: 'SSE subscription carrier address (loopback only; disabled unless set)', env: 'SERVICE_GRAPHQL_ADDR', flag: '--graphql-addr', parser: loopbackAddress() }),
   graphqlMaxConnections: withDefault({ area: 'C', description: 'Carrier connections, process-wide across handshakes and SSE sessions', env: 'SERVICE_GRAPHQL_MAX_CONNECTIONS', flag: '--graphql-max-connections', default: 128, parser: integerIn(1, 10000) }),
   graphqlMaxSessionSecs: withDefault({ area: 'C', description: 'Maximum carrier session lifetime in seconds', env: 'SERVICE_GRAPHQL_MAX_SESSION_SECS', flag: '--graphql-max-session-secs', default: 300, parser: integerIn(1, 3600) }),
+  carrierMaxWork: withDefault({ area: 'C', description: 'Most work the subscription carrier may do for one commit: the summed complexity (result values) of its running subscriptions, one per subscription text, variables and visibility; a new subscription past it is refused with 503 TG_CARRIER_WORK_LIMIT, running ones go on', env: 'TOOLGRAPH_CARRIER_MAX_WORK', flag: '--carrier-max-work', configKey: 'carrier_max_work', default: 1_000_000, parser: integerIn(1, 1_000_000_000) }),
   graphqlSignerJwks: optional({ area: 'C', description: 'Trusted signer keys of carrier envelopes: a JWKS file or URL (required when the carrier is enabled)', env: 'SERVICE_GRAPHQL_SIGNER_JWKS', flag: '--graphql-signer-jwks', configKey: 'graphql_signer_jwks', parser: jwksLocation() }),
 };
 

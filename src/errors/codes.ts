@@ -95,6 +95,7 @@ export const ERROR_CODES = {
   TG_ACCESS_POLICY_INVALID: { status: 400, meaning: 'An access policy breaks specs/access-policy.schema.json; the message names the JSON pointer of the first problem.' },
   TG_TOO_MANY_CONNECTIONS: { status: 503, meaning: 'The main port (TOOLGRAPH_MAX_CONNECTIONS) or the subscription carrier (SERVICE_GRAPHQL_MAX_CONNECTIONS) is at its connection limit; retry after the Retry-After seconds.' },
   TG_FRAME_TOO_LARGE: { status: 413, meaning: 'A subscription result serialises to more than 8 MiB; the stream ends with this error (select less or lower first/limit).' },
+  TG_CARRIER_WORK_LIMIT: { status: 503, meaning: 'A new subscription would take the carrier past the work it may do per commit (TOOLGRAPH_CARRIER_MAX_WORK, the summed complexity of its running subscriptions); running ones go on. Retry after the Retry-After seconds, subscribe to less, or share a running subscription\'s text.' },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

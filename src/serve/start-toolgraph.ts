@@ -139,7 +139,7 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
     host.mount(metrics ? metrics.instrument(mounted) : mounted);
     const listed = mounted.map((s) => ({ name: s.name, url: `${host.origin}${s.entryPath}` }));
     if (config.values.graphqlAddr !== undefined) {
-      const ports = options.carrierPorts ?? (engine ? productCarrierPorts(engine) : undefined);
+      const ports = options.carrierPorts ?? (engine ? productCarrierPorts(engine, config.values) : undefined);
       const carrier = await startSubscriptionCarrier(config.values, engine, ports, logger, state, metrics?.carrierHandshake);
       if (carrier) {
         cleanups.push(() => carrier.close());

@@ -66,6 +66,11 @@ class JsonText {
     if (this.length + n > this.#room) this.#budget?.chargeBytes(this.length + n);
   }
 
+  /** Tells the budget of `units` of work done writing (items of a long list): its clock is read by the work. */
+  work(units: number): void {
+    this.#budget?.tick(units);
+  }
+
   /** What is left before the text is refused. */
   get left(): number {
     return this.#room - this.length;
@@ -120,6 +125,48 @@ function writeNode(out: JsonText, record: NodeRecord, texts: NodeTexts | null): 
   out.push(text);
 }
 
+/** Items of a list written by one JSON.stringify when they are all finite numbers, booleans or nulls. */
+const SCALAR_RUN = 4096;
+
+/** A finite number, a boolean or null: its JSON.stringify text is its RFC 8785 text. */
+function plainScalar(item: Value): boolean {
+  return item === null || typeof item === 'boolean' || (typeof item === 'number' && Number.isFinite(item));
+}
+
+/**
+ * A list, item by item, except runs of plain scalars (a list of 450,000 digits, say), which
+ * JSON.stringify writes 4,096 at a time: ten times faster than a piece per item, which held the event
+ * loop for 200 ms a row. A run's text (at most 4,096 × 24 code units) is built, then its room reserved.
+ * Every item counts as work, so the budget's clock (and its stall limit) is read as the list is written.
+ */
+function writeList(out: JsonText, list: readonly Value[], resolve: Resolve, texts: NodeTexts | null): void {
+  out.push('[');
+  for (let i = 0; i < list.length;) {
+    let end = i;
+    const runEnd = Math.min(list.length, i + SCALAR_RUN);
+    while (end < runEnd && plainScalar(list[end]!)) end++;
+    if (end - i >= 16) {
+      const text = JSON.stringify(list.slice(i, end));
+      out.reserve(text.length);
+      out.push(i > 0 ? `,${text.slice(1, -1)}` : text.slice(1, -1));
+      out.work(end - i);
+      i = end;
+      continue;
+    }
+    // A short run (scanned once) and the item after it, one by one. Large items reserve their own
+    // room; every 64 items, so a long list of small ones stops too.
+    for (const stop = Math.max(end, i + 1); i < stop; i++) {
+      if ((i & 63) === 63) {
+        out.reserve(0);
+        out.work(64);
+      }
+      if (i > 0) out.push(',');
+      writeValue(out, list[i]!, resolve, texts);
+    }
+  }
+  out.push(']');
+}
+
 function noResolve(): NodeRecord | null {
   return null;
 }
@@ -153,15 +200,7 @@ function writeValue(out: JsonText, value: Value, resolve: Resolve, texts: NodeTe
     return;
   }
   if (Array.isArray(value)) {
-    const list = value as readonly Value[];
-    out.push('[');
-    for (let i = 0; i < list.length; i++) {
-      // Large items reserve their own room; every 64 items, so a long list of small ones stops too.
-      if ((i & 63) === 63) out.reserve(0);
-      if (i > 0) out.push(',');
-      writeValue(out, list[i]!, resolve, texts);
-    }
-    out.push(']');
+    writeList(out, value as readonly Value[], resolve, texts);
     return;
   }
   const map = value as ValueMap;

@@ -66,8 +66,20 @@ describe('canonicalValue', () => {
     }), { numRuns: 3000 });
   });
 
+  it('writes long lists of scalars (written in runs, issue 28) exactly as canonicalize does', () => {
+    // Runs of 0 to 5,000 plain scalars between other items: short runs, runs past 4,096, a list that starts or ends with one.
+    const plain = fc.oneof(number, fc.boolean(), fc.constant(null));
+    const run = fc.oneof(fc.array(plain, { maxLength: 20 }), fc.array(plain, { minLength: 4090, maxLength: 5000 }));
+    const list = fc.array(fc.tuple(run, fc.option(fc.oneof(text, fc.array(plain, { maxLength: 3 })), { nil: undefined })), { maxLength: 4 })
+      .map((parts) => parts.flatMap(([items, other]) => (other === undefined ? items : [...items, other])) as Value);
+    fc.assert(fc.property(list, (v) => {
+      expect(outcome(() => canonicalValue(v, resolve))).toEqual(outcome(() => canonicalize(toJson(v, resolve)) ?? 'undefined'));
+    }), { numRuns: 200 });
+  });
+
   it.each<[string, Value, string]>([
     ['negative zero', -0, '0'],
+    ['a long list of scalars (one run) with -0', Array.from({ length: 40 }, (_, i) => (i === 20 ? -0 : i)), `[${Array.from({ length: 40 }, (_, i) => (i === 20 ? 0 : i)).join(',')}]`],
     ['shortest round-trip numbers', [1e21, 1e-7, 0.1 + 0.2, 100], '[1e+21,1e-7,0.30000000000000004,100]'],
     ['a node: properties plus id, in code-unit order', new NodeRef({ id: 'n01', label: 'L', props: { b: 1, a: 'x', j: true } }), '{"a":"x","b":1,"id":"n01","j":true}'],
     ['a relationship', new EdgeRef({ src: 'a', tgt: 'b', type: 'T' }), '{"src":"a","tgt":"b","type":"T"}'],

@@ -14,6 +14,8 @@
 import { setMaxListeners } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { resolveConfig } from '../../src/config/index.ts';
 import { OPEN_POLICY, replaceAccessPolicy } from '../../src/graph/access/index.ts';
 import { loadSignerKeys, startCarrier } from '../../src/graph/carrier/index.ts';
 import { GraphEngine } from '../../src/graph/engine/index.ts';
@@ -48,10 +50,13 @@ await engine.commit({
 let port: number;
 if (side === 'carrier') {
   await replaceAccessPolicy(engine, BENCH_GRAPH, OPEN_POLICY);
-  const ports = productCarrierPorts(engine);
+  // The settings' defaults, as `serve` would pass them.
+  const values = resolveConfig({ env: { HOME: tmpdir() } }).values;
+  const ports = productCarrierPorts(engine, values);
   const carrier = await startCarrier({
     host: '127.0.0.1', port: 0, graphs: engine, executor: ports.executor, access: ports.access,
     signerKeys: await loadSignerKeys(arg('--jwks')!), logger: silentLogger(), maxConnections: 10_000, maxSessionSecs: 3600,
+    listLimit: values.graphqlListLimit, maxWork: values.carrierMaxWork,
   });
   port = carrier.port;
 } else if (side === 'yoga') {

@@ -6,7 +6,7 @@ import type { GraphEngine } from '../graph/engine/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { CarrierPorts } from './carrier-ports.ts';
 
-type CarrierSettings = Pick<ResolvedValues, 'graphqlAddr' | 'graphqlMaxConnections' | 'graphqlMaxSessionSecs' | 'graphqlSignerJwks' | 'requestHeadTimeoutMs'>;
+type CarrierSettings = Pick<ResolvedValues, 'graphqlAddr' | 'graphqlMaxConnections' | 'graphqlMaxSessionSecs' | 'graphqlSignerJwks' | 'requestHeadTimeoutMs' | 'graphqlListLimit' | 'carrierMaxWork'>;
 
 /**
  * The carrier's settings that can be checked before anything starts: with SERVICE_GRAPHQL_ADDR set,
@@ -49,6 +49,9 @@ export async function startSubscriptionCarrier(values: CarrierSettings, engine: 
     logger,
     maxConnections: values.graphqlMaxConnections,
     maxSessionSecs: values.graphqlMaxSessionSecs,
+    // The executor's list limit (productCarrierPorts): what a nested list without a page is priced at.
+    listLimit: values.graphqlListLimit,
+    maxWork: values.carrierMaxWork,
     requestHeadTimeoutMs: values.requestHeadTimeoutMs,
     // Nonces and request ids live in the shared state store: a replay is refused by every replica, and after a restart.
     ...(onHandshake ? { onHandshake } : {}),

@@ -66,7 +66,7 @@ describe('the carrier in the composition root', () => {
   it('refuses to start without trusted signer keys, and without the graph service, before taking the port or the store', async () => {
     // Even with the product's ports handed in, the carrier's settings are checked first.
     const engine = await openEngine();
-    const ports = productCarrierPorts(engine);
+    const ports = productCarrierPorts(engine, config({}).values);
     const port = await freePort();
     await expect(startToolgraph({ config: config({ SERVICE_GRAPHQL_ADDR: `127.0.0.1:${port}` }), logger: silentLogger(), carrierPorts: ports }))
       .rejects.toThrow('SERVICE_GRAPHQL_SIGNER_JWKS is required when SERVICE_GRAPHQL_ADDR is set');

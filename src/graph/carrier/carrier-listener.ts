@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ToolgraphError, toToolgraphError } from '../../errors/index.ts';
-import { ConnectionCap, deadlineOptions } from '../../http/index.ts';
+import { carriesUnreadBody, ConnectionCap, deadlineOptions } from '../../http/index.ts';
 import type { Logger } from '../../log/index.ts';
 import { OVERLOAD_RETRY_AFTER_SECS, processOverload, type OverloadSignal } from '../../overload/index.ts';
 import type { CarrierAccess } from './carrier-access.ts';
@@ -38,6 +38,13 @@ export interface CarrierOptions {
   readonly overload?: OverloadSignal;
   readonly keepaliveMs?: number;
   readonly bufferCap?: number;
+  /**
+   * TOOLGRAPH_GRAPHQL_LIST_LIMIT: the most items the executor returns of a list without first/limit
+   * (the executor's own list limit), so what the query rules price such a nested list at.
+   */
+  readonly listLimit: number;
+  /** TOOLGRAPH_CARRIER_MAX_WORK: the summed complexity of the running subscriptions a new one must fit beside. */
+  readonly maxWork: number;
   /** Most live nonces, and most live request ids, remembered (each its own ledger). */
   readonly nonceCapacity?: number;
   /**
@@ -82,6 +89,7 @@ function refusalHeaders(error: ToolgraphError): Record<string, string> {
       return { 'www-authenticate': `Bearer error="insufficient_scope", scope="${SUBSCRIPTION_SCOPES.join(' ')}"` };
     case 'TG_TOO_MANY_CONNECTIONS':
     case 'TG_RATE_LIMITED':
+    case 'TG_CARRIER_WORK_LIMIT':
       return { 'retry-after': '1' };
     case 'TG_OVERLOADED':
       return { 'retry-after': String(OVERLOAD_RETRY_AFTER_SECS) };
@@ -112,8 +120,12 @@ export async function startCarrier(options: CarrierOptions): Promise<RunningCarr
     maxSessionMs: options.maxSessionSecs * 1000,
     keepaliveMs: options.keepaliveMs ?? DEFAULT_KEEPALIVE_MS,
     bufferCap: options.bufferCap ?? DEFAULT_BUFFER_CAP,
+    maxWork: options.maxWork,
   });
-  const deps = { signerKeys: options.signerKeys, nonces, requestIds, access: options.access, now: options.now ?? Date.now };
+  const deps = {
+    signerKeys: options.signerKeys, nonces, requestIds, access: options.access, now: options.now ?? Date.now,
+    listLimit: options.listLimit,
+  };
 
   // One handler for every response's close: it frees the slot (every response closes its connection) and the session, if any.
   function onClose(this: CarrierResponse): void {
@@ -148,6 +160,8 @@ export async function startCarrier(options: CarrierOptions): Promise<RunningCarr
 
   async function handle(req: IncomingMessage, res: CarrierResponse): Promise<void> {
     const started = onHandshake === undefined ? 0 : performance.now();
+    // No carrier request has a body: one sent anyway is dropped as it comes, never buffered beside a stream.
+    if (carriesUnreadBody(req)) req.resume();
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);

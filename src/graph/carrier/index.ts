@@ -1,6 +1,7 @@
 export type { CarrierAccess } from './carrier-access.ts';
 export type { CarrierPrincipal } from './carrier-principal.ts';
-export type { SubscriptionExecutor, SubscriptionRequest, SubscriptionResult } from './subscription-executor.ts';
+export type { SubscriptionEvaluation, SubscriptionExecutor, SubscriptionRequest, SubscriptionResult } from './subscription-executor.ts';
+export type { SubscriptionReads } from './subscription-reads.ts';
 export { startCarrier } from './carrier-listener.ts';
 export type { CarrierOptions, RunningCarrier } from './carrier-listener.ts';
 export type { CarrierGraphs } from './subscription-hub.ts';

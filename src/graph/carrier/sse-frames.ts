@@ -18,6 +18,7 @@ export type EndReason =
   | 'frame-too-large'
   | 'graph-dropped'
   | 'evaluation-failed'
+  | 'over-budget'
   | 'server-closing';
 
 /** Spec, Limits: each serialised SSE data frame is at most 8 MiB. */

@@ -21,6 +21,8 @@ export interface HandshakeDeps {
   readonly access: CarrierAccess;
   /** Wall-clock milliseconds, for envelope expiry. */
   readonly now: () => number;
+  /** What the query rules price a nested list without first/limit at (TOOLGRAPH_GRAPHQL_LIST_LIMIT). */
+  readonly listLimit: number;
 }
 
 /** The scopes that allow a subscription (spec, Authentication: carrier, rule 2). */
@@ -86,13 +88,13 @@ export async function subscribeHandshake(req: IncomingMessage, search: string, d
   }
 
   const document = parseSubscription(query);
-  checkSubscriptionRules(document, envelope.variables);
+  const { complexity } = checkSubscriptionRules(document, envelope.variables, deps.listLimit);
 
   const visibility = deps.access.visibility(principal, graph);
   if (visibility === null) throw new ToolgraphError('TG_ACCESS_DENIED', 'The graph ACL does not allow this principal to read this graph.');
 
   forgetRequest(req);
-  return { graph, query, document, variables: envelope.variables, principal, visibility };
+  return { graph, query, document, variables: envelope.variables, principal, visibility, complexity };
 }
 
 /** Drops the signed request (Authorization header, URL) from the live request object. */

@@ -1,6 +1,7 @@
 import type { DocumentNode } from 'graphql';
 import type { GraphCatalogue, GraphView } from '../engine/index.ts';
 import type { CarrierPrincipal } from './carrier-principal.ts';
+import type { SubscriptionReads } from './subscription-reads.ts';
 
 /** A subscription as the carrier hands it over: already past the carrier's query rules. */
 export interface SubscriptionRequest {
@@ -23,6 +24,12 @@ export interface SubscriptionResult {
   readonly errors?: readonly SubscriptionError[];
 }
 
+/** One run of the executor: the frame's result, and what the run read (null: it cannot say, so every change re-runs it). */
+export interface SubscriptionEvaluation {
+  readonly result: SubscriptionResult;
+  readonly reads: SubscriptionReads | null;
+}
+
 /**
  * The executor port: the GraphQL surface (graph/graphql) implements it; the carrier never executes
  * GraphQL itself. `P` is the executor's own prepared form, opaque to the carrier.
@@ -38,8 +45,10 @@ export interface SubscriptionExecutor<P = unknown> {
 
   /**
    * Executes the Subscription selection against one view for one principal, with the access
-   * module's row-level security applied, and returns the result (errors in-band). Reads with no
-   * `await` between them see one graph version.
+   * module's row-level security applied, under the execution budget of queries, and returns the
+   * result (field errors in-band) with what it read. The carrier runs it inside the engine's
+   * `readNow`, so it may pause between slices and still read one graph version. Over its budget it
+   * throws the budget's refusal (TG_QUERY_BUDGET_EXCEEDED, or TG_OVERLOADED while the process sheds load).
    */
-  run(view: GraphView, prepared: P, principal: CarrierPrincipal): SubscriptionResult | Promise<SubscriptionResult>;
+  run(view: GraphView, prepared: P, principal: CarrierPrincipal): SubscriptionEvaluation | Promise<SubscriptionEvaluation>;
 }

@@ -2,15 +2,24 @@ import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { DocumentNode } from 'graphql';
 import { ToolgraphError, toToolgraphError } from '../../errors/index.ts';
 import type { Logger } from '../../log/index.ts';
+import { SETTINGS } from '../../config/index.ts';
+import { OVERLOAD_RETRY_AFTER_SECS } from '../../overload/index.ts';
 import type { ChangeEvent, GraphView } from '../engine/index.ts';
+import { BatchChanges } from './batch-changes.ts';
 import type { CarrierAccess } from './carrier-access.ts';
 import type { CarrierPrincipal } from './carrier-principal.ts';
 import { KEEPALIVE_FRAME, MAX_FRAME_BYTES, STREAM_HEADERS, completeFrame, nextFrame, type EndReason } from './sse-frames.ts';
-import type { SubscriptionExecutor, SubscriptionResult } from './subscription-executor.ts';
+import type { SubscriptionEvaluation, SubscriptionExecutor } from './subscription-executor.ts';
+import type { SubscriptionReads } from './subscription-reads.ts';
 
-/** What the carrier needs of the engine: live views and the change feed (local and followed batches). */
+/**
+ * What the carrier needs of the engine: live views, reads of one version that may pause (commits to
+ * the graph wait for them, as for a query: GraphEngine.readNow), and the change feed (local and
+ * followed batches).
+ */
 export interface CarrierGraphs {
   view(graph: string): GraphView;
+  readNow<T>(graph: string, work: (view: GraphView) => T | Promise<T>): T | Promise<T>;
   subscribe(listener: (event: ChangeEvent) => void): () => void;
 }
 
@@ -27,6 +36,12 @@ export interface SubscriptionHubOptions {
    * the connection holds anything and the frame would not fit beside it cuts the reader off.
    */
   readonly bufferCap: number;
+  /**
+   * The most work the carrier may do for one commit (TOOLGRAPH_CARRIER_MAX_WORK): the summed
+   * complexity of its groups, each evaluated once per commit that touches it. A subscription that
+   * would need a new group past it is refused; running ones go on.
+   */
+  readonly maxWork: number;
   readonly now?: () => number;
 }
 
@@ -37,6 +52,8 @@ export interface OpenRequest {
   readonly variables: Readonly<Record<string, unknown>> | null;
   readonly principal: CarrierPrincipal;
   readonly visibility: string;
+  /** Its price under the query rules (subscription-rules.ts): the result values one evaluation may produce. */
+  readonly complexity: number;
 }
 
 export interface HubStats {
@@ -44,6 +61,8 @@ export interface HubStats {
   readonly groups: number;
   /** Executor runs since the hub started. */
   readonly evaluations: number;
+  /** The summed complexity of the groups now: the most work one commit can cost (at most maxWork, save for regroupings). */
+  readonly work: number;
   /** The most bytes one connection has held unsent in the process since the hub started (at most bufferCap). */
   readonly peakQueuedBytes: number;
   /** Sessions opened since the hub started. */
@@ -85,6 +104,8 @@ class Group {
   readonly graph: string;
   readonly prepared: unknown;
   readonly visibility: string;
+  /** The subscription's price: what it adds to the hub's work. */
+  readonly complexity: number;
   readonly members = new Set<Session>();
   /** Runs the executor when no member can: the principal of the handshake that created or joined it last. */
   principal: CarrierPrincipal;
@@ -92,18 +113,22 @@ class Group {
   payload: string | null = null;
   /** The `next` frame of `payload`; null while `payload` is null or when it is over 8 MiB. */
   frame: Buffer | null = null;
-  version = -1;
   dirty = true;
   evaluating = false;
   pending: Promise<void> | null = null;
+  /** What the last evaluation read (null: not evaluated yet, or it could not say): commits that touch none of it are skipped. */
+  reads: SubscriptionReads | null = null;
+  /** Batches committed while an evaluation was under way, checked against what it read once it ends. */
+  missed: BatchChanges[] = [];
 
-  constructor(base: string, visibility: string, graph: string, prepared: unknown, principal: CarrierPrincipal) {
+  constructor(base: string, visibility: string, graph: string, prepared: unknown, principal: CarrierPrincipal, complexity: number) {
     this.base = base;
     this.key = `${base}\u0000${visibility}`;
     this.visibility = visibility;
     this.graph = graph;
     this.prepared = prepared;
     this.principal = principal;
+    this.complexity = complexity;
   }
 }
 
@@ -113,15 +138,33 @@ const CHUNK_FRAMING = 16;
 const REVOKED = new ToolgraphError('TG_ACCESS_DENIED', 'The graph ACL no longer allows this subscription.');
 const TOO_LARGE = new ToolgraphError('TG_FRAME_TOO_LARGE', `The subscription result serialises to more than ${MAX_FRAME_BYTES} bytes (8 MiB); select less or lower first/limit.`);
 const DROPPED = new ToolgraphError('TG_GRAPH_NOT_FOUND', 'The graph was dropped.');
+/** Milliseconds the queue of evaluations runs before it lets the event loop turn (as a query's slice). */
+const SLICE_MS = 10;
+/** Batches kept per evaluation under way; past it, the evaluation is simply run again. */
+const MAX_MISSED = 64;
+const WORK_SETTING = SETTINGS.carrierMaxWork.env!;
+
+function overWorkLimit(complexity: number, max: number): ToolgraphError {
+  return new ToolgraphError('TG_CARRIER_WORK_LIMIT',
+    `This subscription's complexity of ${complexity} result values does not fit beside the running subscriptions in the carrier's work limit of ${max} result values per commit (${WORK_SETTING}); running subscriptions go on. Retry later, subscribe to less, use the text of a running subscription (subscribers of one text share its work), or raise the limit.`,
+    { details: { limit: 'maxWork', max, setting: WORK_SETTING, complexity } });
+}
+
+function isOverload(error: unknown): boolean {
+  return error instanceof ToolgraphError && error.code === 'TG_OVERLOADED';
+}
 
 /**
- * Shared re-execution and fan-out. Each committed batch of a graph (edges included) marks its groups
- * dirty; one flush per event-loop turn evaluates each dirty group once, however many batches came,
- * and a subscriber gets a frame only when the serialised result differs from the last one it got, so
- * a change to rows it cannot see sends it nothing. Access is asked before every frame and on every
- * keepalive tick: a denial ends the stream, a new visibility key moves the subscriber to the group of
- * that key. Two timers serve every session: the keepalive tick and the expiry of the oldest session
- * (sessions expire in the order they opened, all living the same time).
+ * Shared re-execution and fan-out. Each committed batch of a graph (edges included) marks dirty the
+ * groups whose last evaluation read something it changed (batch-changes.ts); one queue evaluates the
+ * dirty groups one after another, each once however many batches came, letting the event loop turn
+ * every 10 ms between them (and within one, as its execution budget pauses it). A subscriber gets a
+ * frame only when the serialised result differs from the last one it got, so a change to rows it
+ * cannot see sends it nothing. The summed complexity of the groups is capped (`maxWork`): it bounds
+ * what one commit can cost. Access is asked before every frame and on every keepalive tick: a denial
+ * ends the stream, a new visibility key moves the subscriber to the group of that key. Two timers
+ * serve every session: the keepalive tick and the expiry of the oldest session (sessions expire in
+ * the order they opened, all living the same time).
  */
 export class SubscriptionHub {
   readonly #options: SubscriptionHubOptions;
@@ -130,12 +173,17 @@ export class SubscriptionHub {
   readonly #byGraph = new Map<string, Set<Group>>();
   /** Every open session, oldest first: the expiry order. */
   readonly #sessions = new Set<Session>();
-  readonly #dirtyGraphs = new Set<string>();
+  /** Dirty groups waiting for their evaluation, in the order they became dirty. */
+  readonly #queue = new Set<Group>();
+  #draining = false;
+  /** Groups whose evaluation the overload stopped: queued again after the overload's Retry-After. */
+  readonly #retrying = new Set<Group>();
+  #retryTimer: NodeJS.Timeout | null = null;
   readonly #unsubscribe: () => void;
   readonly #keepalive: NodeJS.Timeout;
   #expiry: NodeJS.Timeout | null = null;
-  #flushScheduled = false;
   #evaluations = 0;
+  #work = 0;
   #peakQueued = 0;
   #opened = 0;
   #frames = 0;
@@ -149,13 +197,14 @@ export class SubscriptionHub {
   }
 
   stats(): HubStats {
-    return { sessions: this.#sessions.size, groups: this.#groups.size, evaluations: this.#evaluations, peakQueuedBytes: this.#peakQueued, opened: this.#opened, frames: this.#frames };
+    return { sessions: this.#sessions.size, groups: this.#groups.size, evaluations: this.#evaluations, work: this.#work, peakQueuedBytes: this.#peakQueued, opened: this.#opened, frames: this.#frames };
   }
 
   /**
    * Joins (or creates) the group of this request, brings its result up to date, writes the stream
    * head and the initial frame. Throws, with nothing written, when the graph is gone, the executor
-   * refuses the subscription or its first evaluation fails, or access was withdrawn meanwhile.
+   * refuses the subscription, a new group would take the hub past its work limit, the first
+   * evaluation fails or is over its budget, or access was withdrawn meanwhile.
    */
   async open(res: CarrierResponse, request: OpenRequest): Promise<void> {
     const base = `${request.graph}\u0000${request.query}\u0000${request.variables === null ? '' : JSON.stringify(request.variables)}`;
@@ -164,7 +213,11 @@ export class SubscriptionHub {
     if (!group) {
       const view = this.#options.graphs.view(request.graph);
       const prepared = await this.#options.executor.prepare(view.catalogue, { query: request.query, document: request.document, variables: request.variables });
-      group = this.#groupFor(base, visibility, request.graph, prepared, request.principal);
+      // Another handshake may have made the group meanwhile; joining one costs no work.
+      if (!this.#groups.has(`${base}\u0000${visibility}`) && this.#work + request.complexity > this.#options.maxWork) {
+        throw overWorkLimit(request.complexity, this.#options.maxWork);
+      }
+      group = this.#groupFor(base, visibility, request.graph, prepared, request.principal, request.complexity);
     }
     for (;;) {
       group.principal = request.principal;
@@ -190,7 +243,7 @@ export class SubscriptionHub {
       if (now === visibility) break;
       this.#dropIfIdle(group);
       visibility = now;
-      group = this.#groupFor(base, visibility, request.graph, group.prepared, request.principal);
+      group = this.#groupFor(base, visibility, request.graph, group.prepared, request.principal, group.complexity);
     }
     const session = new Session(res, request.principal, group, this.#now() + this.#options.maxSessionMs);
     res.writeHead(200, STREAM_HEADERS);
@@ -226,17 +279,20 @@ export class SubscriptionHub {
     this.#unsubscribe();
     clearInterval(this.#keepalive);
     if (this.#expiry) clearTimeout(this.#expiry);
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
     for (const session of this.#sessions) this.#end(session, 'server-closing');
   }
 
   // ---- groups and evaluation ----------------------------------------------------------------
 
-  #groupFor(base: string, visibility: string, graph: string, prepared: unknown, principal: CarrierPrincipal): Group {
+  /** The group of a key, made when there is none; its complexity counts towards the work from then on. */
+  #groupFor(base: string, visibility: string, graph: string, prepared: unknown, principal: CarrierPrincipal, complexity: number): Group {
     const key = `${base}\u0000${visibility}`;
     const existing = this.#groups.get(key);
     if (existing) return existing;
-    const group = new Group(base, visibility, graph, prepared, principal);
+    const group = new Group(base, visibility, graph, prepared, principal, complexity);
     this.#groups.set(key, group);
+    this.#work += complexity;
     let ofGraph = this.#byGraph.get(graph);
     if (!ofGraph) {
       ofGraph = new Set();
@@ -248,21 +304,28 @@ export class SubscriptionHub {
 
   #dropIfIdle(group: Group): void {
     if (group.members.size > 0 || group.joining > 0) return;
-    if (this.#groups.get(group.key) === group) this.#groups.delete(group.key);
+    if (this.#groups.get(group.key) === group) {
+      this.#groups.delete(group.key);
+      this.#work -= group.complexity;
+    }
+    this.#queue.delete(group);
+    this.#retrying.delete(group);
     const ofGraph = this.#byGraph.get(group.graph);
     ofGraph?.delete(group);
     if (ofGraph?.size === 0) this.#byGraph.delete(group.graph);
   }
 
-  /** Waits until the group's result is of the graph's current version. */
+  /**
+   * Waits until the group's result is current: evaluated, and no batch since touched what it read
+   * (a batch that touched it made it dirty).
+   */
   async #fresh(group: Group): Promise<void> {
     for (;;) {
       if (group.evaluating) {
         await group.pending?.catch(noop);
         continue;
       }
-      const view = this.#options.graphs.view(group.graph);
-      if (!group.dirty && group.payload !== null && group.version === view.version) return;
+      if (!group.dirty && group.payload !== null) return;
       await this.#evaluate(group);
       return;
     }
@@ -280,28 +343,53 @@ export class SubscriptionHub {
     try {
       do {
         group.dirty = false;
-        const view = this.#options.graphs.view(group.graph);
-        const version = view.version;
         const principal = this.#representative(group);
         this.#evaluations++;
-        let result: SubscriptionResult;
+        let version = -1;
+        let evaluation: SubscriptionEvaluation;
         try {
-          result = await this.#options.executor.run(view, group.prepared, principal);
+          // One graph version, though the run may pause: commits to the graph wait for it, as for a query.
+          evaluation = await this.#options.graphs.readNow(group.graph, (view) => {
+            version = view.version;
+            return this.#options.executor.run(view, group.prepared, principal);
+          });
         } catch (error) {
-          this.#fail(group, error);
+          group.reads = null;
+          group.missed = [];
+          if (isOverload(error)) this.#retryLater(group);
+          else this.#fail(group, error);
           throw error;
         }
-        const payload = JSON.stringify(result);
+        group.reads = evaluation.reads;
+        // Batches applied while it ran, after the version it read: re-run for those that touched what it read.
+        for (const changes of group.missed) if (changes.version > version && changes.touches(group.reads)) group.dirty = true;
+        group.missed = [];
+        const payload = JSON.stringify(evaluation.result);
         if (payload !== group.payload) {
           group.payload = payload;
           group.frame = nextFrame(payload);
         }
-        group.version = version;
         this.#deliver(group);
       } while (group.dirty && group.members.size + group.joining > 0);
     } finally {
       group.evaluating = false;
     }
+  }
+
+  /**
+   * The overload stopped the group's evaluation: its subscribers keep their streams (and their last
+   * frame), and the group is evaluated again once the overload's Retry-After has passed.
+   */
+  #retryLater(group: Group): void {
+    group.dirty = true;
+    if (group.members.size === 0) return;
+    this.#retrying.add(group);
+    if (this.#retryTimer !== null || this.#closed) return;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = null;
+      for (const retried of this.#retrying) this.#enqueue(retried);
+      this.#retrying.clear();
+    }, OVERLOAD_RETRY_AFTER_SECS * 1000).unref();
   }
 
   /** A member that may still read with the group's key runs the query; else the last joiner. */
@@ -317,10 +405,19 @@ export class SubscriptionHub {
 
   #fail(group: Group, thrown: unknown): void {
     const error = toToolgraphError(thrown);
-    const dropped = error.code === 'TG_GRAPH_NOT_FOUND';
-    // The code only: messages can name the graph, and the carrier never logs graph names.
-    if (!dropped) this.#options.logger.error({ code: error.code, type: thrown instanceof Error ? thrown.name : typeof thrown }, 'carrier evaluation failed');
-    for (const session of group.members) this.#end(session, dropped ? 'graph-dropped' : 'evaluation-failed', dropped ? DROPPED : error);
+    if (error.code === 'TG_GRAPH_NOT_FOUND') {
+      for (const session of group.members) this.#end(session, 'graph-dropped', DROPPED);
+      return;
+    }
+    // Codes and limit names only: messages can name the graph, and the carrier never logs graph names.
+    if (error.code === 'TG_QUERY_BUDGET_EXCEEDED') {
+      const limit = error.details?.['limit'];
+      this.#options.logger.info({ code: error.code, limit: typeof limit === 'string' ? limit : undefined, sessions: group.members.size }, 'carrier subscription over its execution budget');
+      for (const session of group.members) this.#end(session, 'over-budget', error);
+      return;
+    }
+    this.#options.logger.error({ code: error.code, type: thrown instanceof Error ? thrown.name : typeof thrown }, 'carrier evaluation failed');
+    for (const session of group.members) this.#end(session, 'evaluation-failed', error);
   }
 
   #deliver(group: Group): void {
@@ -338,7 +435,8 @@ export class SubscriptionHub {
     const from = session.group;
     from.members.delete(session);
     this.#dropIfIdle(from);
-    const to = this.#groupFor(from.base, visibility, from.graph, from.prepared, session.principal);
+    // A running subscription keeps running past the work limit: only new ones are refused.
+    const to = this.#groupFor(from.base, visibility, from.graph, from.prepared, session.principal, from.complexity);
     session.group = to;
     to.members.add(session);
     if (!to.dirty && !to.evaluating && to.payload !== null) {
@@ -347,7 +445,7 @@ export class SubscriptionHub {
       return;
     }
     to.dirty = true;
-    this.#schedule(to.graph);
+    this.#enqueue(to);
   }
 
   // ---- changes and timers -------------------------------------------------------------------
@@ -360,27 +458,50 @@ export class SubscriptionHub {
       return;
     }
     if (event.kind !== 'batch') return;
-    for (const group of groups) group.dirty = true;
-    this.#schedule(event.graph);
-  }
-
-  #schedule(graph: string): void {
-    this.#dirtyGraphs.add(graph);
-    if (this.#flushScheduled) return;
-    this.#flushScheduled = true;
-    // One flush per event-loop turn: a burst of batches costs one evaluation per group.
-    setImmediate(() => this.#flush());
-  }
-
-  #flush(): void {
-    this.#flushScheduled = false;
-    if (this.#closed) return;
-    for (const graph of this.#dirtyGraphs) {
-      for (const group of this.#byGraph.get(graph) ?? []) {
-        if (group.dirty && !group.evaluating && group.members.size > 0) void this.#evaluate(group);
+    const view = this.#options.graphs.view(event.graph);
+    const changes = BatchChanges.of(event, (id) => view.node(id)?.label);
+    for (const group of groups) {
+      if (group.evaluating) {
+        // What it reads is known once it ends: the batch is checked against that then.
+        if (group.missed.length < MAX_MISSED) group.missed.push(changes);
+        else group.missed = [BatchChanges.EVERYTHING];
+      } else if (!group.dirty && changes.touches(group.reads)) {
+        group.dirty = true;
+        this.#enqueue(group);
       }
     }
-    this.#dirtyGraphs.clear();
+  }
+
+  /** Queues a dirty group for evaluation; the queue runs from the next turn of the event loop. */
+  #enqueue(group: Group): void {
+    this.#queue.add(group);
+    if (this.#draining || this.#closed) return;
+    this.#draining = true;
+    // From the next turn: a burst of batches costs one evaluation per group.
+    setImmediate(() => void this.#drain());
+  }
+
+  /**
+   * Evaluates the queued groups one at a time (each under its own execution budget, pausing as it
+   * does), letting the event loop turn whenever 10 ms have gone since it last did, so probes and
+   * requests are answered while many groups re-run.
+   */
+  async #drain(): Promise<void> {
+    let sliceStarted = performance.now();
+    try {
+      // A Set iterates what is added while it runs: groups that become dirty meanwhile are served too.
+      for (const group of this.#queue) {
+        this.#queue.delete(group);
+        if (this.#closed) return;
+        if (group.dirty && !group.evaluating && group.members.size > 0) await this.#evaluate(group).catch(noop);
+        if (performance.now() - sliceStarted >= SLICE_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          sliceStarted = performance.now();
+        }
+      }
+    } finally {
+      this.#draining = false;
+    }
   }
 
   #tick(): void {

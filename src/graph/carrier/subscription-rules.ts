@@ -2,6 +2,7 @@ import {
   GraphQLError, Kind, parse, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode,
   type SelectionSetNode, type ValueNode,
 } from 'graphql';
+import { SETTINGS } from '../../config/index.ts';
 import { ToolgraphError } from '../../errors/index.ts';
 
 /** Spec, Limits: every subscription root has an explicit `first` or `limit` of at most 100. */
@@ -10,8 +11,8 @@ const MAX_ROOT_LIMIT = 100;
 const MAX_DEPTH = 8;
 /** The most result values a subscription may ask for, fan-out included (see `checkSubscriptionRules`). */
 export const MAX_COMPLEXITY = 50_000;
-/** What a nested list field without `first`/`limit` is priced at. */
-const UNBOUNDED_FANOUT = 100;
+/** The setting of the list limit a nested list without `first`/`limit` is priced at. */
+const LIST_LIMIT_SETTING = SETTINGS.graphqlListLimit.env!;
 
 /** Field policy: no introspection and no federation entry points over the carrier. */
 const FORBIDDEN_FIELDS = new Set(['__schema', '__type', '_service', '_entities']);
@@ -51,8 +52,10 @@ class Pricing {
   readonly #variables: Readonly<Record<string, unknown>>;
   readonly #defaults: ReadonlyMap<string, ValueNode>;
   readonly #active = new Set<string>();
+  readonly #listLimit: number;
 
-  constructor(document: DocumentNode, operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>> | null) {
+  constructor(document: DocumentNode, operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>> | null, listLimit: number) {
+    this.#listLimit = listLimit;
     const fragments = new Map<string, FragmentDefinitionNode>();
     for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
     this.#fragments = fragments;
@@ -93,7 +96,7 @@ class Pricing {
   #charge(amount: number): void {
     this.complexity += Math.max(1, amount);
     if (this.complexity > MAX_COMPLEXITY) {
-      throw tooComplex(`The subscription may produce more than ${MAX_COMPLEXITY} result values (each list field multiplies what is under it by its first/limit, ${UNBOUNDED_FANOUT} when it has none); select less or lower first/limit.`, { limit: MAX_COMPLEXITY });
+      throw tooComplex(`The subscription may produce more than ${MAX_COMPLEXITY} result values (each list field multiplies what is under it by its first/limit; one without them by the ${this.#listLimit} items it may return, its list limit ${LIST_LIMIT_SETTING}); select less or give lists a lower first/limit.`, { limit: MAX_COMPLEXITY });
     }
   }
 
@@ -143,7 +146,7 @@ class Pricing {
       this.#charge(multiplicity);
       if (!field.selectionSet) return;
       const bound = this.bound(field);
-      const fanout = bound.kind === 'value' ? bound.value : UNBOUNDED_FANOUT;
+      const fanout = bound.kind === 'value' ? bound.value : this.#listLimit;
       this.#nested(field.selectionSet, multiplicity * fanout, depth + 1);
     });
   }
@@ -155,16 +158,18 @@ class Pricing {
  * (a variable counts, read from the signed variables); no introspection or federation fields; field
  * depth at most 8; and a complexity of at most 50,000, where each field costs as many values as it
  * may produce: one per row of its parent list, a list field multiplying what is under it by its
- * `first`/`limit` (100 when it has none).
+ * `first`/`limit`, or by `listLimit` (TOOLGRAPH_GRAPHQL_LIST_LIMIT) when it has none: the executor
+ * returns at most that many items of such a list and refuses more. So the price bounds what an
+ * evaluation returns, which the carrier's cap on its work per commit adds up.
  */
-export function checkSubscriptionRules(document: DocumentNode, variables: Readonly<Record<string, unknown>> | null): SubscriptionShape {
+export function checkSubscriptionRules(document: DocumentNode, variables: Readonly<Record<string, unknown>> | null, listLimit: number): SubscriptionShape {
   const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   if (operations.length !== 1) throw invalid(`The subscription text must hold exactly one operation; it holds ${operations.length}.`);
   const operation = operations[0]!;
   if (operation.operation !== 'subscription') {
     throw invalid(`The carrier serves subscriptions only; got a ${operation.operation} operation (send queries and mutations through the native dispatch).`);
   }
-  const pricing = new Pricing(document, operation, variables);
+  const pricing = new Pricing(document, operation, variables, listLimit);
   pricing.root(operation.selectionSet);
   return { roots: pricing.roots, complexity: pricing.complexity, depth: pricing.depth };
 }

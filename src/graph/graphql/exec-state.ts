@@ -1,6 +1,7 @@
 import type { FragmentDefinitionNode, GraphQLError } from 'graphql';
 import type { GraphView } from '../engine/index.ts';
 import type { GraphSchema } from './graph-schema.ts';
+import type { ReadRecorder } from './read-recorder.ts';
 
 /**
  * The execution budget seam. The executor charges what it is about to build *before* building it:
@@ -54,6 +55,8 @@ export interface ExecState {
    * fields): the type name of every shaped node object (its label, after a namespace's prefix), for abstract-type resolution.
    */
   readonly labels: WeakMap<object, string> | null;
+  /** A subscription's evaluation records what it reads here (the carrier re-runs it only when a batch touches that); null for queries. */
+  readonly reads: ReadRecorder | null;
 }
 
 /** A response path, built lazily: only errors need it. */

@@ -104,6 +104,7 @@ export function executeOperation(args: ExecutionArgs, operation: OperationDefini
     meter: context.meter,
     listLimit: context.listLimit,
     labels: null,
+    reads: null,
   };
   if (operation.operation === 'mutation') {
     const fields = collectFields(state, 'Mutation', [operation.selectionSet]);

@@ -90,11 +90,13 @@ function scanPage(state: ExecState, fieldName: string, label: string, filter: Re
   const left = state.meter.rowsLeft();
   if (count !== undefined) {
     const rows = state.view.scan(label, { filter, first: count <= left ? count : left + 1 });
+    if (state.reads !== null) state.reads.scanned(label, filter, rows);
     state.meter.rows(rows.length, 0);
     return rows;
   }
   const ask = Math.min(state.listLimit, left);
   const rows = state.view.scan(label, ask < Number.MAX_SAFE_INTEGER ? { filter, first: ask + 1 } : { filter });
+  if (state.reads !== null) state.reads.scanned(label, filter, rows);
   if (rows.length > state.listLimit) throw overListLimit(fieldName, state.listLimit);
   state.meter.rows(rows.length, 0);
   return rows;
@@ -253,6 +255,8 @@ function rootWork(state: ExecState, key: string, nodes: readonly FieldNode[]): W
   const name = nodes[0]!.name.value;
   if (name === '__typename') return doneWork('Query');
   const root = state.graphSchema.roots.get(name);
+  // Only root lists say what they read (a subscription's roots are lists); anything else reads more than the recorder knows.
+  if (state.reads !== null && root?.kind !== 'list') state.reads.unbounded = true;
   switch (root?.kind) {
     case 'list': return labelList(state, name, root.label, key, nodes);
     case 'connection': return labelConnection(state, name, root.label, key, nodes);

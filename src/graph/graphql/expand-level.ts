@@ -50,6 +50,7 @@ export function expandLevel(state: ExecState, rows: readonly NodeRecord[], edge:
     const end = offsets[j + 1]! - offsets[j]!;
     for (let c = 0; c < end; c++) children[k++] = list[c]!;
   }
+  if (state.reads !== null) state.reads.expanded(edge.edgeType, children);
   return { children, offsets };
 }
 

@@ -1,14 +1,16 @@
 import { type GraphQLError, Kind, getVariableValues, validate, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
 import { ToolgraphError } from '../../errors/index.ts';
-import type { CarrierPrincipal, SubscriptionExecutor, SubscriptionRequest, SubscriptionResult } from '../carrier/index.ts';
+import { DEFAULT_BUDGET_LIMITS, type BudgetLimits, type QueryBudgetOptions } from '../budget/index.ts';
+import type { CarrierPrincipal, SubscriptionEvaluation, SubscriptionExecutor, SubscriptionRequest, SubscriptionResult } from '../carrier/index.ts';
 import type { GraphCatalogue, GraphView } from '../engine/index.ts';
+import { budgetMeters } from './budget-meter.ts';
 import { collectFields } from './collect-fields.ts';
-import { UNMETERED, type ExecState } from './exec-state.ts';
+import type { ExecState } from './exec-state.ts';
 import { fragmentsOf } from './execute-operation.ts';
-import { queryRootValue } from './execute-query.ts';
+import { executeQueryFields } from './execute-query.ts';
 import type { GraphSchema } from './graph-schema.ts';
 import { GraphSchemaCache } from './graph-schema-builder.ts';
-import { NullBubble } from './graphql-errors.ts';
+import { ReadRecorder } from './read-recorder.ts';
 
 /** A subscription validated against one catalogue epoch, its variables coerced: shared by every subscriber. */
 export interface PreparedSubscription {
@@ -26,12 +28,21 @@ export interface SubscriptionExecutorOptions {
   readonly restrict: (view: GraphView, principal: CarrierPrincipal) => GraphView;
   /** Schemas by catalogue epoch, shared with the GraphQL surface when given. */
   readonly schemas?: GraphSchemaCache;
+  /** The execution budget of every evaluation: the queries' own (TOOLGRAPH_QUERY_*), their defaults when omitted. */
+  readonly limits?: BudgetLimits;
+  /** Each evaluation's budget options (its slice, clock and overload signal): tests. */
+  readonly budget?: QueryBudgetOptions;
+  /**
+   * The most items of a list without first/limit (TOOLGRAPH_GRAPHQL_LIST_LIMIT); a longer one
+   * refuses the evaluation, as it refuses a query. The carrier's query rules price such a list at it.
+   */
+  readonly listLimit: number;
 }
 
-/** The port, answered synchronously: a run reads one graph version with no `await` inside. */
+/** The port: prepared synchronously; a run answers at once unless it ran past a slice of its budget and paused. */
 export interface GraphqlSubscriptionExecutor extends SubscriptionExecutor<PreparedSubscription> {
   prepare(catalogue: GraphCatalogue, request: SubscriptionRequest): PreparedSubscription;
-  run(view: GraphView, prepared: PreparedSubscription, principal: CarrierPrincipal): SubscriptionResult;
+  run(view: GraphView, prepared: PreparedSubscription, principal: CarrierPrincipal): SubscriptionEvaluation | Promise<SubscriptionEvaluation>;
 }
 
 function invalid(message: string): ToolgraphError {
@@ -48,7 +59,7 @@ function subscriptionOf(request: SubscriptionRequest): OperationDefinitionNode {
   return operation;
 }
 
-function errorOf(error: GraphQLError): SubscriptionResult['errors'] & object {
+function errorOf(error: GraphQLError): NonNullable<SubscriptionResult['errors']> {
   return [{
     message: error.message,
     ...(error.path ? { path: error.path } : {}),
@@ -60,10 +71,13 @@ function errorOf(error: GraphQLError): SubscriptionResult['errors'] & object {
  * The carrier's executor port, on the GraphQL surface's own executor: a Subscription root field
  * `Label(first, limit, filters…)` is answered exactly like the Query field of the same name (one
  * label scan, then one frontier expansion per edge field and level), over the principal's
- * restricted view, so a frame equals the result of the matching query.
+ * restricted view, under the queries' execution budget and list limit, so a frame equals the result
+ * of the matching query. Each run records what it read (read-recorder.ts).
  */
 export function createSubscriptionExecutor(options: SubscriptionExecutorOptions): GraphqlSubscriptionExecutor {
   const schemas = options.schemas ?? new GraphSchemaCache();
+  const meter = budgetMeters(options.limits ?? DEFAULT_BUDGET_LIMITS, options.budget);
+  const listLimit = options.listLimit;
   return {
     prepare(catalogue: GraphCatalogue, request: SubscriptionRequest): PreparedSubscription {
       const graphSchema = schemas.get(catalogue);
@@ -81,28 +95,29 @@ export function createSubscriptionExecutor(options: SubscriptionExecutorOptions)
       return { graphSchema, operation, variables: coerced.coerced, fragments: fragmentsOf(request.document) };
     },
 
-    run(view: GraphView, prepared: PreparedSubscription, principal: CarrierPrincipal): SubscriptionResult {
+    run(view: GraphView, prepared: PreparedSubscription, principal: CarrierPrincipal): SubscriptionEvaluation | Promise<SubscriptionEvaluation> {
+      const restricted = options.restrict(view, principal);
+      const reads = new ReadRecorder(restricted !== view, view.catalogue);
       const state: ExecState = {
         graphSchema: prepared.graphSchema,
-        view: options.restrict(view, principal),
+        view: restricted,
         variables: prepared.variables,
         fragments: prepared.fragments,
         errors: [],
-        meter: UNMETERED,
-        // The carrier bounds subscriptions with its own rules (graph/carrier subscription-rules.ts).
-        listLimit: Infinity,
+        meter: meter(),
+        listLimit,
         labels: null,
+        reads,
       };
-      const data: Record<string, unknown> = {};
-      try {
-        for (const [key, nodes] of collectFields(state, 'Subscription', [prepared.operation.selectionSet])) {
-          data[key] = queryRootValue(state, key, nodes);
-        }
-      } catch (error) {
-        if (!(error instanceof NullBubble)) throw error;
-        return { data: null, errors: errorOf(error.error) };
-      }
-      return state.errors.length > 0 ? { data, errors: state.errors.flatMap(errorOf) } : { data };
+      // A budget refusal throws (or rejects): it ends the subscription, it is not a field error.
+      const data = executeQueryFields(state, collectFields(state, 'Subscription', [prepared.operation.selectionSet]));
+      return data instanceof Promise ? data.then((d) => evaluation(state, d, reads)) : evaluation(state, data, reads);
     },
   };
+}
+
+/** A run's frame and reads: `data` null when a root field failed (every root is non-null), with every field error. */
+function evaluation(state: ExecState, data: Record<string, unknown> | null, reads: ReadRecorder): SubscriptionEvaluation {
+  const result: SubscriptionResult = state.errors.length > 0 ? { data, errors: state.errors.flatMap(errorOf) } : { data };
+  return { result, reads: reads.unbounded ? null : reads };
 }

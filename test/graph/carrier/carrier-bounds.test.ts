@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { captureLogger } from '../../support/capture-logger.ts';
-import { GRAPH, countingExecutor, startFixture, type CarrierFixture } from './carrier-fixture.ts';
+import { DEFAULTS, GRAPH, countingExecutor, startFixture, type CarrierFixture } from './carrier-fixture.ts';
 
 let fixture: CarrierFixture | undefined;
 afterEach(async () => {
@@ -138,7 +138,7 @@ describe('clients that leave mid-handshake', () => {
     const outcomes: string[] = [];
     const carrier = await startCarrier({
       host: '127.0.0.1', port: 0, graphs: base.engine, executor: countingExecutor(base.engine), access: createCarrierAccess(base.engine),
-      signerKeys: slowKeys, logger: silentLogger(), maxConnections: 4, maxSessionSecs: 60, onHandshake: (outcome) => outcomes.push(outcome),
+      signerKeys: slowKeys, logger: silentLogger(), maxConnections: 4, maxSessionSecs: 60, listLimit: DEFAULTS.graphqlListLimit, maxWork: DEFAULTS.carrierMaxWork, onHandshake: (outcome) => outcomes.push(outcome),
       ledgers: { nonces: new StoreReplayLedger(base.state, NONCE_SPACE), requestIds: new StoreReplayLedger(base.state, REQUEST_ID_SPACE) },
     });
     const errors: unknown[] = [];

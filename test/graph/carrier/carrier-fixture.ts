@@ -2,11 +2,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, type CryptoKey } from 'jose';
+import { resolveConfig } from '../../../src/config/index.ts';
 import { createCarrierAccess, replaceAccessPolicy, restrictionFor, type AccessPolicy, type Predicate } from '../../../src/graph/access/index.ts';
 import {
   NONCE_SPACE, REQUEST_ID_SPACE, StoreReplayLedger, loadSignerKeys, signEnvelope, startCarrier, type CarrierAccess, type CarrierGraphs,
   type CarrierOptions, type RunningCarrier, type SignEnvelopeOptions, type SignedEnvelope, type SubscriptionExecutor,
 } from '../../../src/graph/carrier/index.ts';
+import type { BudgetLimits, QueryBudgetOptions } from '../../../src/graph/budget/index.ts';
 import type { GraphEngine, GraphView, MutationInput } from '../../../src/graph/engine/index.ts';
 import { createSubscriptionExecutor, type PreparedSubscription } from '../../../src/graph/graphql/index.ts';
 import { silentLogger, type Logger } from '../../../src/log/index.ts';
@@ -39,6 +41,9 @@ export const CARRIER_POLICY: AccessPolicy = {
   rows: { Person: TEAM_ROWS, Doc: TEAM_ROWS, '*': true },
 };
 
+/** The settings' defaults: the carrier's and its executor's list limit and work limit, as `serve` passes them. */
+export const DEFAULTS = resolveConfig({ env: { HOME: tmpdir() } }).values;
+
 /** Counts reads of graph rows through the views the carrier takes, to prove refusals read none. */
 export class CountingGraphs implements CarrierGraphs {
   reads = 0;
@@ -49,7 +54,14 @@ export class CountingGraphs implements CarrierGraphs {
   }
 
   view(graph: string): GraphView {
-    const view = this.#engine.view(graph);
+    return this.#counted(this.#engine.view(graph));
+  }
+
+  readNow<T>(graph: string, work: (view: GraphView) => T | Promise<T>): T | Promise<T> {
+    return this.#engine.readNow(graph, (view) => work(this.#counted(view)));
+  }
+
+  #counted(view: GraphView): GraphView {
     const rowReads = new Set(['node', 'scan', 'count', 'expand', 'expandEach', 'edges', 'allNodes', 'allEdges']);
     return new Proxy(view, {
       get: (target, property, receiver) => {
@@ -88,8 +100,9 @@ interface CountedPrepared {
   readonly prepared: PreparedSubscription;
 }
 
-export function countingExecutor(engine: GraphEngine): CountingExecutor {
-  const real = createSubscriptionExecutor({ restrict: restrictionFor(engine) });
+/** The product's executor over `engine`, under `limits` (the budget's defaults when omitted) and the default list limit. */
+export function countingExecutor(engine: GraphEngine, limits?: BudgetLimits, budget?: QueryBudgetOptions): CountingExecutor {
+  const real = createSubscriptionExecutor({ restrict: restrictionFor(engine), listLimit: DEFAULTS.graphqlListLimit, ...(limits ? { limits } : {}), ...(budget ? { budget } : {}) });
   const executor: CountingExecutor = {
     runs: 0,
     failWith: undefined,
@@ -129,6 +142,9 @@ export async function generateSigner(kid = 'signer-1'): Promise<{ privateKey: Cr
 
 export type FixtureOptions = Partial<Omit<CarrierOptions, 'graphs' | 'executor' | 'access' | 'signerKeys' | 'ledgers'>> & {
   logger?: Logger;
+  /** The execution budget of the executor's runs (the queries' defaults when omitted), and its options (an overload signal of the test's own). */
+  budget?: BudgetLimits;
+  budgetOptions?: QueryBudgetOptions;
   /** Wraps the access module's port (graph/access), for a test of the port contract beyond what the module does. */
   access?: (real: CarrierAccess) => CarrierAccess;
   /**
@@ -153,16 +169,18 @@ export async function startFixture(options: FixtureOptions = {}): Promise<Carrie
   const jwksPath = join(dir, 'jwks.json');
   writeFileSync(jwksPath, JSON.stringify(jwks));
   const graphs = new CountingGraphs(engine);
-  const executor = countingExecutor(engine);
+  const { access: wrapAccess, ledgers = 'state-store', budget, budgetOptions, ...carrierOptions } = options;
+  const executor = countingExecutor(engine, budget, budgetOptions);
   const realAccess = createCarrierAccess(engine);
   const state = new MemoryStateStore();
-  const { access: wrapAccess, ledgers = 'state-store', ...carrierOptions } = options;
   const carrier = await startCarrier({
     host: '127.0.0.1',
     port: 0,
     logger: silentLogger(),
     maxConnections: 128,
     maxSessionSecs: 300,
+    listLimit: DEFAULTS.graphqlListLimit,
+    maxWork: DEFAULTS.carrierMaxWork,
     ...carrierOptions,
     graphs,
     executor,

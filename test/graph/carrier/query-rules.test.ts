@@ -5,7 +5,9 @@ import {
 } from '../../../src/graph/carrier/index.ts';
 import { failure } from '../../support/toolgraph-failure.ts';
 
-const rules = (query: string, variables: Record<string, unknown> | null = null) => checkSubscriptionRules(parseSubscription(query), variables);
+/** TOOLGRAPH_GRAPHQL_LIST_LIMIT's default: what a nested list without first/limit is priced at. */
+const LIST_LIMIT = 1000;
+const rules = (query: string, variables: Record<string, unknown> | null = null) => checkSubscriptionRules(parseSubscription(query), variables, LIST_LIMIT);
 
 describe('nestingDepth (raw text, before parsing)', () => {
   it.each([
@@ -63,6 +65,9 @@ describe('checkSubscriptionRules', () => {
     ['__schema nested', 'subscription { Person(first: 1) { __schema { types { name } } } }', null, '__schema is not served'],
     ['too deep', `subscription { Person(first: 1) { ${'KNOWS(first: 1) { '.repeat(8)}id${' }'.repeat(8)} } }`, null, 'nests fields 9 deep'],
     ['two unbounded levels', 'subscription { Person(first: 100) { KNOWS { KNOWS { id } } } }', null, `more than ${MAX_COMPLEXITY} result values`],
+    // Issue 28, F7: priced at 100 per unpaged list (30,101), it returned up to 1,000 per hub.
+    ['an unpaged list, priced at the list limit it may return', 'subscription { Hub(first: 100) { LINK { id LINK_in(first: 1) { id } } } }', null, 'by the 1000 items it may return, its list limit TOOLGRAPH_GRAPHQL_LIST_LIMIT'],
+    ['one unpaged level under 100 roots', 'subscription { Person(first: 100) { KNOWS { id name } } }', null, `more than ${MAX_COMPLEXITY} result values`],
     ['a fragment bomb', `subscription { Person(first: 0) { ...A } } fragment A on Person { ${'KNOWS(first: 0) { ...B } '.repeat(50)} } fragment B on Person { ${'id '.repeat(2000)} }`, null, 'result values'],
   ])('refuses %s', (_name, query, variables, message) => {
     const error = failure(() => rules(query, variables));
@@ -92,7 +97,8 @@ describe('checkSubscriptionRules', () => {
     ['subscription { a: Person(limit: 100) { id KNOWS(first: 10) { id } } b: Doc(first: 0) { id } }', null, { roots: ['Person', 'Doc'], complexity: 1 + 200 + 1000 + 1 + 1, depth: 3 }],
     ['subscription S($n: Int = 5) { Person(first: $n) { id } }', null, { roots: ['Person'], complexity: 6, depth: 2 }],
     ['subscription S($n: Int = 5) { Person(first: $n) { id } }', { n: 100 }, { roots: ['Person'], complexity: 101, depth: 2 }],
-    ['subscription { Person(first: 100) { KNOWS { id name } } }', null, { roots: ['Person'], complexity: 1 + 100 + 20_000, depth: 3 }],
+    ['subscription { Person(first: 10) { KNOWS { id name } } }', null, { roots: ['Person'], complexity: 1 + 10 + 20_000, depth: 3 }],
+    ['subscription { Hub(first: 100) { LINK(first: 100) { id LINK_in(first: 1) { id } } } }', null, { roots: ['Hub'], complexity: 1 + 100 + 3 * 10_000, depth: 4 }],
     ['subscription { ...F } fragment F on Subscription { Person(first: 2) { ...G } } fragment G on Person { id ...G }', null, { roots: ['Person'], complexity: 3, depth: 2 }],
   ])('accepts %s and prices it', (query, variables, shape) => {
     expect(rules(query, variables)).toEqual(shape);

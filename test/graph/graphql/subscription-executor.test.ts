@@ -21,15 +21,17 @@ function request(query: string, variables: Record<string, unknown> | null = null
 }
 
 const same = (view: GraphView) => view;
+/** TOOLGRAPH_GRAPHQL_LIST_LIMIT's default. */
+const LIST_LIMIT = 1000;
 
 describe('the GraphQL surface as the carrier\'s subscription executor', () => {
   it('answers a Subscription root field exactly as the Query field of the same name', async () => {
-    const executor = createSubscriptionExecutor({ restrict: same });
+    const executor = createSubscriptionExecutor({ restrict: same, listLimit: LIST_LIMIT });
     const selection = `P: Person(first: 3) { __typename id name ...P WORKS_AT { name } }`;
     const fragment = 'fragment P on Person { email }';
     const view = engine.view('demo');
     const prepared = executor.prepare(view.catalogue, request(`subscription { ${selection} } ${fragment}`));
-    const frame = executor.run(view, prepared, ADA);
+    const frame = (await executor.run(view, prepared, ADA)).result;
     const queried = await graphql(pipelineFor(engine), `query { ${selection} } ${fragment}`);
     expect(queried.errors).toBeUndefined();
     expect(JSON.stringify(frame)).toBe(JSON.stringify({ data: queried.data }));
@@ -40,10 +42,10 @@ describe('the GraphQL surface as the carrier\'s subscription executor', () => {
     const namespaced = await referenceEngine();
     try {
       await replaceNamespace(namespaced, 'demo', 'crm');
-      const executor = createSubscriptionExecutor({ restrict: same });
+      const executor = createSubscriptionExecutor({ restrict: same, listLimit: LIST_LIMIT });
       const view = namespaced.view('demo');
       const selection = 'crm_Person(first: 2) { __typename name AUTHORED(first: 1) { __typename ... on Crm_Document { title } } }';
-      const frame = executor.run(view, executor.prepare(view.catalogue, request(`subscription { ${selection} }`)), ADA);
+      const frame = (await executor.run(view, executor.prepare(view.catalogue, request(`subscription { ${selection} }`)), ADA)).result;
       const queried = await graphql(pipelineFor(namespaced), `query { ${selection} }`);
       expect(queried.errors).toBeUndefined();
       expect(JSON.stringify(frame)).toBe(JSON.stringify({ data: queried.data }));
@@ -55,11 +57,11 @@ describe('the GraphQL surface as the carrier\'s subscription executor', () => {
     }
   });
 
-  it('coerces variables once and validates like graphql-js (one root field per subscription)', () => {
-    const executor = createSubscriptionExecutor({ restrict: same });
+  it('coerces variables once and validates like graphql-js (one root field per subscription)', async () => {
+    const executor = createSubscriptionExecutor({ restrict: same, listLimit: LIST_LIMIT });
     const view = engine.view('demo');
     const prepared = executor.prepare(view.catalogue, request('subscription S($n: Int!) { Person(first: $n) { id } }', { n: 2 }));
-    const frame = executor.run(view, prepared, ADA) as { data: { Person: unknown[] } };
+    const frame = (await executor.run(view, prepared, ADA)).result as { data: { Person: unknown[] } };
     expect(frame.data.Person).toHaveLength(2);
     expect(() => executor.prepare(view.catalogue, request('subscription { Person(first: 1) { id } Topic(first: 1) { id } }')))
       .toThrow(expect.objectContaining({ code: 'TG_GRAPHQL_INVALID', message: expect.stringContaining('must select only one top level field') }));
@@ -74,6 +76,7 @@ describe('the GraphQL surface as the carrier\'s subscription executor', () => {
       await other.commit({ graph: 'small', mutations: [{ op: 'createNode', label: 'Person', id: 'p-only', props: { name: 'Only' } }] });
       const seen: string[] = [];
       const executor = createSubscriptionExecutor({
+        listLimit: LIST_LIMIT,
         restrict: (view, principal) => {
           seen.push(`${principal.subject}@${view.name}`);
           return other.view('small');
@@ -81,7 +84,7 @@ describe('the GraphQL surface as the carrier\'s subscription executor', () => {
       });
       const view = engine.view('demo');
       const prepared = executor.prepare(view.catalogue, request('subscription { Person(first: 5) { id name } }'));
-      expect(executor.run(view, prepared, ADA)).toEqual({ data: { Person: [{ id: 'p-only', name: 'Only' }] } });
+      expect((await executor.run(view, prepared, ADA)).result).toEqual({ data: { Person: [{ id: 'p-only', name: 'Only' }] } });
       expect(seen).toEqual(['ada@demo']);
     } finally {
       await other.close();
@@ -89,7 +92,7 @@ describe('the GraphQL surface as the carrier\'s subscription executor', () => {
   });
 
   it('refuses queries, mutations, several operations and roots that are not labels, before any row is read', () => {
-    const executor = createSubscriptionExecutor({ restrict: () => { throw new Error('must not read'); } });
+    const executor = createSubscriptionExecutor({ restrict: () => { throw new Error('must not read'); }, listLimit: LIST_LIMIT });
     const catalogue = engine.view('demo').catalogue;
     expect(() => executor.prepare(catalogue, request('{ Person(first: 1) { id } }')))
       .toThrow(expect.objectContaining({ code: 'TG_GRAPHQL_INVALID', message: expect.stringContaining('subscription operations only; this is a query') }));

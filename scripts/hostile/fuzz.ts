@@ -38,6 +38,7 @@ let largestGrowth = 0;
 /** The slowest /healthz answer and the slowest case seen, with what the case was. */
 let slowestHealthz = { ms: 0, what: '' };
 let slowestAnswer = { ms: 0, what: '' };
+let largestRss = { mib: 0, what: '' };
 try {
   while (Date.now() < deadline) {
     if (batches++ > 0) {
@@ -57,6 +58,7 @@ try {
       const what = `${hostile[fc.toStringMethod]().slice(0, 160)} → ${key}`;
       if (outcome.slowestHealthzMs > slowestHealthz.ms) slowestHealthz = { ms: outcome.slowestHealthzMs, what };
       if (outcome.ms > slowestAnswer.ms) slowestAnswer = { ms: Math.round(outcome.ms), what };
+      if (outcome.rssGrowth / 1048576 > largestRss.mib) largestRss = { mib: Math.round(outcome.rssGrowth / 1048576), what };
       codes.set(key, (codes.get(key) ?? 0) + 1);
     }), { numRuns: CASES_PER_RUN, seed, endOnFailure: true });
     if (result.failed) {
@@ -71,6 +73,6 @@ try {
   const growth = (await target.heapAfterGc()) - heapBefore;
   await target.close();
   process.stdout.write(`${cases} cases in ${batches} batches, ${minutes} min; outcomes ${JSON.stringify(Object.fromEntries(codes))}; heap after GC grew at most ${Math.round(largestGrowth / 1048576)} MiB after a reset, ${Math.round(growth / 1048576)} MiB at the end (after the last batch's writes); ${findings.length} findings\n`);
-  process.stdout.write(`slowest /healthz ${slowestHealthz.ms} ms (${slowestHealthz.what}); slowest answer ${slowestAnswer.ms} ms (${slowestAnswer.what})\n`);
+  process.stdout.write(`slowest /healthz ${slowestHealthz.ms} ms (${slowestHealthz.what}); slowest answer ${slowestAnswer.ms} ms (${slowestAnswer.what}); largest RSS growth in a case ${largestRss.mib} MiB (${largestRss.what})\n`);
 }
 process.exit(findings.length === 0 ? 0 : 1);

@@ -95,6 +95,50 @@ const cypherSuffixes = ['', ' ORDER BY x', ' LIMIT $n', ' ORDER BY x DESC LIMIT 
 const cypherRead = fc.tuple(fc.constantFrom(...cypherPatterns), fc.constantFrom(...cypherReturns), fc.constantFrom(...cypherSuffixes), fc.boolean(), stringSize, count)
   .map(([pattern, ret, suffix, distinct, p, n]) => cypherCase(`MATCH ${pattern} RETURN ${distinct ? 'DISTINCT ' : ''}${ret} AS x${suffix}`, { p: 'p'.repeat(p), n: Math.min(n, 1_000_000_000) }, { p, n }, false));
 
+// ---- Cypher reads over large parameters (issue 28, F1–F3) -----------------------------------------
+
+/**
+ * Parameters that are cheap to send and expensive to work on: a list of up to 450,000 single digits
+ * (912 KB of JSON, under the 1 MiB body limit), a 600 kB string of one letter, needles that defeat a
+ * naive search, a string of 600,000 digits. One large parameter per case, so the body stays under the limit.
+ */
+const largeParameter = fc.oneof(
+  fc.constantFrom(0, 1_000, 100_000, 450_000).map((n) => ({ name: 'l', value: Array.from({ length: n }, (_, i) => i % 10) as unknown, size: n })),
+  fc.tuple(fc.constantFrom(1_000, 100_000, 600_000), fc.constantFrom('ab', 'a'.repeat(300) + 'b', `${'a'.repeat(5000)}b${'a'.repeat(5000)}`))
+    .map(([n, needle]) => ({ name: 'a', value: 'a'.repeat(n) as unknown, size: n, needle })),
+  fc.constantFrom(1_000, 600_000).map((n) => ({ name: 's', value: '7'.repeat(n) as unknown, size: n })),
+);
+
+/** What one condition or item does with the large parameter (each names only the parameter its case sends). */
+const valueOperations: Record<string, readonly string[]> = {
+  l: ['size($l[1..]) > 0', '$l[1..] = $l[2..]', '-1 IN $l', 'size($l[0..] + $l[1..]) > 0', 'size([$l[0..], $l[1..]]) > 1', '$l[1..] < $l[2..]'],
+  a: ['NOT ($a CONTAINS $b)', '$a STARTS WITH $b', '$a ENDS WITH $b', 'size($a + $b) > 0', 'toLower($a) = $a', '$a < $b'],
+  s: ['toInteger($s) > 0', 'toFloat($s) > 0', 'size($s) > 0', "$s CONTAINS '78'", 'toString(toInteger($s)) = $s'],
+};
+const valueReturns: Record<string, readonly string[]> = {
+  l: ['size([$l[0..], $l[0..], $l[0..], $l[0..], $l[0..], $l[0..], $l[0..], $l[0..]])', '$l[1..]', 'collect($l[1..])', 'size($l[1..] + $l)'],
+  a: ['$a CONTAINS $b', 'collect($a + $b)', 'size(toUpper($a))'],
+  s: ['toInteger($s)', 'collect(toFloat($s))'],
+};
+
+const cypherValueRead = fc.tuple(
+  fc.constantFrom('(n)', '(a), (b)', '(a:Leaf)', '(a:Hub)', '(a:Wide)'),
+  largeParameter,
+  fc.constantFrom(0, 1, 10, 100, 1000),
+  fc.nat(),
+  fc.constantFrom('', ' ORDER BY $l[1..]', ' ORDER BY x', ' ORDER BY x DESC LIMIT 10', ' SKIP 5'),
+  fc.boolean(),
+).map(([pattern, param, conditions, pick, suffix, distinct]) => {
+  const ops = valueOperations[param.name]!;
+  // Conditions joined by AND, with an OR every third, so short-circuiting does not end every row at the first.
+  const where = conditions === 0 ? '' : ` WHERE ${Array.from({ length: conditions }, (_, i) => `${i === 0 ? '' : i % 3 === 0 ? ' OR ' : ' AND '}${ops[(pick + i) % ops.length]}`).join('')}`;
+  const returns = valueReturns[param.name]!;
+  const order = suffix.includes('$l') && param.name !== 'l' ? '' : suffix;
+  const text = `MATCH ${pattern}${where} RETURN ${distinct ? 'DISTINCT ' : ''}${returns[pick % returns.length]} AS x${order}`;
+  const params: Record<string, unknown> = { [param.name]: param.value, ...('needle' in param ? { b: param.needle } : {}) };
+  return cypherCase(text, params, { [param.name]: param.size, conditions }, false);
+});
+
 // ---- writes -------------------------------------------------------------------------------------
 
 let unique = 0;
@@ -132,6 +176,7 @@ export const hostileCase: fc.Arbitrary<HostileCase> = fc.oneof(
   { arbitrary: graphqlListRead, weight: 4 },
   { arbitrary: graphqlEntities, weight: 1 },
   { arbitrary: cypherRead, weight: 4 },
+  { arbitrary: cypherValueRead, weight: 3 },
   { arbitrary: cypherWrite, weight: 2 },
   { arbitrary: graphqlMutation, weight: 1 },
 );

@@ -393,10 +393,10 @@ export interface components {
         Health: {
             /** @description While overloaded, the reading past its threshold (TG_OVERLOADED's details). */
             overload?: {
-                /** @description Percent of the heap limit in use, or milliseconds of event-loop delay. */
+                /** @description Percent of the heap limit in use, bytes of resident set, or milliseconds of event-loop delay. */
                 reading: number;
                 /** @enum {unknown} */
-                reason: "heap" | "event-loop-delay";
+                reason: "heap" | "rss" | "event-loop-delay";
                 /** @description The setting that moves the threshold. */
                 setting: string;
                 threshold: number;
@@ -548,6 +548,17 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description The body did not arrive in full within TOOLGRAPH_BODY_TIMEOUT_MS of the route starting to read it (TG_BODY_TIMEOUT); the connection is closed. */
+        BodyTimeout: {
+            headers: {
+                /** @description close */
+                Connection?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The request conflicts with the current state (TG_VERSION_CONFLICT, TG_GRAPH_EXISTS, TG_NODE_EXISTS). */
         Conflict: {
             headers: {
@@ -596,7 +607,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The process is still starting (recovering its graphs) or is shutting down (TG_NOT_READY), is overloaded (TG_OVERLOADED), or the main port is at its connection limit (TG_TOO_MANY_CONNECTIONS); retry after Retry-After seconds. */
+        /** @description The process is still starting (recovering its graphs) or is shutting down (TG_NOT_READY), is overloaded (TG_OVERLOADED), the main port is at its connection limit (TG_TOO_MANY_CONNECTIONS), or the request bodies being received hold TOOLGRAPH_BODY_MEMORY_BYTES (TG_BODY_MEMORY_FULL); retry after Retry-After seconds. */
         NotReady: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -706,6 +717,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["BodyTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -856,6 +868,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["BodyTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -922,6 +935,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["BodyTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -1005,6 +1019,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["BodyTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -18,6 +18,8 @@ export const ERROR_CODES = {
   TG_METHOD_NOT_ALLOWED: { status: 405, meaning: 'The route exists but does not accept this HTTP method.' },
   TG_UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The request body has a media type the route does not accept (e.g. not application/json).' },
   TG_PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The request body is larger than the route accepts.' },
+  TG_BODY_TIMEOUT: { status: 408, meaning: 'The request body did not arrive in full within TOOLGRAPH_BODY_TIMEOUT_MS of the route starting to read it; the connection is closed (details: received and declared bytes).' },
+  TG_BODY_MEMORY_FULL: { status: 503, meaning: 'The request bodies being received across all connections already hold TOOLGRAPH_BODY_MEMORY_BYTES; a new body is refused until some finish or time out; retry after the Retry-After seconds.' },
   TG_RATE_LIMITED: { status: 429, meaning: 'Too many requests or connections; retry later.' },
   TG_INTERNAL: { status: 500, meaning: 'An unexpected server fault; the log has the details.' },
   TG_NOT_READY: { status: 503, meaning: 'The process is still starting (recovering its graphs, or waiting for the identity provider before it can verify tokens) or is shutting down; retry after the Retry-After seconds.' },

@@ -5,6 +5,8 @@ import type { Logger } from '../log/index.ts';
 import { activeTracing } from '../observability/tracing/index.ts';
 import { OVERLOAD_RETRY_AFTER_SECS, processOverload, type OverloadSignal } from '../overload/index.ts';
 import { AllowedHosts } from './allowed-hosts.ts';
+import { carriesUnreadBody, dropBody } from './bodiless-request.ts';
+import { processBodies, type BodyAllowance } from './body-allowance.ts';
 import { ConnectionCap } from './connection-cap.ts';
 import { DEFAULT_CONNECTION_LIMITS, deadlineOptions, type ConnectionLimits } from './connection-limits.ts';
 import type { HttpService } from './http-service.ts';
@@ -17,6 +19,8 @@ const DEFAULT_GRACE_MS = 10_000;
 /** Seconds a client is asked to wait (Retry-After) while the process starts or stops, or while the connection cap is full. */
 const RETRY_AFTER_SECONDS = '1';
 const OVERLOAD_RETRY_AFTER = String(OVERLOAD_RETRY_AFTER_SECS);
+/** node:http's whole-request deadline comes this long after a route's body deadline could have: the route's sweep may run a second late. */
+const BODY_DEADLINE_SLACK_MS = 1000;
 
 interface HostOptions {
   services: readonly HttpService[];
@@ -39,6 +43,11 @@ export interface StartHostOptions extends HostOptions {
   port: number;
   /** The connection cap and deadlines; DEFAULT_CONNECTION_LIMITS (the settings' defaults) when omitted. */
   connections?: ConnectionLimits;
+  /**
+   * What request bodies may hold and how long they may take (the routes' readers count against it);
+   * its deadline also sets node:http's whole-request deadline. The process's own by default.
+   */
+  bodies?: BodyAllowance;
 }
 
 interface CloseOptions {
@@ -178,6 +187,20 @@ function createHandler(state: HostState, logger: Logger): (req: IncomingMessage,
     const sent = sendError(res, error);
     if (sent.code === 'TG_INTERNAL') logger.error({ err: error, service: service.name }, 'request failed');
   }
+  function serve(service: HttpService, req: IncomingMessage, res: ServerResponse): void {
+    let handled: void | Promise<void>;
+    try {
+      // The span is named for the service, never the path (a path may name a graph).
+      const tracing = activeTracing();
+      handled = tracing === undefined ? service.handle(req, res) : tracing.serve(req, res, `${req.method ?? 'GET'} ${service.name}`, {
+        'http.request.method': req.method ?? 'GET', 'toolgraph.service': service.name,
+      }, () => service.handle(req, res));
+    } catch (error) {
+      failed(res, service, error);
+      return;
+    }
+    if (handled instanceof Promise) handled.catch((error: unknown) => failed(res, service, error));
+  }
   return (req, res) => {
     state.inFlight++;
     state.open.add(res);
@@ -221,18 +244,9 @@ function createHandler(state: HostState, logger: Logger): (req: IncomingMessage,
       sendError(res, new ToolgraphError('TG_NOT_FOUND', `No route for ${req.method ?? 'GET'} ${path}.`));
       return;
     }
-    let handled: void | Promise<void>;
-    try {
-      // The span is named for the service, never the path (a path may name a graph).
-      const tracing = activeTracing();
-      handled = tracing === undefined ? service.handle(req, res) : tracing.serve(req, res, `${req.method ?? 'GET'} ${service.name}`, {
-        'http.request.method': req.method ?? 'GET', 'toolgraph.service': service.name,
-      }, () => service.handle(req, res));
-    } catch (error) {
-      failed(res, service, error);
-      return;
-    }
-    if (handled instanceof Promise) handled.catch((error: unknown) => failed(res, service, error));
+    // A body on a GET (or HEAD, DELETE, OPTIONS) is no route's to read: dropped before the route runs.
+    if (carriesUnreadBody(req)) dropBody(req, () => serve(service, req, res));
+    else serve(service, req, res);
   };
 }
 
@@ -240,7 +254,11 @@ export async function startHost(options: StartHostOptions): Promise<RunningHost>
   const limits = options.connections ?? DEFAULT_CONNECTION_LIMITS;
   const cap = new ConnectionCap(limits.maxConnections);
   const state = newState(options, cap);
-  const server = createServer(deadlineOptions(limits), createHandler(state, options.logger));
+  const bodies = options.bodies ?? processBodies;
+  // node:http's whole-request deadline backs the routes' own body deadline (which answers first, with
+  // its code): a body no route reads (one past a refusal, or a GET's being dropped) ends by it too.
+  const requestTimeoutMs = limits.requestHeadTimeoutMs + bodies.limits.timeoutMs + BODY_DEADLINE_SLACK_MS;
+  const server = createServer(deadlineOptions(limits, requestTimeoutMs), createHandler(state, options.logger));
   // Counted from accept, so connections that never send a byte count too.
   cap.watch(server);
   await new Promise<void>((resolve, reject) => {

@@ -1,5 +1,11 @@
 export type { HttpService } from './http-service.ts';
-export { sendJson, sendError, readBody, pathOf, DRAIN_FACTOR } from './respond.ts';
+export { sendJson, sendError, pathOf } from './respond.ts';
+export { readBody, DRAIN_FACTOR } from './read-body.ts';
+export type { BodyOverflow, BodyReadOptions } from './read-body.ts';
+export { BodyAllowance, DEFAULT_BODY_LIMITS, processBodies } from './body-allowance.ts';
+export type { BodyLimits } from './body-allowance.ts';
+export { refusalHeaders } from './refusal-headers.ts';
+export { carriesUnreadBody } from './bodiless-request.ts';
 export { headerCount } from './header-count.ts';
 export { jsonMediaTypeRefusal, readJsonBody } from './json-body.ts';
 export type { JsonBodyOptions } from './json-body.ts';

@@ -1,17 +1,10 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { ToolgraphError, describeValue, isToolgraphError, notJsonError } from '../errors/index.ts';
-import { readBody, type BodyOverflow } from './respond.ts';
+import { readBody, type BodyReadOptions } from './read-body.ts';
 
-/** How a route reads its JSON body. */
-export interface JsonBodyOptions {
-  /** The route as messages name it, e.g. `POST /dispatch`. */
-  readonly route: string;
-  /** Largest accepted body in bytes (TG_PAYLOAD_TOO_LARGE past it, before more is buffered). */
-  readonly limitBytes: number;
-  /** What happens to the rest of a body past the limit; `destroy` by default. */
-  readonly overflow?: BodyOverflow;
-}
+/** How a route reads its JSON body: as any body (readBody), then checked as JSON. */
+export type JsonBodyOptions = BodyReadOptions;
 
 const JSON_TYPE = 'application/json';
 const BYTE_ORDER_MARK = 0xfeff;
@@ -59,7 +52,7 @@ function jsonText(body: Buffer): string {
 
 /**
  * Reads a JSON body: the media type checked (jsonMediaTypeRefusal), the size limit enforced while
- * reading (readBody), the text decoded (jsonText) and parsed with `parse` (JSON.parse by default).
+ * reading, in memory bounded per body and across bodies (readBody), the text decoded (jsonText) and parsed with `parse` (JSON.parse by default).
  * A parser's own ToolgraphError goes through as it is; anything else it throws is a body that is
  * not JSON: 400 TG_BAD_REQUEST (notJsonError). One async function awaiting the body itself: each
  * async layer between a route and the body costs its promise on every request of the hot paths.
@@ -67,7 +60,7 @@ function jsonText(body: Buffer): string {
 export async function readJsonBody<T = unknown>(req: IncomingMessage, options: JsonBodyOptions, parse: (text: string) => T = JSON.parse): Promise<T> {
   const refusal = jsonMediaTypeRefusal(req.headers['content-type'], options.route);
   if (refusal !== undefined) throw refusal;
-  const text = jsonText(await readBody(req, options.limitBytes, options.overflow));
+  const text = jsonText(await readBody(req, options));
   try {
     return parse(text);
   } catch (error) {

@@ -9,13 +9,18 @@ export interface HeapReading {
 }
 
 export interface LoadReading extends HeapReading {
+  /**
+   * The process's resident set size: the heap and everything beside it (buffers, request bodies,
+   * native allocations), what the machine or the cgroup pays and its out-of-memory killer counts.
+   */
+  readonly rssBytes: number;
   /** Median event-loop delay since the previous reading, in ms; undefined when the loop did not turn in between. */
   readonly eventLoopDelayMs: number | undefined;
 }
 
 /** Where an OverloadMonitor takes its readings: the process itself, or a test's stand-in. */
 export interface LoadSource {
-  /** Heap and event-loop delay since the previous `read()`. */
+  /** Heap, resident set and event-loop delay since the previous `read()`. */
   read(): LoadReading;
   /** The heap alone (about half a microsecond): what a budget check can take while the loop is blocked. */
   heap(): HeapReading;
@@ -26,9 +31,10 @@ export interface LoadSource {
 const RESOLUTION_MS = 10;
 
 /**
- * The process's own readings: `v8.getHeapStatistics()` and a `monitorEventLoopDelay` histogram. The
- * median delay, not the maximum: one long synchronous block counts once, while a saturated loop is
- * late on every turn.
+ * The process's own readings: `v8.getHeapStatistics()`, `process.memoryUsage.rss()` (a read of
+ * /proc/self/stat, some microseconds: on the monitor's timer only, never in a budget check) and a
+ * `monitorEventLoopDelay` histogram. The median delay, not the maximum: one long synchronous block
+ * counts once, while a saturated loop is late on every turn.
  */
 export function processLoadSource(): LoadSource {
   const delays = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
@@ -43,7 +49,7 @@ export function processLoadSource(): LoadSource {
       // The histogram records the time between its timer's turns: the delay is what exceeds the period.
       const eventLoopDelayMs = delays.count === 0 ? undefined : Math.max(0, delays.percentile(50) / 1e6 - RESOLUTION_MS);
       delays.reset();
-      return { ...heap(), eventLoopDelayMs };
+      return { ...heap(), rssBytes: process.memoryUsage.rss(), eventLoopDelayMs };
     },
     close: () => delays.disable(),
   };

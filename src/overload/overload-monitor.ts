@@ -6,6 +6,8 @@ import { processOverload, type OverloadCause, type OverloadSignal } from './over
 export interface OverloadThresholds {
   /** Percent of V8's heap limit in use at or past which the process is overloaded; 100 turns the check off. */
   readonly heapPercent: number;
+  /** Resident set size, bytes, at or past which the process is overloaded (defaultRssWatermark when the setting is unset). */
+  readonly rssBytes: number;
   /** Median event-loop delay, ms, at or past which the process is overloaded. */
   readonly eventLoopDelayMs: number;
 }
@@ -15,6 +17,7 @@ const OVERLOAD_SAMPLE_MS = 250;
 
 const OVERLOAD_SETTINGS = Object.freeze({
   heapPercent: 'TOOLGRAPH_OVERLOAD_HEAP_PERCENT',
+  rssBytes: 'TOOLGRAPH_OVERLOAD_RSS_BYTES',
   eventLoopDelayMs: 'TOOLGRAPH_OVERLOAD_EVENT_LOOP_DELAY_MS',
 } satisfies Record<keyof OverloadThresholds, string>);
 
@@ -44,18 +47,23 @@ function heapCause(reading: HeapReading, thresholds: OverloadThresholds): Overlo
   return { reason: 'heap', reading: percent, threshold: thresholds.heapPercent, setting: OVERLOAD_SETTINGS.heapPercent };
 }
 
-/** What, if anything, puts a reading over the thresholds (the heap first: it is the one that kills). */
+/**
+ * What, if anything, puts a reading over the thresholds: the heap first (it is the one that kills),
+ * then the resident set (what the heap misses: buffers and native memory, request bodies among them,
+ * which V8 counts outside its heap), then the event-loop delay.
+ */
 export function overloadCauseOf(reading: LoadReading, thresholds: OverloadThresholds): OverloadCause | undefined {
   const heap = heapCause(reading, thresholds);
   if (heap !== undefined) return heap;
+  if (reading.rssBytes >= thresholds.rssBytes) return { reason: 'rss', reading: reading.rssBytes, threshold: thresholds.rssBytes, setting: OVERLOAD_SETTINGS.rssBytes };
   const delay = reading.eventLoopDelayMs;
   if (delay === undefined || delay < thresholds.eventLoopDelayMs) return undefined;
   return { reason: 'event-loop-delay', reading: Math.round(delay), threshold: thresholds.eventLoopDelayMs, setting: OVERLOAD_SETTINGS.eventLoopDelayMs };
 }
 
 /**
- * Reads the heap and the event-loop delay every `sampleMs` and sets the signal while either is past
- * its threshold (the delay on two readings in a row), clearing it at the first reading under both. While the event loop is blocked the
+ * Reads the heap, the resident set and the event-loop delay every `sampleMs` and sets the signal while
+ * one is past its threshold (the delay on two readings in a row), clearing it at the first reading under both. While the event loop is blocked the
  * timer cannot run, so the signal asks budget checks to take a heap reading through the monitor
  * once two readings are overdue (`OverloadSignal.stallDeadline`).
  */

@@ -5,16 +5,19 @@ export const OVERLOAD_RETRY_AFTER_SECS = 1;
 
 /** Which reading put the process over its threshold, for the refusal, the log and /healthz. */
 export interface OverloadCause {
-  readonly reason: 'heap' | 'event-loop-delay';
-  /** The reading: percent of the heap limit in use, or milliseconds of event-loop delay. */
+  readonly reason: 'heap' | 'rss' | 'event-loop-delay';
+  /** The reading: percent of the heap limit in use, bytes of resident set, or milliseconds of event-loop delay. */
   readonly reading: number;
   readonly threshold: number;
   /** The setting that moves the threshold. */
   readonly setting: string;
 }
 
+const mib = (bytes: number): number => Math.round(bytes / 1024 / 1024);
+
 const WHAT: Record<OverloadCause['reason'], (cause: OverloadCause) => string> = {
   heap: (c) => `the heap is at ${c.reading}% of its limit (${c.setting} is ${c.threshold})`,
+  rss: (c) => `its resident set is ${mib(c.reading)} MiB, past ${mib(c.threshold)} MiB (${c.setting} is ${c.threshold})`,
   'event-loop-delay': (c) => `the event loop is running ${c.reading} ms behind (${c.setting} is ${c.threshold})`,
 };
 

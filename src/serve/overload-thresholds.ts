@@ -1,7 +1,7 @@
 import type { ResolvedValues } from '../config/index.ts';
-import type { OverloadThresholds } from '../overload/index.ts';
+import { defaultRssWatermark, type OverloadThresholds } from '../overload/index.ts';
 
-/** When the process sheds load, from the TOOLGRAPH_OVERLOAD_* settings. */
-export function overloadThresholdsOf(values: Pick<ResolvedValues, 'overloadHeapPercent' | 'overloadEventLoopDelayMs'>): OverloadThresholds {
-  return Object.freeze({ heapPercent: values.overloadHeapPercent, eventLoopDelayMs: values.overloadEventLoopDelayMs });
+/** When the process sheds load, from the TOOLGRAPH_OVERLOAD_* settings (the RSS watermark from the machine and heap limit when unset). */
+export function overloadThresholdsOf(values: Pick<ResolvedValues, 'overloadHeapPercent' | 'overloadRssBytes' | 'overloadEventLoopDelayMs'>): OverloadThresholds {
+  return Object.freeze({ heapPercent: values.overloadHeapPercent, rssBytes: values.overloadRssBytes ?? defaultRssWatermark(), eventLoopDelayMs: values.overloadEventLoopDelayMs });
 }

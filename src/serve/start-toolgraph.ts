@@ -3,7 +3,7 @@ import type { ResolvedConfig } from '../config/index.ts';
 import type { GraphEngine } from '../graph/engine/index.ts';
 import { budgetMeters, createGraphqlSurface } from '../graph/graphql/index.ts';
 import { createGraphService } from '../graph/service/index.ts';
-import { startHost, type HttpService } from '../http/index.ts';
+import { processBodies, startHost, type HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import { startOverloadMonitor, type LoadSource } from '../overload/index.ts';
 import { catalogueVisibility } from './catalogue-visibility.ts';
@@ -14,6 +14,7 @@ import { allowedHostsOf, publicBaseUrl, refuseUnsafeExposure } from './exposure.
 import { productCarrierPorts, type CarrierPorts } from './carrier-ports.ts';
 import { refuseSettingsOfMissingFeatures, UNSERVED_OPERATIONS } from './features-not-in-build.ts';
 import { budgetLimitsOf, writeLimitsOf } from './budget-limits.ts';
+import { bodyLimitsOf } from './body-limits.ts';
 import { connectionLimitsOf } from './connection-limits.ts';
 import { overloadThresholdsOf } from './overload-thresholds.ts';
 import { principalResolverFor } from './local-principal.ts';
@@ -73,6 +74,8 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
   refuseSettingsOfMissingFeatures(config);
   requireCarrierSettings(config.values, wanted.has('graph'));
   await refuseUnsafeExposure(config.values);
+  // Request bodies are held to one allowance for the whole process, whichever listener or route reads them.
+  processBodies.configure(bodyLimitsOf(config.values));
   // Bound before the engine recovers, so manifests know their origin; readiness waits for the mounts.
   const host = await startHost({ services: [], pending: [...wanted], logger, host: config.values.host, port: config.values.port, connections: connectionLimitsOf(config.values) }).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;

@@ -4,6 +4,7 @@ import type { HeapReading, LoadReading, LoadSource } from '../../src/overload/in
 export class LoadStandIn implements LoadSource {
   heapUsedBytes = 100;
   heapLimitBytes = 1000;
+  rssBytes = 100 * 1024 * 1024;
   eventLoopDelayMs: number | undefined = 0;
   reads = 0;
   heapReads = 0;
@@ -11,7 +12,7 @@ export class LoadStandIn implements LoadSource {
 
   read(): LoadReading {
     this.reads++;
-    return { heapUsedBytes: this.heapUsedBytes, heapLimitBytes: this.heapLimitBytes, eventLoopDelayMs: this.eventLoopDelayMs };
+    return { heapUsedBytes: this.heapUsedBytes, heapLimitBytes: this.heapLimitBytes, rssBytes: this.rssBytes, eventLoopDelayMs: this.eventLoopDelayMs };
   }
 
   heap(): HeapReading {
@@ -26,6 +27,7 @@ export class LoadStandIn implements LoadSource {
   /** Readings of a calm process. */
   calm(): void {
     this.heapUsedBytes = 100;
+    this.rssBytes = 100 * 1024 * 1024;
     this.eventLoopDelayMs = 0;
   }
 }

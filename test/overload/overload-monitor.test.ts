@@ -7,7 +7,8 @@ import {
 import { captureLogger } from '../support/capture-logger.ts';
 import { LoadStandIn } from './load-stand-in.ts';
 
-const thresholds = { heapPercent: 90, eventLoopDelayMs: 500 };
+const GIB = 1024 * 1024 * 1024;
+const thresholds = { heapPercent: 90, rssBytes: 2 * GIB, eventLoopDelayMs: 500 };
 
 let monitor: OverloadMonitor | undefined;
 afterEach(() => {
@@ -16,7 +17,7 @@ afterEach(() => {
 });
 
 describe('overloadCauseOf', () => {
-  const reading = (heapUsedBytes: number, eventLoopDelayMs: number | undefined): LoadReading => ({ heapUsedBytes, heapLimitBytes: 1000, eventLoopDelayMs });
+  const reading = (heapUsedBytes: number, eventLoopDelayMs: number | undefined, rssBytes = GIB): LoadReading => ({ heapUsedBytes, heapLimitBytes: 1000, rssBytes, eventLoopDelayMs });
   it.each<[string, LoadReading, object | undefined]>([
     ['calm', reading(100, 3), undefined],
     ['heap just under', reading(899, 3), undefined],
@@ -25,12 +26,16 @@ describe('overloadCauseOf', () => {
     ['delay at the threshold', reading(100, 500.4), { reason: 'event-loop-delay', reading: 500, threshold: 500, setting: 'TOOLGRAPH_OVERLOAD_EVENT_LOOP_DELAY_MS' }],
     ['no turn of the loop', reading(100, undefined), undefined],
     ['both: the heap is named', reading(950, 2000), { reason: 'heap', reading: 95, threshold: 90, setting: 'TOOLGRAPH_OVERLOAD_HEAP_PERCENT' }],
+    ['resident set just under', reading(100, 3, 2 * GIB - 1), undefined],
+    ['resident set at the watermark, the heap calm', reading(100, 3, 2 * GIB), { reason: 'rss', reading: 2 * GIB, threshold: 2 * GIB, setting: 'TOOLGRAPH_OVERLOAD_RSS_BYTES' }],
+    ['resident set and delay: the resident set is named', reading(100, 2000, 3 * GIB), { reason: 'rss', reading: 3 * GIB, threshold: 2 * GIB, setting: 'TOOLGRAPH_OVERLOAD_RSS_BYTES' }],
+    ['heap and resident set: the heap is named', reading(950, 3, 3 * GIB), { reason: 'heap', reading: 95, threshold: 90, setting: 'TOOLGRAPH_OVERLOAD_HEAP_PERCENT' }],
   ])('%s', (_name, given, want) => {
     expect(overloadCauseOf(given, thresholds)).toEqual(want);
   });
 
   it('never names the heap when its threshold is 100 (off)', () => {
-    expect(overloadCauseOf(reading(999, 0), { heapPercent: 100, eventLoopDelayMs: 500 })).toBeUndefined();
+    expect(overloadCauseOf(reading(999, 0), { ...thresholds, heapPercent: 100 })).toBeUndefined();
   });
 });
 
@@ -129,13 +134,16 @@ describe('startOverloadMonitor', () => {
     expect(load.closed).toBe(true);
   });
 
-  it('reads the process: a heap under its limit, and a delay once the loop has turned', async () => {
+  it('reads the process: a heap under its limit, its resident set, and a delay once the loop has turned', async () => {
     const source = processLoadSource();
     try {
       await new Promise((resolve) => setTimeout(resolve, 50));
       const reading = source.read();
       expect(reading.heapUsedBytes).toBeGreaterThan(0);
       expect(reading.heapUsedBytes).toBeLessThan(reading.heapLimitBytes);
+      // The resident set holds the heap and more.
+      expect(reading.rssBytes).toBeGreaterThan(reading.heapUsedBytes);
+      expect(reading.rssBytes).toBe(Math.round(reading.rssBytes));
       expect(reading.eventLoopDelayMs).toBeGreaterThanOrEqual(0);
     } finally {
       source.close();

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolgraphError, describeValue, toToolgraphError } from '../../errors/index.ts';
-import { noteOutcome, pathOf, readJsonBody, type HttpService, type JsonBodyOptions } from '../../http/index.ts';
+import { noteOutcome, pathOf, readJsonBody, refusalHeaders, type HttpService, type JsonBodyOptions } from '../../http/index.ts';
 import type { Principal } from '../../principal/index.ts';
 import { createGraphiqlPage } from './graphiql-page.ts';
 import type { Logger } from '../../log/index.ts';
@@ -34,7 +34,8 @@ class HttpRefusal extends Error {
     super(error.message);
     this.status = error.status;
     this.code = error.code;
-    this.headers = headers;
+    // A refusal's own headers (Retry-After, Connection: close on a 408), as sendError gives them.
+    this.headers = refusalHeaders(error, headers);
   }
 }
 

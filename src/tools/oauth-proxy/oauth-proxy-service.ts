@@ -1,8 +1,9 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { ToolgraphError, toToolgraphError } from '../../errors/index.ts';
-import type { HttpService } from '../../http/index.ts';
+import { pathOf, sendError, type HttpService } from '../../http/index.ts';
 import { CALLBACK_PATH, CONSENT_PATH, OAuthProxyProvider, type OAuthProxyOptions } from './oauth-proxy-provider.ts';
+import { readProxyBody } from './proxy-body.ts';
 
 /** Where the proxy's routes live; the protected resource metadata stays with the bearer layer. */
 const OAUTH_PROXY_PREFIXES: readonly string[] = ['/authorize', '/token', '/register', '/.well-known/oauth-authorization-server', '/oauth'];
@@ -15,7 +16,8 @@ export interface OAuthProxyServiceOptions extends OAuthProxyOptions {
 /**
  * The OAuth proxy as an HttpService (name `oauth`): the SDK's `mcpAuthRouter` (authorization server
  * metadata, /authorize, /token, /register, each with the SDK's rate limits) on express 5, plus the
- * consent form and the IdP's callback. Open by design: these are how a client gets a token.
+ * consent form and the IdP's callback. Open by design: these are how a client gets a token. Bodies
+ * are read before express sees the request, through the bounded reader (readProxyBody).
  */
 export function createOAuthProxyService(options: OAuthProxyServiceOptions): { service: HttpService; provider: OAuthProxyProvider } {
   const provider = new OAuthProxyProvider(options);
@@ -40,7 +42,8 @@ export function createOAuthProxyService(options: OAuthProxyServiceOptions): { se
   const run = (handler: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response, next: NextFunction) => {
     handler(req, res).catch(next);
   };
-  app.post(CONSENT_PATH, express.urlencoded({ extended: false, limit: '16kb' }), run((req, res) => provider.consent(req, res)));
+  // The form is in req.body already (readProxyBody); the SDK's routes find theirs there the same way.
+  app.post(CONSENT_PATH, run((req, res) => provider.consent(req, res)));
   app.get(CALLBACK_PATH, run((req, res) => provider.callback(req, res)));
   app.use((req: Request, res: Response) => {
     const error = new ToolgraphError('TG_NOT_FOUND', `No route for ${req.method} ${req.path.slice(0, 200)}.`);
@@ -57,7 +60,15 @@ export function createOAuthProxyService(options: OAuthProxyServiceOptions): { se
       name: 'oauth',
       prefixes: OAUTH_PROXY_PREFIXES,
       entryPath: '/.well-known/oauth-authorization-server',
-      handle: (req, res) => {
+      handle: async (req, res) => {
+        let body: unknown;
+        try {
+          body = await readProxyBody(req, pathOf(req));
+        } catch (error) {
+          sendError(res, error);
+          return;
+        }
+        if (body !== undefined) (req as { body?: unknown }).body = body;
         app(req, res);
       },
     },

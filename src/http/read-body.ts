@@ -1,0 +1,187 @@
+import type { IncomingMessage } from 'node:http';
+import { ToolgraphError } from '../errors/index.ts';
+import { processBodies, type BodyAllowance, type ReceivingBody } from './body-allowance.ts';
+
+/** What happens to the rest of a body that grows past the limit. */
+export type BodyOverflow =
+  /** The request stream is destroyed (the default). */
+  | 'destroy'
+  /**
+   * The rest is read and dropped, up to DRAIN_FACTOR times the limit, before the refusal is
+   * answered: the client has sent its whole body by then, so it reads the refusal, even on a
+   * connection it asked to close (a server that answers and closes while the client still writes
+   * makes the client's write fail with EPIPE or a reset, and the answer is lost). Past that much,
+   * the stream is destroyed as with `destroy`.
+   */
+  | 'drain';
+
+/** How a route reads its body. */
+export interface BodyReadOptions {
+  /** The route as messages name it, e.g. `POST /dispatch`. */
+  readonly route: string;
+  /** Largest accepted body in bytes (TG_PAYLOAD_TOO_LARGE past it, before more is buffered). */
+  readonly limitBytes: number;
+  /** What happens to the rest of a body past the limit; `destroy` by default. */
+  readonly overflow?: BodyOverflow;
+  /** Where the bytes held and the deadline are counted; the process's own by default. */
+  readonly allowance?: BodyAllowance;
+}
+
+/** How much of a refused body `drain` reads and drops, as a multiple of the route's limit. */
+export const DRAIN_FACTOR = 8;
+
+/**
+ * The first size a body's buffer takes once a second chunk comes (unless the declared length is
+ * smaller); it doubles from there. Small enough that a two-chunk body of a few bytes costs little,
+ * large enough that a body of many small chunks is copied a handful of times.
+ */
+const FIRST_BUFFER_BYTES = 16 * 1024;
+
+const EMPTY = Buffer.alloc(0);
+
+function tooLarge(message: string): ToolgraphError {
+  return new ToolgraphError('TG_PAYLOAD_TOO_LARGE', message);
+}
+
+/**
+ * Reads and drops the rest of a refused body, then rejects with `refusal`; `read` bytes of it are
+ * already in. Past `drainTo` bytes in all, the stream is destroyed and the refusal given at once.
+ * Nothing is kept, so nothing is charged; a sender too slow to finish is cut by node:http's
+ * whole-request deadline (the host sets it to the head deadline plus TOOLGRAPH_BODY_TIMEOUT_MS).
+ */
+function drainThenRefuse(req: IncomingMessage, refusal: ToolgraphError, read: number, drainTo: number): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    let total = read;
+    const onData = (chunk: Buffer): void => {
+      total += chunk.length;
+      if (total > drainTo) {
+        finish();
+        req.destroy();
+      }
+    };
+    const finish = (): void => {
+      req.off('data', onData);
+      req.off('end', finish);
+      req.off('error', finish);
+      req.off('close', finish);
+      reject(refusal);
+    };
+    req.on('data', onData);
+    req.once('end', finish);
+    req.once('error', finish);
+    req.once('close', finish);
+    req.resume();
+  });
+}
+
+/**
+ * Reads a request body up to `limitBytes`, failing with TG_PAYLOAD_TOO_LARGE past it (a declared
+ * length past it is refused before anything is kept; a body that grows past it is cut off as
+ * `overflow` says). Bounded in memory, not only in length:
+ * - chunks are copied into one buffer as they come (sized to the declared length when there is one,
+ *   else doubling up to the limit), so a body of a million one-byte chunks holds one buffer, not a
+ *   million objects each costing hundreds of bytes; a body of one chunk keeps that chunk as it is;
+ * - the buffer counts against the process-wide allowance of bytes held by bodies being received
+ *   (TOOLGRAPH_BODY_MEMORY_BYTES): past it the body is refused with 503 TG_BODY_MEMORY_FULL;
+ * - the body must arrive within TOOLGRAPH_BODY_TIMEOUT_MS of the route starting to read it, else
+ *   408 TG_BODY_TIMEOUT.
+ * After either refusal the rest of the body is left to node:http, which drops it once the answer is
+ * sent (the 408 closes the connection). Event-driven rather than an async iterator, which costs a
+ * promise per chunk: this runs on every request of the dispatch and GraphQL hot paths.
+ */
+export function readBody(req: IncomingMessage, options: BodyReadOptions): Promise<Buffer> {
+  const { limitBytes } = options;
+  const overflow = options.overflow ?? 'destroy';
+  const allowance = options.allowance ?? processBodies;
+  const drainTo = overflow === 'drain' ? limitBytes * DRAIN_FACTOR : 0;
+  const contentLength = req.headers['content-length'];
+  const declared = contentLength === undefined ? undefined : Number(contentLength);
+  if (declared !== undefined && declared > limitBytes) {
+    const refusal = tooLarge(`Request body is ${declared} bytes; this route accepts at most ${limitBytes}.`);
+    return declared <= drainTo ? drainThenRefuse(req, refusal, 0, drainTo) : Promise.reject(refusal);
+  }
+  if (allowance.full) return Promise.reject(allowance.fullRefusal(options.route));
+  // node:http checks a declared length against the body it reads: the buffer never needs more.
+  const bound = declared !== undefined && Number.isFinite(declared) ? declared : limitBytes;
+  return new Promise((resolve, reject) => {
+    // The first chunk as it came; `buffer` once a second one comes, `total` bytes of it filled.
+    let first: Buffer | undefined;
+    let buffer: Buffer | undefined;
+    let total = 0;
+    /** Bytes counted against the allowance: the first chunk's length, then the buffer's. */
+    let charged = 0;
+    const refuse = (refusal: ToolgraphError): void => {
+      done();
+      reject(refusal);
+    };
+    const receiving: ReceivingBody = {
+      deadline: allowance.deadlineFromNow(),
+      expire: () => refuse(allowance.timeoutRefusal(options.route, total, declared)),
+    };
+    const grow = (size: number): boolean => {
+      const current = buffer?.length ?? 0;
+      const capacity = Math.min(bound, Math.max(size, FIRST_BUFFER_BYTES, 2 * current));
+      if (!allowance.charge(capacity)) return false;
+      const grown = Buffer.allocUnsafe(capacity);
+      if (buffer !== undefined) buffer.copy(grown, 0, 0, total);
+      else first!.copy(grown);
+      allowance.release(charged);
+      charged = capacity;
+      buffer = grown;
+      first = undefined;
+      return true;
+    };
+    const onData = (chunk: Buffer): void => {
+      const size = total + chunk.length;
+      if (size > limitBytes) {
+        done();
+        const refusal = tooLarge(`Request body is over ${limitBytes} bytes, the most this route accepts.`);
+        if (overflow === 'drain') {
+          drainThenRefuse(req, refusal, size, drainTo).catch(reject);
+          return;
+        }
+        req.destroy();
+        reject(refusal);
+        return;
+      }
+      if (total === 0) {
+        if (!allowance.charge(chunk.length)) {
+          refuse(allowance.fullRefusal(options.route));
+          return;
+        }
+        charged = chunk.length;
+        first = chunk;
+      } else {
+        if ((buffer === undefined || size > buffer.length) && !grow(size)) {
+          refuse(allowance.fullRefusal(options.route));
+          return;
+        }
+        chunk.copy(buffer!, total);
+      }
+      total = size;
+    };
+    const onEnd = (): void => {
+      const body = buffer === undefined ? (first ?? EMPTY) : buffer.subarray(0, total);
+      done();
+      resolve(body);
+    };
+    const onError = (error: Error): void => {
+      done();
+      reject(error);
+    };
+    const done = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      allowance.unwatch(receiving);
+      allowance.release(charged);
+      charged = 0;
+      first = undefined;
+      buffer = undefined;
+    };
+    allowance.watch(receiving);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}

@@ -1,0 +1,35 @@
+/**
+ * The server of the request-body tests (F4, F5), as a process of its own (body-target.ts forks it):
+ * the whole product (graph, GraphQL, tools, catalogue; memory store) with the settings the test
+ * gives. A child process lets the test read the server's resident set alone, and a server that runs
+ * out of memory fails the test instead of taking the test runner down. It sends `{ ready, origin }`
+ * once serving and exits after closing on `{ close: true }` or when the parent goes away.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveConfig } from '../../../src/config/index.ts';
+import { silentLogger } from '../../../src/log/index.ts';
+import { startToolgraph } from '../../../src/serve/index.ts';
+
+export type BodyServerMessage = { readonly ready: true; readonly origin: string };
+
+const env = JSON.parse(process.env['BODY_SERVER_ENV'] ?? '{}') as Record<string, string>;
+const dir = mkdtempSync(join(tmpdir(), 'tg-bodies-'));
+const config = resolveConfig({ env: { HOME: dir, PORT: '0', TOOLGRAPH_PERSISTENCE: 'memory', LOG_LEVEL: 'silent', ...env } });
+const running = await startToolgraph({ config, logger: silentLogger() });
+
+let closing = false;
+async function close(): Promise<void> {
+  if (closing) return;
+  closing = true;
+  await running.close({ graceMs: 0 });
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+}
+
+process.on('message', (message: { close?: true }) => {
+  if (message.close === true) void close();
+});
+process.on('disconnect', () => void close());
+process.send!({ ready: true, origin: running.origin } satisfies BodyServerMessage);

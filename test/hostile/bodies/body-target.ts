@@ -1,0 +1,175 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { BodyServerMessage } from './body-server.ts';
+
+export interface BodyTarget {
+  readonly origin: string;
+  /** The server's resident set size now, in bytes. */
+  rss(): number;
+  /** Whether the server process still runs (one that ran out of memory does not). */
+  alive(): boolean;
+  close(): Promise<void>;
+}
+
+const SERVER_ENTRY = fileURLToPath(new URL('./body-server.ts', import.meta.url));
+
+/** A process's resident set size in bytes, from /proc (Linux, where the tests run); 0 once it is gone. */
+function residentBytes(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * 4096;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The whole product in a child process (body-server.ts) with these settings. Its heap is capped
+ * (`--max-old-space-size`) so that a server whose bodies eat memory dies early rather than eat the
+ * machine: the test then fails on the process being gone.
+ */
+export async function startBodyTarget(env: Record<string, string>, heapMiB = 1024): Promise<BodyTarget> {
+  const child: ChildProcess = fork(SERVER_ENTRY, [], {
+    execArgv: [`--max-old-space-size=${heapMiB}`],
+    env: { ...process.env, BODY_SERVER_ENV: JSON.stringify(env) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const origin = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the body server did not start within 60 s')), 60_000);
+    child.once('exit', (code) => reject(new Error(`the body server exited with ${code} before serving`)));
+    child.on('message', (message: BodyServerMessage) => {
+      clearTimeout(timer);
+      resolve(message.origin);
+    });
+  }).catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
+  return {
+    origin,
+    rss: () => residentBytes(child.pid!),
+    alive: () => child.exitCode === null && child.signalCode === null,
+    async close() {
+      if (child.exitCode === null && child.connected) child.send({ close: true });
+      const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
+
+/** The highest of the server's resident set readings, every 25 ms, until stopped. */
+export function watchPeakRss(target: BodyTarget): { stop(): number } {
+  let peak = target.rss();
+  const timer = setInterval(() => {
+    peak = Math.max(peak, target.rss());
+  }, 25);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, target.rss());
+    },
+  };
+}
+
+export interface RawAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** Parses what a raw socket received: the status line, headers and (unchunked) body of one response; undefined when none came. */
+function answerOf(received: string): RawAnswer | undefined {
+  const end = received.indexOf('\r\n\r\n');
+  if (end === -1) return undefined;
+  const [statusLine = '', ...lines] = received.slice(0, end).split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return { status: Number(statusLine.split(' ')[1]), headers, body: received.slice(end + 4) };
+}
+
+function complete(answer: RawAnswer): boolean {
+  const length = answer.headers['content-length'];
+  if (length !== undefined) return Buffer.byteLength(answer.body) >= Number(length);
+  if (answer.headers['content-type']?.startsWith('text/event-stream') === true) return answer.body.includes('\n\n');
+  return answer.body.endsWith('0\r\n\r\n');
+}
+
+/**
+ * A request written by hand on a socket of its own: the head, then whatever the test writes
+ * (`write`), as slowly as it likes. `answer()` is what came back by the time the server answered
+ * and ended its response, or closed the connection (undefined when nothing came).
+ */
+export class RawRequest {
+  readonly socket: Socket;
+  #received = '';
+  readonly #closed: Promise<void>;
+
+  constructor(origin: string, head: string) {
+    const url = new URL(origin);
+    this.socket = connect(Number(url.port), url.hostname);
+    this.socket.setEncoding('utf8');
+    this.socket.on('data', (chunk: string) => {
+      this.#received += chunk;
+    });
+    // The server may reset a connection it refused while the test still writes.
+    this.socket.on('error', () => undefined);
+    this.#closed = new Promise((resolve) => this.socket.once('close', () => resolve()));
+    this.socket.write(head);
+  }
+
+  write(data: Buffer | string): void {
+    if (!this.socket.destroyed) this.socket.write(data);
+  }
+
+  /** The response so far (undefined before its head has come). */
+  get received(): RawAnswer | undefined {
+    return answerOf(this.#received);
+  }
+
+  /**
+   * Waits for a whole response (by its Content-Length, its last chunk, or the first event of a
+   * stream) or the close of the connection.
+   */
+  async answer(timeoutMs: number): Promise<RawAnswer | undefined> {
+    const deadline = performance.now() + timeoutMs;
+    while (performance.now() < deadline) {
+      const answer = this.received;
+      if (answer !== undefined && complete(answer)) return answer;
+      const closed = await Promise.race([this.#closed.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 20))]);
+      if (closed) return this.received;
+    }
+    return this.received;
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+}
+
+/** The head of a POST to `origin` (its Host): `length` as Content-Length, or chunked when undefined. */
+export function postHead(origin: string, path: string, headers: Record<string, string>, length: number | undefined): string {
+  const lines = [`POST ${path} HTTP/1.1`, `Host: ${new URL(origin).host}`, 'Content-Type: application/json', 'Accept: application/json, text/event-stream',
+    length === undefined ? 'Transfer-Encoding: chunked' : `Content-Length: ${length}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  return `${lines.join('\r\n')}\r\n\r\n`;
+}
+
+/** `text` in HTTP/1.1 chunked framing, one byte per chunk (6 bytes on the wire per byte of body), without the final chunk. */
+export function oneByteChunks(text: string): Buffer {
+  const bytes = Buffer.from(text);
+  const out = Buffer.allocUnsafe(bytes.length * 6);
+  for (let i = 0; i < bytes.length; i++) {
+    out.write('1\r\n', i * 6, 'latin1');
+    out[i * 6 + 3] = bytes[i]!;
+    out.write('\r\n', i * 6 + 4, 'latin1');
+  }
+  return out;
+}
+
+/** The chunked body's end. */
+export const LAST_CHUNK = '0\r\n\r\n';

@@ -83,7 +83,7 @@ export const ERROR_CODES = {
   TG_GRAPHQL_INVALID: { status: 400, meaning: 'The GraphQL document does not parse or validate.' },
   TG_GRAPHQL_NO_NODE_TYPE: { status: 400, meaning: 'GraphQL: no node type with this name; root fields must be node labels.' },
   TG_QUERY_TOO_COMPLEX: { status: 400, meaning: 'The query is over the depth, complexity, token or field budget; rejected before execution.' },
-  TG_QUERY_BUDGET_EXCEEDED: { status: 400, meaning: 'The query was stopped while running: it went over its row, result-size or time budget, or a GraphQL list without first/limit over the list limit (details name the limit and its setting).' },
+  TG_QUERY_BUDGET_EXCEEDED: { status: 400, meaning: 'The query was stopped while running: it went over its row, result-size, time or stall budget (TOOLGRAPH_QUERY_MAX_STALL_MS: too long without yielding the event loop), or a GraphQL list without first/limit over the list limit (details name the limit and its setting).' },
   TG_WRITE_TOO_LARGE: { status: 400, meaning: 'A write (Cypher statement, GraphQL mutation, import batch) makes more changes or a larger log record than one batch may (details name the cap and its setting); nothing was changed.' },
   TG_PERSISTED_QUERY_NOT_FOUND: { status: 400, meaning: 'APQ: no query is registered under this sha256 hash; resend with the query text.' },
   TG_PERSISTED_QUERY_MISMATCH: { status: 400, meaning: 'APQ: the query text does not hash to the sha256 hash sent with it.' },

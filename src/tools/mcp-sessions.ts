@@ -31,12 +31,30 @@ export interface McpSessionReservation<S extends McpSessionEntry = McpSession> {
   settled: boolean;
 }
 
-function full(setting: 'mcpMaxSessions' | 'mcpMaxSessionsPerSubject', max: number, message: string): ToolgraphError {
-  return new ToolgraphError('TG_RATE_LIMITED', message, { details: { limit: setting, max, setting: SETTINGS[setting].env } });
+/**
+ * Seconds a refused initialize is asked to wait (Retry-After): a caller's own initializes in flight
+ * finish within a moment; a full server makes room only as sessions end (deleted, or idle for 30
+ * minutes), so asking again every second would only add load.
+ */
+const OPENING_RETRY_AFTER_SECS = 1;
+const FULL_RETRY_AFTER_SECS = 60;
+
+function full(setting: 'mcpMaxSessions' | 'mcpMaxSessionsPerSubject', max: number, retryAfterSecs: number, message: string): ToolgraphError {
+  return new ToolgraphError('TG_RATE_LIMITED', message, { details: { limit: setting, max, setting: SETTINGS[setting].env, retryAfterSecs } });
 }
 
 /**
- * The open MCP sessions, by id and by owner, under two caps: the process-wide one and one per owner.
+ * The sessions one caller may keep: TOOLGRAPH_MCP_MAX_SESSIONS_PER_SUBJECT, and never more than half
+ * the process-wide cap (rounded up), so one caller's flood alone cannot fill the server whatever the
+ * two settings say (a per-subject cap of 16 with a process cap of 10 let one caller hold all 10).
+ */
+function subjectShare(limits: McpSessionLimits): number {
+  return Math.min(limits.maxSessionsPerSubject, Math.ceil(limits.maxSessions / 2));
+}
+
+/**
+ * The open MCP sessions, by id and by owner, under two caps: the process-wide one and one per owner
+ * (subjectShare: the per-subject setting, at most half the process-wide cap).
  * Room for a new session is only ever made from its own caller's sessions (the least recently used
  * first): one caller opening thousands closes its own, never another caller's. When the process is
  * full and the caller has no session of its own to give up, the new session is refused.
@@ -76,17 +94,18 @@ export class McpSessionTable<S extends McpSessionEntry = McpSession> {
    * Synchronous: concurrent initializes of one caller are counted one by one.
    */
   admit(owner: string): McpSessionReservation<S> {
-    const { maxSessions, maxSessionsPerSubject } = this.#limits;
+    const { maxSessions } = this.#limits;
+    const maxSessionsPerSubject = subjectShare(this.#limits);
     const own = this.#byOwner.get(owner) ?? new Set<S>();
     const opening = this.#opening.get(owner) ?? 0;
     // How many of the caller's open sessions must close for each cap to hold with one more.
     const forSubject = own.size + opening + 1 - maxSessionsPerSubject;
     const forProcess = this.#byId.size + this.#openingTotal + 1 - maxSessions;
     if (forSubject > own.size) {
-      throw full('mcpMaxSessionsPerSubject', maxSessionsPerSubject, `This caller is already opening ${opening} MCP sessions, its limit of ${maxSessionsPerSubject} (${SETTINGS.mcpMaxSessionsPerSubject.env}); wait for them to open.`);
+      throw full('mcpMaxSessionsPerSubject', maxSessionsPerSubject, OPENING_RETRY_AFTER_SECS, `This caller is already opening ${opening} MCP sessions, its limit of ${maxSessionsPerSubject} (${SETTINGS.mcpMaxSessionsPerSubject.env}); wait for them to open.`);
     }
     if (forProcess > own.size) {
-      throw full('mcpMaxSessions', maxSessions, `The tool server holds its limit of ${maxSessions} MCP sessions (${SETTINGS.mcpMaxSessions.env}) and this caller has none to give up; other callers' sessions are never closed to make room. Retry when sessions end (idle ones close after 30 minutes), or raise ${SETTINGS.mcpMaxSessions.env}.`);
+      throw full('mcpMaxSessions', maxSessions, FULL_RETRY_AFTER_SECS, `The tool server holds its limit of ${maxSessions} MCP sessions (${SETTINGS.mcpMaxSessions.env}) and this caller has none to give up; other callers' sessions are never closed to make room. Retry when sessions end (idle ones close after 30 minutes), or raise ${SETTINGS.mcpMaxSessions.env}.`);
     }
     const give = Math.max(0, forSubject, forProcess);
     const evicted: S[] = [];

@@ -8,8 +8,10 @@ const MCP_SESSION_SPACE = 'mcp-sessions';
 const TABLE_KEY = 'table';
 /** A session already its caller's most recently used is re-stamped at most this often (a store write per request is not needed to keep it alive). */
 const TOUCH_EVERY_MS = 60_000;
-/** Rounds of read-modify-swap before giving up under contention (each round only loses to another caller's success). */
+/** Rounds of read-modify-swap before giving up under contention (each round only loses to another replica's success). */
 const MAX_ROUNDS = 64;
+/** What a refusal for contention asks the client to wait (Retry-After). */
+const CONTENDED_RETRY_AFTER_SECS = 1;
 
 /** The stored form of a caller: a digest (callers' issuer and subject stay out of the table; PostgreSQL's jsonb refuses NUL, which owners hold). */
 const ownerKey = (owner: string) => createHash('sha256').update(owner).digest('base64url');
@@ -34,6 +36,18 @@ interface StoredTable {
   readonly rows: StoredRow[];
 }
 
+/** One change of the table: what it answers, and whether the table must be stored again. */
+type TableChange<R> = (table: McpSessionTable<McpSessionEntry>, now: number, stored: StoredTable | undefined) => { result: R; write: boolean };
+
+/** A change waiting for this process's next round, with its caller's promise. */
+interface PendingChange {
+  readonly change: TableChange<unknown>;
+  /** A new session's capability bits, kept beside its row. */
+  readonly added: { readonly id: string; readonly bits: number } | undefined;
+  resolve(result: unknown): void;
+  reject(error: unknown): void;
+}
+
 /**
  * The MCP sessions of every replica, in the shared state store: a session opened on one replica
  * is used on any other (behind a round-robin load balancer) and after a restart. What a session
@@ -44,12 +58,22 @@ interface StoredTable {
  * The caps are McpSessionTable's, over the whole deployment: the table is one record, changed by
  * read-modify-swap (the store's compare-and-set), so two replicas admitting at once cannot both
  * take the last place. Idle sessions drop out when the record is next changed.
+ *
+ * A process makes one round at a time, and a round applies every change that was waiting when it
+ * began, whoever asked: a caller's flood of initializes is one more entry each in the next round,
+ * never a round of its own. (Each request racing its own read-modify-swap let a flood of one
+ * caller lose every other caller's rounds until they ran out: one caller's 300 initializes at once
+ * refused another caller's with 429 on the file store.) Rounds lose only to other replicas.
  */
 export class StoredMcpSessions {
   readonly #store: StateStore;
   readonly #limits: McpSessionLimits;
   readonly #idleMs: number;
   readonly #now: () => number;
+  /** Changes for the next round. */
+  #pending: PendingChange[] = [];
+  /** The rounds running now, until no change waits. */
+  #flushing: Promise<void> | undefined;
 
   constructor(store: StateStore, limits: McpSessionLimits, options: { idleMs: number; now?: () => number }) {
     this.#store = store;
@@ -67,31 +91,78 @@ export class StoredMcpSessions {
   }
 
   /**
-   * Runs `change` on the current table and stores the result, again from a fresh read whenever
-   * another caller changed it first. Rows keep their capabilities; `added` gives a new session's.
+   * Runs `change` on the current table in this process's next round and stores the result. Rows
+   * keep their capabilities; `added` gives a new session's.
    */
-  async #change<R>(change: (table: McpSessionTable<McpSessionEntry>, now: number, stored: StoredTable | undefined) => { result: R; write: boolean }, added?: { id: string; bits: number }): Promise<R> {
-    for (let round = 0; round < MAX_ROUNDS; round++) {
+  #change<R>(change: TableChange<R>, added?: { id: string; bits: number }): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.#pending.push({ change, added, resolve: resolve as (result: unknown) => void, reject });
+      this.#flushing ??= this.#flush();
+    });
+  }
+
+  async #flush(): Promise<void> {
+    try {
+      while (this.#pending.length > 0) {
+        const round = this.#pending;
+        this.#pending = [];
+        await this.#apply(round).catch((error: unknown) => {
+          for (const pending of round) pending.reject(error);
+        });
+      }
+    } finally {
+      this.#flushing = undefined;
+    }
+  }
+
+  /**
+   * Applies `round` to the current table, in order, and stores the result, again from a fresh read
+   * whenever another replica changed it first. A change that throws (a cap refusing an initialize)
+   * fails alone; the others go on.
+   */
+  async #apply(round: readonly PendingChange[]): Promise<void> {
+    for (let attempt = 0; attempt < MAX_ROUNDS; attempt++) {
       const stored = await this.#store.get<StoredTable>(MCP_SESSION_SPACE, TABLE_KEY);
       const now = this.#now();
       const table = this.#tableOf(stored, now);
-      const { result, write } = change(table, now, stored);
-      if (!write) return result;
-      const bits = new Map<string, number>();
-      for (const row of stored?.rows ?? []) if (row[3]) bits.set(row[0], row[3]);
-      if (added !== undefined && added.bits !== 0) bits.set(added.id, added.bits);
-      const next: StoredTable = {
-        rows: table.entries().map((s): StoredRow => {
-          const b = bits.get(s.id);
-          return b === undefined ? [s.id, s.owner, s.lastUsed] : [s.id, s.owner, s.lastUsed, b];
-        }),
-      };
-      const stored2 = stored === undefined
-        ? await this.#store.add(MCP_SESSION_SPACE, TABLE_KEY, next, this.#idleMs)
-        : await this.#store.swap(MCP_SESSION_SPACE, TABLE_KEY, stored, next, this.#idleMs);
-      if (stored2) return result;
+      const outcomes: { ok: boolean; value: unknown }[] = [];
+      let write = false;
+      for (const pending of round) {
+        try {
+          const { result, write: writes } = pending.change(table, now, stored);
+          write ||= writes;
+          outcomes.push({ ok: true, value: result });
+        } catch (error) {
+          outcomes.push({ ok: false, value: error });
+        }
+      }
+      if (write && !(await this.#write(stored, table, round))) continue;
+      for (const [i, pending] of round.entries()) {
+        const outcome = outcomes[i]!;
+        if (outcome.ok) pending.resolve(outcome.value);
+        else pending.reject(outcome.value);
+      }
+      return;
     }
-    throw new ToolgraphError('TG_RATE_LIMITED', 'MCP sessions are being opened and closed faster than they can be recorded; retry in a moment.');
+    throw new ToolgraphError('TG_RATE_LIMITED', 'MCP sessions are being opened and closed faster than the replicas can record them; retry in a moment.', {
+      details: { retryAfterSecs: CONTENDED_RETRY_AFTER_SECS },
+    });
+  }
+
+  /** Stores `table` where `stored` was read; false when another replica changed it first. */
+  async #write(stored: StoredTable | undefined, table: McpSessionTable<McpSessionEntry>, round: readonly PendingChange[]): Promise<boolean> {
+    const bits = new Map<string, number>();
+    for (const row of stored?.rows ?? []) if (row[3]) bits.set(row[0], row[3]);
+    for (const { added } of round) if (added !== undefined && added.bits !== 0) bits.set(added.id, added.bits);
+    const next: StoredTable = {
+      rows: table.entries().map((s): StoredRow => {
+        const b = bits.get(s.id);
+        return b === undefined ? [s.id, s.owner, s.lastUsed] : [s.id, s.owner, s.lastUsed, b];
+      }),
+    };
+    return stored === undefined
+      ? this.#store.add(MCP_SESSION_SPACE, TABLE_KEY, next, this.#idleMs)
+      : this.#store.swap(MCP_SESSION_SPACE, TABLE_KEY, stored, next, this.#idleMs);
   }
 
   /** Opens a session of `owner` under the caps (making room from its own least recently used sessions), or throws TG_RATE_LIMITED naming the cap. */

@@ -172,13 +172,13 @@ describe('AUTH_TYPE=remote', () => {
 
 describe('MCP sessions are shared fairly between callers', () => {
   /** Opens a session with a raw initialize; answers its id, or the refusal. */
-  async function open(origin: string, token: string): Promise<{ status: number; id: string | null; body: string }> {
+  async function open(origin: string, token: string): Promise<{ status: number; id: string | null; retryAfter: string | null; body: string }> {
     const response = await fetch(`${origin}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
     });
-    return { status: response.status, id: response.headers.get('mcp-session-id'), body: await response.text() };
+    return { status: response.status, id: response.headers.get('mcp-session-id'), retryAfter: response.headers.get('retry-after'), body: await response.text() };
   }
 
   /** tools/list on an open session: 200, or 404 once it was closed. */
@@ -232,11 +232,12 @@ describe('MCP sessions are shared fairly between callers', () => {
       // Full (5). Carol has nothing to give up: refused, and nobody's session closes.
       const refused = await open(server.origin, carol);
       expect(refused.status).toBe(429);
+      expect(refused.retryAfter).toBe('60');
       expect(JSON.parse(refused.body)).toEqual({
         error: {
           code: 'TG_RATE_LIMITED',
           message: 'The tool server holds its limit of 5 MCP sessions (TOOLGRAPH_MCP_MAX_SESSIONS) and this caller has none to give up; other callers\' sessions are never closed to make room. Retry when sessions end (idle ones close after 30 minutes), or raise TOOLGRAPH_MCP_MAX_SESSIONS.',
-          details: { limit: 'mcpMaxSessions', max: 5, setting: 'TOOLGRAPH_MCP_MAX_SESSIONS' },
+          details: { limit: 'mcpMaxSessions', max: 5, setting: 'TOOLGRAPH_MCP_MAX_SESSIONS', retryAfterSecs: 60 },
         },
       });
       // Bob, at his own cap of 3, trades his least recently used session for the new one.

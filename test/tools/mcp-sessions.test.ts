@@ -21,7 +21,7 @@ describe('McpSessionTable', () => {
     open(table, 'a', 'a2');
     expect(table.size).toBe(4);
     // Full: c has nothing to give and is refused; a trades its own oldest.
-    expect(() => table.admit('c')).toThrow(expect.objectContaining({ code: 'TG_RATE_LIMITED', details: { limit: 'mcpMaxSessions', max: 4, setting: 'TOOLGRAPH_MCP_MAX_SESSIONS' } }));
+    expect(() => table.admit('c')).toThrow(expect.objectContaining({ code: 'TG_RATE_LIMITED', details: { limit: 'mcpMaxSessions', max: 4, setting: 'TOOLGRAPH_MCP_MAX_SESSIONS', retryAfterSecs: 60 } }));
     expect(open(table, 'a', 'a3').map((s) => s.id)).toEqual(['a1']);
     expect(table.ids().sort()).toEqual(['a2', 'a3', 'b1', 'b3']);
     // Another owner's id answers nothing.
@@ -31,7 +31,7 @@ describe('McpSessionTable', () => {
   it('counts initializes still in flight, so concurrent ones cannot overshoot either cap', () => {
     const table = new McpSessionTable({ maxSessions: 3, maxSessionsPerSubject: 2 });
     const first = [table.admit('a'), table.admit('a')];
-    expect(() => table.admit('a')).toThrow(expect.objectContaining({ details: { limit: 'mcpMaxSessionsPerSubject', max: 2, setting: 'TOOLGRAPH_MCP_MAX_SESSIONS_PER_SUBJECT' } }));
+    expect(() => table.admit('a')).toThrow(expect.objectContaining({ details: { limit: 'mcpMaxSessionsPerSubject', max: 2, setting: 'TOOLGRAPH_MCP_MAX_SESSIONS_PER_SUBJECT', retryAfterSecs: 1 } }));
     const b = table.admit('b');
     expect(() => table.admit('c')).toThrow(expect.objectContaining({ details: expect.objectContaining({ limit: 'mcpMaxSessions' }) }));
     // A failed initialize gives its place back (once, however often it is released).
@@ -41,6 +41,16 @@ describe('McpSessionTable', () => {
     expect(table.admit('c').evicted).toEqual([]);
     expect(table.admit('d').evicted).toEqual([]);
     expect(() => table.admit('e')).toThrow(expect.objectContaining({ code: 'TG_RATE_LIMITED' }));
+  });
+
+  it('one caller keeps at most half the process-wide cap, whatever the per-subject setting says (issue 28)', () => {
+    const table = new McpSessionTable({ maxSessions: 5, maxSessionsPerSubject: 16 });
+    for (let i = 0; i < 10; i++) open(table, 'hog', `h${i}`);
+    // Half of 5, rounded up: the hog trades its own oldest past 3, and the rest stays for others.
+    expect(table.ids().sort()).toEqual(['h7', 'h8', 'h9']);
+    open(table, 'a', 'a1');
+    open(table, 'b', 'b1');
+    expect(table.size).toBe(5);
   });
 
   it('lists sessions idle since a time', () => {

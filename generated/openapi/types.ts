@@ -134,7 +134,7 @@ export interface paths {
         };
         /**
          * Report whether the process is ready to serve
-         * @description Readiness probe. Answers 200 with `{status: "ok", services}` once every requested service is mounted; 503 with `status: "starting"` while the engine recovers stored graphs (and the names still starting), 503 with `status: "stopping"` while in-flight requests drain on shutdown, and 503 with `status: "overloaded"` (and the reading that put it there) while the process sheds load. Answered even past the connection cap (TOOLGRAPH_MAX_CONNECTIONS). Needs no token.
+         * @description Readiness probe. Answers 200 with `{status: "ok", services}` once every requested service is mounted; 503 with `status: "starting"` while the engine recovers stored graphs (and the names still starting), 503 with `status: "stopping"` while in-flight requests drain on shutdown, 503 with `status: "failing"` (and what fails) while storage refuses writes, and 503 with `status: "overloaded"` (and the reading that put it there) while the process sheds load. Answered even past the connection cap (TOOLGRAPH_MAX_CONNECTIONS). Needs no token.
          */
         get: operations["health"];
         put?: never;
@@ -391,6 +391,10 @@ export interface components {
             };
         };
         Health: {
+            /** @description While failing, what fails, by part (`state`: the state store cannot write, with the error's code; `graphs`: the graph log refused a write and refuses every write until restart). Requests are still served; writes answer TG_STORAGE_FAILED. */
+            failing?: {
+                [key: string]: string;
+            };
             /** @description While overloaded, the reading past its threshold (TG_OVERLOADED's details). */
             overload?: {
                 /** @description Percent of the heap limit in use, bytes of resident set, or milliseconds of event-loop delay. */
@@ -406,10 +410,10 @@ export interface components {
             /** @description While starting, the requested services not mounted yet. */
             starting?: string[];
             /**
-             * @description ok when every requested service serves; starting, stopping or overloaded otherwise (HTTP 503).
+             * @description ok when every requested service serves; starting, stopping, failing or overloaded otherwise (HTTP 503).
              * @enum {unknown}
              */
-            status: "ok" | "starting" | "stopping" | "overloaded";
+            status: "ok" | "starting" | "stopping" | "failing" | "overloaded";
             /** @description While starting, what each held entry of `starting` waits for (the identity provider, and why). */
             waiting?: {
                 [key: string]: string;
@@ -961,7 +965,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description The process is starting, stopping or overloaded; retry after Retry-After seconds. */
+            /** @description The process is starting, stopping, failing or overloaded; retry after Retry-After seconds. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];

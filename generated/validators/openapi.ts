@@ -3321,7 +3321,7 @@ else {
     errors++;
 } validate44.errors = vErrors; return errors === 0; }
 validate44.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema54 = { "type": "object", "additionalProperties": false, "required": ["status", "services"], "properties": { "status": { "description": "ok when every requested service serves; starting, stopping or overloaded otherwise (HTTP 503).", "enum": ["ok", "starting", "stopping", "overloaded"] }, "services": { "description": "The services mounted and serving, by name.", "type": "array", "items": { "type": "string" } }, "starting": { "description": "While starting, the requested services not mounted yet.", "type": "array", "items": { "type": "string" } }, "waiting": { "description": "While starting, what each held entry of `starting` waits for (the identity provider, and why).", "type": "object", "additionalProperties": { "type": "string" } }, "overload": { "description": "While overloaded, the reading past its threshold (TG_OVERLOADED's details).", "type": "object", "additionalProperties": false, "required": ["reason", "reading", "threshold", "setting"], "properties": { "reason": { "enum": ["heap", "rss", "event-loop-delay"] }, "reading": { "description": "Percent of the heap limit in use, bytes of resident set, or milliseconds of event-loop delay.", "type": "number" }, "threshold": { "type": "number" }, "setting": { "description": "The setting that moves the threshold.", "type": "string" } } } } };
+const schema54 = { "type": "object", "additionalProperties": false, "required": ["status", "services"], "properties": { "status": { "description": "ok when every requested service serves; starting, stopping, failing or overloaded otherwise (HTTP 503).", "enum": ["ok", "starting", "stopping", "failing", "overloaded"] }, "services": { "description": "The services mounted and serving, by name.", "type": "array", "items": { "type": "string" } }, "starting": { "description": "While starting, the requested services not mounted yet.", "type": "array", "items": { "type": "string" } }, "waiting": { "description": "While starting, what each held entry of `starting` waits for (the identity provider, and why).", "type": "object", "additionalProperties": { "type": "string" } }, "failing": { "description": "While failing, what fails, by part (`state`: the state store cannot write, with the error's code; `graphs`: the graph log refused a write and refuses every write until restart). Requests are still served; writes answer TG_STORAGE_FAILED.", "type": "object", "additionalProperties": { "type": "string" } }, "overload": { "description": "While overloaded, the reading past its threshold (TG_OVERLOADED's details).", "type": "object", "additionalProperties": false, "required": ["reason", "reading", "threshold", "setting"], "properties": { "reason": { "enum": ["heap", "rss", "event-loop-delay"] }, "reading": { "description": "Percent of the heap limit in use, bytes of resident set, or milliseconds of event-loop delay.", "type": "number" }, "threshold": { "type": "number" }, "setting": { "description": "The setting that moves the threshold.", "type": "string" } } } } };
 function validate45(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate45.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
@@ -3348,7 +3348,7 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(((((key0 === "status") || (key0 === "services")) || (key0 === "starting")) || (key0 === "waiting")) || (key0 === "overload"))) {
+        if (!((((((key0 === "status") || (key0 === "services")) || (key0 === "starting")) || (key0 === "waiting")) || (key0 === "failing")) || (key0 === "overload"))) {
             const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema54, data };
             if (vErrors === null) {
                 vErrors = [err2];
@@ -3361,7 +3361,7 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.status !== undefined) {
         let data0 = data.status;
-        if (!((((data0 === "ok") || (data0 === "starting")) || (data0 === "stopping")) || (data0 === "overloaded"))) {
+        if (!(((((data0 === "ok") || (data0 === "starting")) || (data0 === "stopping")) || (data0 === "failing")) || (data0 === "overloaded"))) {
             const err3 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema54.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema54.properties.status.enum, parentSchema: schema54.properties.status, data: data0 };
             if (vErrors === null) {
                 vErrors = [err3];
@@ -3458,31 +3458,39 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
-    if (data.overload !== undefined) {
-        let data7 = data.overload;
+    if (data.failing !== undefined) {
+        let data7 = data.failing;
         if (data7 && typeof data7 == "object" && !Array.isArray(data7)) {
-            if (data7.reason === undefined) {
-                const err10 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "reason" }, message: "must have required property '" + "reason" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data7 };
-                if (vErrors === null) {
-                    vErrors = [err10];
+            for (const key2 in data7) {
+                let data8 = data7[key2];
+                if (typeof data8 !== "string") {
+                    const err10 = { instancePath: instancePath + "/failing/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/failing/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema54.properties.failing.additionalProperties.type, parentSchema: schema54.properties.failing.additionalProperties, data: data8 };
+                    if (vErrors === null) {
+                        vErrors = [err10];
+                    }
+                    else {
+                        vErrors.push(err10);
+                    }
+                    errors++;
                 }
-                else {
-                    vErrors.push(err10);
-                }
-                errors++;
             }
-            if (data7.reading === undefined) {
-                const err11 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "reading" }, message: "must have required property '" + "reading" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data7 };
-                if (vErrors === null) {
-                    vErrors = [err11];
-                }
-                else {
-                    vErrors.push(err11);
-                }
-                errors++;
+        }
+        else {
+            const err11 = { instancePath: instancePath + "/failing", schemaPath: "#/properties/failing/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema54.properties.failing.type, parentSchema: schema54.properties.failing, data: data7 };
+            if (vErrors === null) {
+                vErrors = [err11];
             }
-            if (data7.threshold === undefined) {
-                const err12 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "threshold" }, message: "must have required property '" + "threshold" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data7 };
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.overload !== undefined) {
+        let data9 = data.overload;
+        if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
+            if (data9.reason === undefined) {
+                const err12 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "reason" }, message: "must have required property '" + "reason" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data9 };
                 if (vErrors === null) {
                     vErrors = [err12];
                 }
@@ -3491,8 +3499,8 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
             }
-            if (data7.setting === undefined) {
-                const err13 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "setting" }, message: "must have required property '" + "setting" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data7 };
+            if (data9.reading === undefined) {
+                const err13 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "reading" }, message: "must have required property '" + "reading" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data9 };
                 if (vErrors === null) {
                     vErrors = [err13];
                 }
@@ -3501,35 +3509,29 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
             }
-            for (const key2 in data7) {
-                if (!((((key2 === "reason") || (key2 === "reading")) || (key2 === "threshold")) || (key2 === "setting"))) {
-                    const err14 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties", schema: false, parentSchema: schema54.properties.overload, data: data7 };
-                    if (vErrors === null) {
-                        vErrors = [err14];
-                    }
-                    else {
-                        vErrors.push(err14);
-                    }
-                    errors++;
+            if (data9.threshold === undefined) {
+                const err14 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "threshold" }, message: "must have required property '" + "threshold" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data9 };
+                if (vErrors === null) {
+                    vErrors = [err14];
                 }
-            }
-            if (data7.reason !== undefined) {
-                let data8 = data7.reason;
-                if (!(((data8 === "heap") || (data8 === "rss")) || (data8 === "event-loop-delay"))) {
-                    const err15 = { instancePath: instancePath + "/overload/reason", schemaPath: "#/properties/overload/properties/reason/enum", keyword: "enum", params: { allowedValues: schema54.properties.overload.properties.reason.enum }, message: "must be equal to one of the allowed values", schema: schema54.properties.overload.properties.reason.enum, parentSchema: schema54.properties.overload.properties.reason, data: data8 };
-                    if (vErrors === null) {
-                        vErrors = [err15];
-                    }
-                    else {
-                        vErrors.push(err15);
-                    }
-                    errors++;
+                else {
+                    vErrors.push(err14);
                 }
+                errors++;
             }
-            if (data7.reading !== undefined) {
-                let data9 = data7.reading;
-                if (!((typeof data9 == "number") && (isFinite(data9)))) {
-                    const err16 = { instancePath: instancePath + "/overload/reading", schemaPath: "#/properties/overload/properties/reading/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema54.properties.overload.properties.reading.type, parentSchema: schema54.properties.overload.properties.reading, data: data9 };
+            if (data9.setting === undefined) {
+                const err15 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/required", keyword: "required", params: { missingProperty: "setting" }, message: "must have required property '" + "setting" + "'", schema: schema54.properties.overload.required, parentSchema: schema54.properties.overload, data: data9 };
+                if (vErrors === null) {
+                    vErrors = [err15];
+                }
+                else {
+                    vErrors.push(err15);
+                }
+                errors++;
+            }
+            for (const key3 in data9) {
+                if (!((((key3 === "reason") || (key3 === "reading")) || (key3 === "threshold")) || (key3 === "setting"))) {
+                    const err16 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties", schema: false, parentSchema: schema54.properties.overload, data: data9 };
                     if (vErrors === null) {
                         vErrors = [err16];
                     }
@@ -3539,10 +3541,10 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
             }
-            if (data7.threshold !== undefined) {
-                let data10 = data7.threshold;
-                if (!((typeof data10 == "number") && (isFinite(data10)))) {
-                    const err17 = { instancePath: instancePath + "/overload/threshold", schemaPath: "#/properties/overload/properties/threshold/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema54.properties.overload.properties.threshold.type, parentSchema: schema54.properties.overload.properties.threshold, data: data10 };
+            if (data9.reason !== undefined) {
+                let data10 = data9.reason;
+                if (!(((data10 === "heap") || (data10 === "rss")) || (data10 === "event-loop-delay"))) {
+                    const err17 = { instancePath: instancePath + "/overload/reason", schemaPath: "#/properties/overload/properties/reason/enum", keyword: "enum", params: { allowedValues: schema54.properties.overload.properties.reason.enum }, message: "must be equal to one of the allowed values", schema: schema54.properties.overload.properties.reason.enum, parentSchema: schema54.properties.overload.properties.reason, data: data10 };
                     if (vErrors === null) {
                         vErrors = [err17];
                     }
@@ -3552,10 +3554,10 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
             }
-            if (data7.setting !== undefined) {
-                let data11 = data7.setting;
-                if (typeof data11 !== "string") {
-                    const err18 = { instancePath: instancePath + "/overload/setting", schemaPath: "#/properties/overload/properties/setting/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema54.properties.overload.properties.setting.type, parentSchema: schema54.properties.overload.properties.setting, data: data11 };
+            if (data9.reading !== undefined) {
+                let data11 = data9.reading;
+                if (!((typeof data11 == "number") && (isFinite(data11)))) {
+                    const err18 = { instancePath: instancePath + "/overload/reading", schemaPath: "#/properties/overload/properties/reading/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema54.properties.overload.properties.reading.type, parentSchema: schema54.properties.overload.properties.reading, data: data11 };
                     if (vErrors === null) {
                         vErrors = [err18];
                     }
@@ -3565,26 +3567,52 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
             }
+            if (data9.threshold !== undefined) {
+                let data12 = data9.threshold;
+                if (!((typeof data12 == "number") && (isFinite(data12)))) {
+                    const err19 = { instancePath: instancePath + "/overload/threshold", schemaPath: "#/properties/overload/properties/threshold/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema54.properties.overload.properties.threshold.type, parentSchema: schema54.properties.overload.properties.threshold, data: data12 };
+                    if (vErrors === null) {
+                        vErrors = [err19];
+                    }
+                    else {
+                        vErrors.push(err19);
+                    }
+                    errors++;
+                }
+            }
+            if (data9.setting !== undefined) {
+                let data13 = data9.setting;
+                if (typeof data13 !== "string") {
+                    const err20 = { instancePath: instancePath + "/overload/setting", schemaPath: "#/properties/overload/properties/setting/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema54.properties.overload.properties.setting.type, parentSchema: schema54.properties.overload.properties.setting, data: data13 };
+                    if (vErrors === null) {
+                        vErrors = [err20];
+                    }
+                    else {
+                        vErrors.push(err20);
+                    }
+                    errors++;
+                }
+            }
         }
         else {
-            const err19 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema54.properties.overload.type, parentSchema: schema54.properties.overload, data: data7 };
+            const err21 = { instancePath: instancePath + "/overload", schemaPath: "#/properties/overload/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema54.properties.overload.type, parentSchema: schema54.properties.overload, data: data9 };
             if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err21];
             }
             else {
-                vErrors.push(err19);
+                vErrors.push(err21);
             }
             errors++;
         }
     }
 }
 else {
-    const err20 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema54.type, parentSchema: schema54, data };
+    const err22 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema54.type, parentSchema: schema54, data };
     if (vErrors === null) {
-        vErrors = [err20];
+        vErrors = [err22];
     }
     else {
-        vErrors.push(err20);
+        vErrors.push(err22);
     }
     errors++;
 } validate45.errors = vErrors; return errors === 0; }

@@ -74,7 +74,7 @@ export const ERROR_CODES = {
   TG_EDGE_NOT_FOUND: { status: 404, meaning: 'No edge of this type joins these nodes.' },
   TG_SCHEMA_CAP_EXCEEDED: { status: 400, meaning: 'The write would grow the graph\'s schema (labels, edge types, properties, schema fields, name length) past a cap; details name the cap, its value and its setting; nothing was written.' },
   TG_VERSION_CONFLICT: { status: 409, meaning: 'The batch named an expected graph version that is no longer current; nothing was changed.' },
-  TG_STORAGE_FAILED: { status: 503, meaning: 'The persistence adapter could not durably store or load a batch.' },
+  TG_STORAGE_FAILED: { status: 503, meaning: 'The persistence adapter could not durably store or load a batch, or the state store (MCP sessions, sign-ins, nonces) could not read or write (details name the store and the error code; retry after the Retry-After seconds).' },
   TG_STORAGE_CORRUPT: { status: 500, meaning: 'Stored data failed its checksum in a place recovery cannot drop (not a torn tail).' },
   TG_STORAGE_DATA_LOST: { status: 500, meaning: 'The graph log lacks records that something durable (a snapshot, the next segment\'s name, LOG-HEAD) says were acknowledged: it was cut short, or a segment deleted or renamed. Start-up stops, naming the file, what was expected and what the log holds; TOOLGRAPH_ACCEPT_DATA_LOSS starts anyway.' },
   TG_CYPHER_SYNTAX: { status: 400, meaning: 'The Cypher text does not parse; the message gives line and column.' },

@@ -67,6 +67,12 @@ export interface RunningHost {
    */
   hold(name: string, waiting: () => string | undefined): () => void;
   /**
+   * Asked at every /healthz: while `failure` says something fails (a store that cannot write),
+   * /healthz answers 503 `failing` with `failing: {name: what}`, so a load balancer takes the
+   * process out of rotation; requests are still served (reads work; writes answer their own errors).
+   */
+  watchHealth(name: string, failure: () => string | undefined): void;
+  /**
    * From now on, serve only requests whose Host (and Origin, when sent) is one of these `host[:port]`
    * values (DNS rebinding protection); /healthz and /livez stay open to probes that use an IP.
    */
@@ -110,6 +116,8 @@ interface HostState {
   readonly pending: Set<string>;
   /** Held by something other than a service (hold()): what each waits for. */
   readonly waiting: Map<string, () => string | undefined>;
+  /** What watchHealth() asks at every /healthz. */
+  readonly health: Map<string, () => string | undefined>;
   allowedHosts: AllowedHosts | undefined;
   stopping: boolean;
   inFlight: number;
@@ -122,7 +130,7 @@ interface HostState {
 
 function newState(options: HostOptions, cap?: ConnectionCap): HostState {
   return {
-    services: [...options.services], pending: new Set(options.pending ?? []), waiting: new Map(), allowedHosts: undefined, stopping: false, inFlight: 0, open: new Set(),
+    services: [...options.services], pending: new Set(options.pending ?? []), waiting: new Map(), health: new Map(), allowedHosts: undefined, stopping: false, inFlight: 0, open: new Set(),
     cap, overload: options.overload ?? processOverload,
   };
 }
@@ -135,8 +143,9 @@ function probe(req: IncomingMessage, res: ServerResponse, path: string): boolean
 
 /**
  * `/livez` answers 200 while the process runs (liveness); `/healthz` answers 200 `ok` only when
- * every requested service is mounted and the process is neither stopping nor overloaded (readiness),
- * else 503. `extra` headers go on every answer (`Connection: close` past the connection cap).
+ * every requested service is mounted and the process is neither stopping, failing (watchHealth: a
+ * store that cannot write) nor overloaded (readiness), else 503. `extra` headers go on every answer
+ * (`Connection: close` past the connection cap).
  */
 function answerProbe(state: HostState, req: IncomingMessage, res: ServerResponse, path: string, extra?: Record<string, string>): void {
   if (!probe(req, res, path)) return;
@@ -146,10 +155,22 @@ function answerProbe(state: HostState, req: IncomingMessage, res: ServerResponse
   }
   const services = state.services.map((s) => s.name);
   const cause = state.overload.cause;
+  const failing = failingOf(state);
   if (state.stopping) sendJson(res, 503, { status: 'stopping', services } satisfies ResponseBody<'health', 503>, { 'retry-after': RETRY_AFTER_SECONDS, ...extra });
   else if (state.pending.size > 0) sendJson(res, 503, { status: 'starting', services, starting: [...state.pending], ...waitingOf(state) } satisfies ResponseBody<'health', 503>, { 'retry-after': RETRY_AFTER_SECONDS, ...extra });
+  else if (failing !== undefined) sendJson(res, 503, { status: 'failing', services, failing } satisfies ResponseBody<'health', 503>, { 'retry-after': RETRY_AFTER_SECONDS, ...extra });
   else if (state.overload.overloaded) sendJson(res, 503, { status: 'overloaded', services, ...(cause === undefined ? {} : { overload: cause }) } satisfies ResponseBody<'health', 503>, { 'retry-after': OVERLOAD_RETRY_AFTER, ...extra });
   else sendJson(res, 200, { status: 'ok', services } satisfies ResponseBody<'health', 200>, extra);
+}
+
+/** What fails now, by watchHealth() name; undefined when nothing does. */
+function failingOf(state: HostState): Record<string, string> | undefined {
+  let failing: Record<string, string> | undefined;
+  for (const [name, failure] of state.health) {
+    const what = failure();
+    if (what !== undefined) (failing ??= {})[name] = what;
+  }
+  return failing;
 }
 
 /** `{waiting: {name: what for}}` for the held entries of the starting list; nothing when none. */
@@ -313,6 +334,9 @@ export async function startHost(options: StartHostOptions): Promise<RunningHost>
         state.waiting.delete(name);
         state.pending.delete(name);
       };
+    },
+    watchHealth(name, failure) {
+      state.health.set(name, failure);
     },
     restrictHosts(hosts) {
       state.allowedHosts = new AllowedHosts(hosts);

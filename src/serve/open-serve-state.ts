@@ -1,5 +1,5 @@
 import type { ResolvedValues } from '../config/index.ts';
-import { openStateStore, type StateStore } from '../state/index.ts';
+import { openStateStore, type GuardedStateStore } from '../state/index.ts';
 
 export type StateSettings = Pick<ResolvedValues, 'persistence' | 'dataDir' | 'databaseUrl'> & Partial<Pick<ResolvedValues, 'databaseSchema'>>;
 
@@ -8,7 +8,7 @@ export type StateSettings = Pick<ResolvedValues, 'persistence' | 'dataDir' | 'da
  * restart), the `toolgraph_state` table in the graphs' schema for PostgreSQL (shared by every
  * replica), the process's memory for memory persistence.
  */
-export function openServeState(values: StateSettings): StateStore {
+export function openServeState(values: StateSettings): GuardedStateStore {
   return openStateStore({
     kind: values.persistence,
     dataDir: values.dataDir,

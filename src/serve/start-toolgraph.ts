@@ -97,6 +97,8 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
     // Sign-in state, MCP sessions and carrier nonces: beside the graphs, shared by every replica of a PostgreSQL deployment.
     const state = openServeState(config.values);
     cleanups.push(() => state.close());
+    // A store that cannot write takes the process out of rotation (/healthz `failing`) until it can again.
+    host.watchHealth('state', () => state.failure());
     // Discovery and the IdP's keys are tried once; while they do not load, /healthz says what it waits for and token requests get 503.
     const auth = await openServeBearerAuth(config.values, logger, { state });
     if (auth) {
@@ -108,6 +110,7 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
       engine = await openGraphEngine(config.values, logger, { seed: true });
       const opened = engine;
       cleanups.push(() => opened.close());
+      host.watchHealth('graphs', () => opened.storageFailure());
       metrics?.watchEngine(engine);
       // /graphql/{graph} and the GraphQl method of /dispatch share one GraphQL pipeline.
       const graphql = createGraphqlSurface({ engine, logger, values: config.values, resolvePrincipal, meter: budgetMeters(budgetLimitsOf(config.values)) });

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { ToolgraphError } from '../errors/index.ts';
 import { FileStateStore } from './file-state-store.ts';
+import { GuardedStateStore } from './guarded-state-store.ts';
 import { MemoryStateStore } from './memory-state-store.ts';
 import { PostgresStateStore } from './postgres-state-store.ts';
 import type { StateStore } from './state-store.ts';
@@ -16,8 +17,15 @@ export interface OpenStateStoreOptions {
   readonly schema?: string;
 }
 
-/** Opens the state store that sits beside the configured graph persistence. */
-export function openStateStore(options: OpenStateStoreOptions): StateStore {
+/**
+ * Opens the state store that sits beside the configured graph persistence, guarded: its failures
+ * answer TG_STORAGE_FAILED and `failure()` tells whether it works now (GuardedStateStore).
+ */
+export function openStateStore(options: OpenStateStoreOptions): GuardedStateStore {
+  return new GuardedStateStore(openBareStateStore(options));
+}
+
+function openBareStateStore(options: OpenStateStoreOptions): StateStore {
   switch (options.kind) {
     case 'memory':
       return new MemoryStateStore();

@@ -148,6 +148,11 @@ export class GraphEngine {
     return this.#persistence.kind;
   }
 
+  /** Why every write to the graphs fails from now on (the persistence's `failure`), or undefined. */
+  storageFailure(): string | undefined {
+    return this.#persistence.failure?.();
+  }
+
   /** The caps on every client batch, or null when there are none (see GraphEngineOptions.writeLimits). */
   get writeLimits(): WriteLimits | null {
     return this.#writeLimits;

@@ -108,6 +108,14 @@ export interface PersistenceAdapter {
    */
   follow?(onRecord: (record: LogRecord) => void): Promise<() => Promise<void>>;
 
+  /**
+   * What makes every write fail from now on, for readiness (/healthz `failing`), or undefined. Only
+   * adapters whose failures stick say anything here (the file log, once a write or sync failed, until
+   * restart); one whose next write may simply work (PostgreSQL after a lost connection) omits it.
+   * Words for an unauthenticated probe: an error code, never a path.
+   */
+  failure?(): string | undefined;
+
   /** Flushes and releases files and connections. Further calls reject with TG_STORAGE_FAILED. */
   close(): Promise<void>;
 }

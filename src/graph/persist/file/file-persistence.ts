@@ -356,6 +356,12 @@ export class FilePersistence implements PersistenceAdapter {
     for (const w of waiting) w.reject(storageFailed('An earlier write to the graph log failed', error));
   }
 
+  failure(): string | undefined {
+    if (this.#failure === undefined) return undefined;
+    const code = (this.#failure as { code?: unknown }).code;
+    return `the graph log could not be written (${typeof code === 'string' ? code.slice(0, 40) : 'an I/O error'}); every write is refused until restart`;
+  }
+
   #checkOpen(): void {
     if (this.#closed) throw new ToolgraphError('TG_STORAGE_FAILED', 'The file persistence adapter is closed.');
   }

@@ -5,7 +5,7 @@ import type { Catalogue, CatalogueSearchResult } from './catalogue.ts';
 import type { CatalogueEntry } from './catalogue-entry.ts';
 
 /** Which entries one caller may see. */
-export type EntryFilter = (entry: CatalogueEntry) => boolean;
+type EntryFilter = (entry: CatalogueEntry) => boolean;
 
 /**
  * The catalogue's one access decision: which entries `principal` may see (undefined: every one).

@@ -31,7 +31,7 @@ export type {
 // HTTP
 export { createCatalogueService, IMMUTABLE_CACHE_CONTROL } from './catalogue-service.ts';
 export { CatalogueView, catalogueViewOf } from './catalogue-view.ts';
-export type { CatalogueVisibility, EntryFilter } from './catalogue-view.ts';
+export type { CatalogueVisibility } from './catalogue-view.ts';
 
 // Verified fetch
 export { createSchemaClient, DEFAULT_CONCURRENCY, assertFetchable, writeFileAtomic } from './client/index.ts';

@@ -12,7 +12,7 @@ export interface BodyLimits {
 export const DEFAULT_BODY_LIMITS: BodyLimits = Object.freeze({ memoryBytes: 256 * 1024 * 1024, timeoutMs: 30_000 });
 
 /** Seconds a body refused for want of memory is asked to wait (Retry-After): bodies in flight finish or time out meanwhile. */
-export const BODY_RETRY_AFTER_SECS = 1;
+const BODY_RETRY_AFTER_SECS = 1;
 
 const BODY_SETTINGS = Object.freeze({
   memoryBytes: 'TOOLGRAPH_BODY_MEMORY_BYTES',

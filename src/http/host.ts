@@ -6,7 +6,7 @@ import { activeTracing } from '../observability/tracing/index.ts';
 import { OVERLOAD_RETRY_AFTER_SECS, processOverload, type OverloadSignal } from '../overload/index.ts';
 import { AllowedHosts } from './allowed-hosts.ts';
 import { carriesUnreadBody, dropBody } from './bodiless-request.ts';
-import { processBodies, type BodyAllowance } from './body-allowance.ts';
+import { processBodies } from './body-allowance.ts';
 import { ConnectionCap } from './connection-cap.ts';
 import { DEFAULT_CONNECTION_LIMITS, deadlineOptions, type ConnectionLimits } from './connection-limits.ts';
 import type { HttpService } from './http-service.ts';
@@ -43,11 +43,6 @@ export interface StartHostOptions extends HostOptions {
   port: number;
   /** The connection cap and deadlines; DEFAULT_CONNECTION_LIMITS (the settings' defaults) when omitted. */
   connections?: ConnectionLimits;
-  /**
-   * What request bodies may hold and how long they may take (the routes' readers count against it);
-   * its deadline also sets node:http's whole-request deadline. The process's own by default.
-   */
-  bodies?: BodyAllowance;
 }
 
 interface CloseOptions {
@@ -275,10 +270,10 @@ export async function startHost(options: StartHostOptions): Promise<RunningHost>
   const limits = options.connections ?? DEFAULT_CONNECTION_LIMITS;
   const cap = new ConnectionCap(limits.maxConnections);
   const state = newState(options, cap);
-  const bodies = options.bodies ?? processBodies;
-  // node:http's whole-request deadline backs the routes' own body deadline (which answers first, with
-  // its code): a body no route reads (one past a refusal, or a GET's being dropped) ends by it too.
-  const requestTimeoutMs = limits.requestHeadTimeoutMs + bodies.limits.timeoutMs + BODY_DEADLINE_SLACK_MS;
+  // node:http's whole-request deadline backs the routes' own body deadline (processBodies, which
+  // answers first, with its code): a body no route reads (one past a refusal, or a GET's being
+  // dropped) ends by it too.
+  const requestTimeoutMs = limits.requestHeadTimeoutMs + processBodies.limits.timeoutMs + BODY_DEADLINE_SLACK_MS;
   const server = createServer(deadlineOptions(limits, requestTimeoutMs), createHandler(state, options.logger));
   // Counted from accept, so connections that never send a byte count too.
   cap.watch(server);

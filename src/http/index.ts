@@ -1,7 +1,6 @@
 export type { HttpService } from './http-service.ts';
 export { sendJson, sendError, pathOf } from './respond.ts';
 export { readBody, DRAIN_FACTOR } from './read-body.ts';
-export type { BodyOverflow, BodyReadOptions } from './read-body.ts';
 export { BodyAllowance, DEFAULT_BODY_LIMITS, processBodies } from './body-allowance.ts';
 export type { BodyLimits } from './body-allowance.ts';
 export { refusalHeaders } from './refusal-headers.ts';

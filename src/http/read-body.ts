@@ -3,7 +3,7 @@ import { ToolgraphError } from '../errors/index.ts';
 import { processBodies, type BodyAllowance, type ReceivingBody } from './body-allowance.ts';
 
 /** What happens to the rest of a body that grows past the limit. */
-export type BodyOverflow =
+type BodyOverflow =
   /** The request stream is destroyed (the default). */
   | 'destroy'
   /**
@@ -121,11 +121,11 @@ export function readBody(req: IncomingMessage, options: BodyReadOptions): Promis
     const grow = (size: number): boolean => {
       const current = buffer?.length ?? 0;
       const capacity = Math.min(bound, Math.max(size, FIRST_BUFFER_BYTES, 2 * current));
-      if (!allowance.charge(capacity)) return false;
+      // The body counts at its new buffer's size; the old one is garbage once copied.
+      if (!allowance.charge(capacity - charged)) return false;
       const grown = Buffer.allocUnsafe(capacity);
       if (buffer !== undefined) buffer.copy(grown, 0, 0, total);
       else first!.copy(grown);
-      allowance.release(charged);
       charged = capacity;
       buffer = grown;
       first = undefined;

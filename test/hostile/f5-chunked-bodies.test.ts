@@ -8,8 +8,8 @@
  * server in a child process whose resident set the test reads, the body held open before its last
  * byte so that what it holds is measured, then finished to show it is still read and answered.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LAST_CHUNK, oneByteChunks, postHead, RawRequest, startBodyTarget, watchPeakRss, type BodyTarget } from './bodies/body-target.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LAST_CHUNK, oneByteChunks, postHead, RawRequest, startBodyTarget, watchPeakRss, type BodyTarget, type RawAnswer } from './bodies/body-target.ts';
 
 const MIB = 1024 * 1024;
 /** Bytes of each body: within every route's limit (1 MiB on /dispatch and /graphql, 4 MiB on /mcp). */
@@ -58,9 +58,6 @@ const SURFACES: readonly { name: string; path: string; body: string; answered: (
 
 // A server of its own for each surface: memory the allocator keeps after one body would hide what the next one takes.
 let target: BodyTarget;
-beforeEach(async () => {
-  target = await startBodyTarget({});
-}, 60_000);
 afterEach(() => target.close());
 
 /** Waits until the server's resident set has not grown for `quietMs` (it has read what was sent), at most `timeoutMs`. */
@@ -76,24 +73,35 @@ async function settled(quietMs: number, timeoutMs: number): Promise<void> {
   }
 }
 
+/**
+ * What the server's resident set grows by while `body` arrives in one-byte chunks on `path`, all
+ * but its last byte (a pause: what the server holds while the body is still open); then the answer
+ * once it ends.
+ */
+async function measure(path: string, body: string): Promise<{ growth: number; answer: RawAnswer | undefined }> {
+  const before = target.rss();
+  const peak = watchPeakRss(target);
+  const request = new RawRequest(target.origin, postHead(target.origin, path, {}, undefined));
+  const wire = oneByteChunks(body);
+  request.write(wire.subarray(0, wire.length - 6));
+  await settled(400, 10_000);
+  const growth = peak.stop() - before;
+  request.write(wire.subarray(wire.length - 6));
+  request.write(LAST_CHUNK);
+  const answer = await request.answer(10_000);
+  request.destroy();
+  return { growth, answer };
+}
+
 describe('F5: request bodies in one-byte chunks', () => {
   it.each(SURFACES)('$name holds about its body\'s size, not hundreds of bytes per chunk, and still answers it', async ({ path, body, answered }) => {
-    const before = target.rss();
-    const peak = watchPeakRss(target);
-    const request = new RawRequest(target.origin, postHead(target.origin, path, {}, undefined));
-    // All but the last byte, then a pause: what the server holds while the body is still open.
-    const wire = oneByteChunks(body);
-    request.write(wire.subarray(0, wire.length - 6));
-    await settled(400, 10_000);
-    const growth = peak.stop() - before;
-    request.write(wire.subarray(wire.length - 6));
-    request.write(LAST_CHUNK);
-    const answer = await request.answer(10_000);
-    request.destroy();
+    target = await startBodyTarget({});
+    const { growth, answer } = await measure(path, body);
     console.log(`F5 ${path}: ${BODY_BYTES} bytes in one-byte chunks, resident set +${(growth / MIB).toFixed(1)} MiB; answered ${answer?.status}`);
     expect(target.alive()).toBe(true);
     expect(growth).toBeLessThan(MAX_GROWTH_BYTES);
     expect(answer).toBeDefined();
     answered(answer!.status, answer!.body);
   }, 30_000);
+
 });

@@ -50,7 +50,8 @@ function formText(body: Buffer, contentType: string, route: string): string {
  * leave `req.body` as it is.
  */
 export async function readProxyBody(req: IncomingMessage, path: string): Promise<unknown> {
-  if (!carriesBody(req)) return undefined;
+  // Ended already: the host dropped the body of a GET (or another method that carries none).
+  if (!carriesBody(req) || req.readableEnded) return undefined;
   const contentType = req.headers['content-type'] ?? '';
   const type = mediaTypeOf(contentType);
   const route = `${req.method ?? 'POST'} ${path.slice(0, 100)}`;

@@ -3,16 +3,28 @@
  * the whole product (graph, GraphQL, tools, catalogue; memory store) with the settings the test
  * gives. A child process lets the test read the server's resident set alone, and a server that runs
  * out of memory fails the test instead of taking the test runner down. It sends `{ ready, origin }`
- * once serving and exits after closing on `{ close: true }` or when the parent goes away.
+ * once serving, answers `{ buffers: id }` with `{ buffers: id, bytes }` (the bytes of live ArrayBuffers,
+ * Buffers among them, after a full GC: what bodies hold outside the heap) and exits after closing on
+ * `{ close: true }` or when the parent goes away.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { resolveConfig } from '../../../src/config/index.ts';
 import { silentLogger } from '../../../src/log/index.ts';
 import { startToolgraph } from '../../../src/serve/index.ts';
 
-export type BodyServerMessage = { readonly ready: true; readonly origin: string };
+export type BodyServerMessage = { readonly ready: true; readonly origin: string } | { readonly buffers: number; readonly bytes: number };
+export type BodyParentMessage = { readonly close: true } | { readonly buffers: number };
+
+/** A full GC on demand, without starting the process with --expose-gc. */
+function collector(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+const gc = collector();
 
 const env = JSON.parse(process.env['BODY_SERVER_ENV'] ?? '{}') as Record<string, string>;
 const dir = mkdtempSync(join(tmpdir(), 'tg-bodies-'));
@@ -28,8 +40,12 @@ async function close(): Promise<void> {
   process.exit(0);
 }
 
-process.on('message', (message: { close?: true }) => {
-  if (message.close === true) void close();
+process.on('message', (message: BodyParentMessage) => {
+  if ('close' in message) void close();
+  else {
+    gc();
+    process.send!({ buffers: message.buffers, bytes: process.memoryUsage().arrayBuffers } satisfies BodyServerMessage);
+  }
 });
 process.on('disconnect', () => void close());
 process.send!({ ready: true, origin: running.origin } satisfies BodyServerMessage);

@@ -2,12 +2,14 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { BodyServerMessage } from './body-server.ts';
+import type { BodyParentMessage, BodyServerMessage } from './body-server.ts';
 
 export interface BodyTarget {
   readonly origin: string;
   /** The server's resident set size now, in bytes. */
   rss(): number;
+  /** Bytes of the server's live ArrayBuffers (Buffers among them) after a full GC: what its request bodies hold, outside the heap. */
+  heldBuffers(): Promise<number>;
   /** Whether the server process still runs (one that ran out of memory does not). */
   alive(): boolean;
   close(): Promise<void>;
@@ -40,6 +42,7 @@ export async function startBodyTarget(env: Record<string, string>, heapMiB = 102
     const timer = setTimeout(() => reject(new Error('the body server did not start within 60 s')), 60_000);
     child.once('exit', (code) => reject(new Error(`the body server exited with ${code} before serving`)));
     child.on('message', (message: BodyServerMessage) => {
+      if (!('ready' in message)) return;
       clearTimeout(timer);
       resolve(message.origin);
     });
@@ -47,12 +50,26 @@ export async function startBodyTarget(env: Record<string, string>, heapMiB = 102
     child.kill('SIGKILL');
     throw error;
   });
+  let next = 0;
   return {
     origin,
     rss: () => residentBytes(child.pid!),
+    heldBuffers() {
+      const id = ++next;
+      return new Promise<number>((resolve, reject) => {
+        const onMessage = (message: BodyServerMessage): void => {
+          if (!('buffers' in message) || message.buffers !== id) return;
+          child.off('message', onMessage);
+          resolve(message.bytes);
+        };
+        child.on('message', onMessage);
+        void exited.then(() => reject(new Error('the body server exited')));
+        child.send({ buffers: id } satisfies BodyParentMessage);
+      });
+    },
     alive: () => child.exitCode === null && child.signalCode === null,
     async close() {
-      if (child.exitCode === null && child.connected) child.send({ close: true });
+      if (child.exitCode === null && child.connected) child.send({ close: true } satisfies BodyParentMessage);
       const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
       await exited;
       clearTimeout(killer);
@@ -152,10 +169,11 @@ export class RawRequest {
   }
 }
 
-/** The head of a POST to `origin` (its Host): `length` as Content-Length, or chunked when undefined. */
+/** The head of a POST to `origin` (its Host): `length` as Content-Length, or chunked when undefined; JSON unless `headers` names another Content-Type. */
 export function postHead(origin: string, path: string, headers: Record<string, string>, length: number | undefined): string {
-  const lines = [`POST ${path} HTTP/1.1`, `Host: ${new URL(origin).host}`, 'Content-Type: application/json', 'Accept: application/json, text/event-stream',
-    length === undefined ? 'Transfer-Encoding: chunked' : `Content-Length: ${length}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  const { 'Content-Type': type = 'application/json', ...others } = headers;
+  const lines = [`POST ${path} HTTP/1.1`, `Host: ${new URL(origin).host}`, `Content-Type: ${type}`, 'Accept: application/json, text/event-stream',
+    length === undefined ? 'Transfer-Encoding: chunked' : `Content-Length: ${length}`, ...Object.entries(others).map(([k, v]) => `${k}: ${v}`)];
   return `${lines.join('\r\n')}\r\n\r\n`;
 }
 

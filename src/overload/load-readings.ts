@@ -14,6 +14,12 @@ export interface LoadReading extends HeapReading {
    * native allocations), what the machine or the cgroup pays and its out-of-memory killer counts.
    */
   readonly rssBytes: number;
+  /**
+   * Memory V8 counts outside its heap as live: ArrayBuffers (Buffers among them, request bodies too)
+   * and external strings. With the used heap, what of the resident set is live rather than kept by
+   * the allocator after a burst.
+   */
+  readonly externalBytes: number;
   /** Median event-loop delay since the previous reading, in ms; undefined when the loop did not turn in between. */
   readonly eventLoopDelayMs: number | undefined;
 }
@@ -31,8 +37,8 @@ export interface LoadSource {
 const RESOLUTION_MS = 10;
 
 /**
- * The process's own readings: `v8.getHeapStatistics()`, `process.memoryUsage.rss()` (a read of
- * /proc/self/stat, some microseconds: on the monitor's timer only, never in a budget check) and a
+ * The process's own readings: `v8.getHeapStatistics()`, `process.memoryUsage()` (its resident set a
+ * read of /proc/self/stat, some microseconds: on the monitor's timer only, never in a budget check) and a
  * `monitorEventLoopDelay` histogram. The median delay, not the maximum: one long synchronous block
  * counts once, while a saturated loop is late on every turn.
  */
@@ -49,7 +55,8 @@ export function processLoadSource(): LoadSource {
       // The histogram records the time between its timer's turns: the delay is what exceeds the period.
       const eventLoopDelayMs = delays.count === 0 ? undefined : Math.max(0, delays.percentile(50) / 1e6 - RESOLUTION_MS);
       delays.reset();
-      return { ...heap(), rssBytes: process.memoryUsage.rss(), eventLoopDelayMs };
+      const usage = process.memoryUsage();
+      return { ...heap(), rssBytes: usage.rss, externalBytes: usage.external, eventLoopDelayMs };
     },
     close: () => delays.disable(),
   };

@@ -5,6 +5,7 @@ export class LoadStandIn implements LoadSource {
   heapUsedBytes = 100;
   heapLimitBytes = 1000;
   rssBytes = 100 * 1024 * 1024;
+  externalBytes = 10 * 1024 * 1024;
   eventLoopDelayMs: number | undefined = 0;
   reads = 0;
   heapReads = 0;
@@ -12,7 +13,7 @@ export class LoadStandIn implements LoadSource {
 
   read(): LoadReading {
     this.reads++;
-    return { heapUsedBytes: this.heapUsedBytes, heapLimitBytes: this.heapLimitBytes, rssBytes: this.rssBytes, eventLoopDelayMs: this.eventLoopDelayMs };
+    return { heapUsedBytes: this.heapUsedBytes, heapLimitBytes: this.heapLimitBytes, rssBytes: this.rssBytes, externalBytes: this.externalBytes, eventLoopDelayMs: this.eventLoopDelayMs };
   }
 
   heap(): HeapReading {
@@ -28,6 +29,7 @@ export class LoadStandIn implements LoadSource {
   calm(): void {
     this.heapUsedBytes = 100;
     this.rssBytes = 100 * 1024 * 1024;
+    this.externalBytes = 10 * 1024 * 1024;
     this.eventLoopDelayMs = 0;
   }
 }

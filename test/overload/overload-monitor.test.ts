@@ -17,7 +17,7 @@ afterEach(() => {
 });
 
 describe('overloadCauseOf', () => {
-  const reading = (heapUsedBytes: number, eventLoopDelayMs: number | undefined, rssBytes = GIB): LoadReading => ({ heapUsedBytes, heapLimitBytes: 1000, rssBytes, eventLoopDelayMs });
+  const reading = (heapUsedBytes: number, eventLoopDelayMs: number | undefined, rssBytes = GIB, externalBytes = GIB): LoadReading => ({ heapUsedBytes, heapLimitBytes: 1000, rssBytes, externalBytes, eventLoopDelayMs });
   it.each<[string, LoadReading, object | undefined]>([
     ['calm', reading(100, 3), undefined],
     ['heap just under', reading(899, 3), undefined],
@@ -29,6 +29,7 @@ describe('overloadCauseOf', () => {
     ['resident set just under', reading(100, 3, 2 * GIB - 1), undefined],
     ['resident set at the watermark, the heap calm', reading(100, 3, 2 * GIB), { reason: 'rss', reading: 2 * GIB, threshold: 2 * GIB, setting: 'TOOLGRAPH_OVERLOAD_RSS_BYTES' }],
     ['resident set and delay: the resident set is named', reading(100, 2000, 3 * GIB), { reason: 'rss', reading: 3 * GIB, threshold: 2 * GIB, setting: 'TOOLGRAPH_OVERLOAD_RSS_BYTES' }],
+    ['resident set past it, but V8 counts under half the watermark live (the allocator kept a burst\'s memory)', reading(100, 3, 3 * GIB, GIB - 101), undefined],
     ['heap and resident set: the heap is named', reading(950, 3, 3 * GIB), { reason: 'heap', reading: 95, threshold: 90, setting: 'TOOLGRAPH_OVERLOAD_HEAP_PERCENT' }],
   ])('%s', (_name, given, want) => {
     expect(overloadCauseOf(given, thresholds)).toEqual(want);

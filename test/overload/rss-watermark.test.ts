@@ -18,6 +18,7 @@ describe('the resident-set watermark', () => {
     const signal = new OverloadSignal();
     monitor = startOverloadMonitor({ thresholds: { heapPercent: 90, rssBytes: 512 * MIB, eventLoopDelayMs: 1000 }, signal, source: load });
     load.rssBytes = 600 * MIB;
+    load.externalBytes = 400 * MIB;
     monitor.sample();
     expect(signal.overloaded).toBe(true);
     expect(signal.cause).toEqual({ reason: 'rss', reading: 600 * MIB, threshold: 512 * MIB, setting: 'TOOLGRAPH_OVERLOAD_RSS_BYTES' });
@@ -25,6 +26,24 @@ describe('the resident-set watermark', () => {
     load.rssBytes = 500 * MIB;
     monitor.sample();
     expect(signal.overloaded).toBe(false);
+  });
+
+  it('does not hold the process overloaded on memory the allocator kept after a burst, which V8 no longer counts live', () => {
+    const load = new LoadStandIn();
+    const signal = new OverloadSignal();
+    monitor = startOverloadMonitor({ thresholds: { heapPercent: 90, rssBytes: 512 * MIB, eventLoopDelayMs: 1000 }, signal, source: load });
+    load.rssBytes = 700 * MIB;
+    load.externalBytes = 600 * MIB;
+    monitor.sample();
+    expect(signal.cause?.reason).toBe('rss');
+    // The bodies are gone (external memory back down); the resident set stays up.
+    load.externalBytes = 20 * MIB;
+    monitor.sample();
+    expect(signal.overloaded).toBe(false);
+    // Half the watermark live again, with the resident set past it: overloaded.
+    load.externalBytes = 256 * MIB;
+    monitor.sample();
+    expect(signal.cause?.reason).toBe('rss');
   });
 
   it('defaults to the smaller of 90% of the memory the process may use and 1.5 times the heap limit', () => {

@@ -74,6 +74,133 @@ function drainThenRefuse(req: IncomingMessage, refusal: ToolgraphError, read: nu
   });
 }
 
+/** The read in progress on a request: its listeners are shared by every request and find it here. */
+const READ = Symbol('toolgraph.bodyRead');
+type Reading = IncomingMessage & { [READ]?: BodyRead };
+
+/**
+ * One body being read: what has come (the first chunk as it came; `buffer` once a second one comes,
+ * `total` bytes of it filled), what it counts against the allowance, and its place in the
+ * allowance's deadline list. One object per request, and no closure: the request's listeners are
+ * module functions (node:http calls them with the request as `this`).
+ */
+class BodyRead implements ReceivingBody {
+  startTick = 0;
+  prev: ReceivingBody | undefined = undefined;
+  next: ReceivingBody | undefined = undefined;
+  first: Buffer | undefined = undefined;
+  buffer: Buffer | undefined = undefined;
+  total = 0;
+  /** Bytes counted against the allowance: the first chunk's length, then the buffer's. */
+  charged = 0;
+
+  readonly req: Reading;
+  readonly options: BodyReadOptions;
+  readonly allowance: BodyAllowance;
+  /** What the buffer may grow to: the declared length (node:http holds the body to it), else the limit. */
+  readonly bound: number;
+  readonly declared: number | undefined;
+  readonly resolve: (body: Buffer) => void;
+  readonly reject: (error: unknown) => void;
+
+  constructor(req: Reading, options: BodyReadOptions, allowance: BodyAllowance, bound: number, declared: number | undefined, resolve: (body: Buffer) => void, reject: (error: unknown) => void) {
+    this.req = req;
+    this.options = options;
+    this.allowance = allowance;
+    this.bound = bound;
+    this.declared = declared;
+    this.resolve = resolve;
+    this.reject = reject;
+  }
+
+  data(chunk: Buffer): void {
+    const { limitBytes } = this.options;
+    const size = this.total + chunk.length;
+    if (size > limitBytes) {
+      this.done();
+      const refusal = tooLarge(`Request body is over ${limitBytes} bytes, the most this route accepts.`);
+      if (this.options.overflow === 'drain') {
+        drainThenRefuse(this.req, refusal, size, limitBytes * DRAIN_FACTOR).catch(this.reject);
+        return;
+      }
+      this.req.destroy();
+      this.reject(refusal);
+      return;
+    }
+    if (this.total === 0) {
+      if (!this.allowance.charge(chunk.length)) {
+        this.refuse(this.allowance.fullRefusal(this.options.route));
+        return;
+      }
+      this.charged = chunk.length;
+      this.first = chunk;
+    } else {
+      if ((this.buffer === undefined || size > this.buffer.length) && !this.grow(size)) {
+        this.refuse(this.allowance.fullRefusal(this.options.route));
+        return;
+      }
+      chunk.copy(this.buffer!, this.total);
+    }
+    this.total = size;
+  }
+
+  /** A buffer for `size` bytes and more: doubling, at least FIRST_BUFFER_BYTES, at most `bound`; false past the allowance. */
+  grow(size: number): boolean {
+    const current = this.buffer?.length ?? 0;
+    const capacity = Math.min(this.bound, Math.max(size, FIRST_BUFFER_BYTES, 2 * current));
+    // The body counts at its new buffer's size; the old one is garbage once copied.
+    if (!this.allowance.charge(capacity - this.charged)) return false;
+    const grown = Buffer.allocUnsafe(capacity);
+    if (this.buffer !== undefined) this.buffer.copy(grown, 0, 0, this.total);
+    else this.first!.copy(grown);
+    this.charged = capacity;
+    this.buffer = grown;
+    this.first = undefined;
+    return true;
+  }
+
+  end(): void {
+    const body = this.buffer === undefined ? (this.first ?? EMPTY) : this.buffer.subarray(0, this.total);
+    this.done();
+    this.resolve(body);
+  }
+
+  /** The sweep's call at the deadline. */
+  expire(): void {
+    this.refuse(this.allowance.timeoutRefusal(this.options.route, this.total, this.declared));
+  }
+
+  refuse(error: unknown): void {
+    this.done();
+    this.reject(error);
+  }
+
+  done(): void {
+    const req = this.req;
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('error', onError);
+    req[READ] = undefined;
+    this.allowance.unwatch(this);
+    this.allowance.release(this.charged);
+    this.charged = 0;
+    this.first = undefined;
+    this.buffer = undefined;
+  }
+}
+
+function onData(this: Reading, chunk: Buffer): void {
+  this[READ]?.data(chunk);
+}
+
+function onEnd(this: Reading): void {
+  this[READ]?.end();
+}
+
+function onError(this: Reading, error: Error): void {
+  this[READ]?.refuse(error);
+}
+
 /**
  * Reads a request body up to `limitBytes`, failing with TG_PAYLOAD_TOO_LARGE past it (a declared
  * length past it is refused before anything is kept; a body that grows past it is cut off as
@@ -87,99 +214,25 @@ function drainThenRefuse(req: IncomingMessage, refusal: ToolgraphError, read: nu
  *   408 TG_BODY_TIMEOUT.
  * After either refusal the rest of the body is left to node:http, which drops it once the answer is
  * sent (the 408 closes the connection). Event-driven rather than an async iterator, which costs a
- * promise per chunk: this runs on every request of the dispatch and GraphQL hot paths.
+ * promise per chunk, with one state object and shared listeners: this runs on every request of the
+ * dispatch and GraphQL hot paths.
  */
 export function readBody(req: IncomingMessage, options: BodyReadOptions): Promise<Buffer> {
   const { limitBytes } = options;
-  const overflow = options.overflow ?? 'destroy';
   const allowance = options.allowance ?? processBodies;
-  const drainTo = overflow === 'drain' ? limitBytes * DRAIN_FACTOR : 0;
   const contentLength = req.headers['content-length'];
   const declared = contentLength === undefined ? undefined : Number(contentLength);
   if (declared !== undefined && declared > limitBytes) {
     const refusal = tooLarge(`Request body is ${declared} bytes; this route accepts at most ${limitBytes}.`);
+    const drainTo = options.overflow === 'drain' ? limitBytes * DRAIN_FACTOR : 0;
     return declared <= drainTo ? drainThenRefuse(req, refusal, 0, drainTo) : Promise.reject(refusal);
   }
   if (allowance.full) return Promise.reject(allowance.fullRefusal(options.route));
-  // node:http checks a declared length against the body it reads: the buffer never needs more.
   const bound = declared !== undefined && Number.isFinite(declared) ? declared : limitBytes;
   return new Promise((resolve, reject) => {
-    // The first chunk as it came; `buffer` once a second one comes, `total` bytes of it filled.
-    let first: Buffer | undefined;
-    let buffer: Buffer | undefined;
-    let total = 0;
-    /** Bytes counted against the allowance: the first chunk's length, then the buffer's. */
-    let charged = 0;
-    const refuse = (refusal: ToolgraphError): void => {
-      done();
-      reject(refusal);
-    };
-    const receiving: ReceivingBody = {
-      deadline: allowance.deadlineFromNow(),
-      expire: () => refuse(allowance.timeoutRefusal(options.route, total, declared)),
-    };
-    const grow = (size: number): boolean => {
-      const current = buffer?.length ?? 0;
-      const capacity = Math.min(bound, Math.max(size, FIRST_BUFFER_BYTES, 2 * current));
-      // The body counts at its new buffer's size; the old one is garbage once copied.
-      if (!allowance.charge(capacity - charged)) return false;
-      const grown = Buffer.allocUnsafe(capacity);
-      if (buffer !== undefined) buffer.copy(grown, 0, 0, total);
-      else first!.copy(grown);
-      charged = capacity;
-      buffer = grown;
-      first = undefined;
-      return true;
-    };
-    const onData = (chunk: Buffer): void => {
-      const size = total + chunk.length;
-      if (size > limitBytes) {
-        done();
-        const refusal = tooLarge(`Request body is over ${limitBytes} bytes, the most this route accepts.`);
-        if (overflow === 'drain') {
-          drainThenRefuse(req, refusal, size, drainTo).catch(reject);
-          return;
-        }
-        req.destroy();
-        reject(refusal);
-        return;
-      }
-      if (total === 0) {
-        if (!allowance.charge(chunk.length)) {
-          refuse(allowance.fullRefusal(options.route));
-          return;
-        }
-        charged = chunk.length;
-        first = chunk;
-      } else {
-        if ((buffer === undefined || size > buffer.length) && !grow(size)) {
-          refuse(allowance.fullRefusal(options.route));
-          return;
-        }
-        chunk.copy(buffer!, total);
-      }
-      total = size;
-    };
-    const onEnd = (): void => {
-      const body = buffer === undefined ? (first ?? EMPTY) : buffer.subarray(0, total);
-      done();
-      resolve(body);
-    };
-    const onError = (error: Error): void => {
-      done();
-      reject(error);
-    };
-    const done = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      allowance.unwatch(receiving);
-      allowance.release(charged);
-      charged = 0;
-      first = undefined;
-      buffer = undefined;
-    };
-    allowance.watch(receiving);
+    const read = new BodyRead(req, options, allowance, bound, declared, resolve, reject);
+    (req as Reading)[READ] = read;
+    allowance.watch(read);
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);

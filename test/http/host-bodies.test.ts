@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_BODY_LIMITS, processBodies, readJsonBody, sendJson, startHost, type HttpService, type RunningHost } from '../../src/http/index.ts';
+import { carriesUnreadBody, DEFAULT_BODY_LIMITS, processBodies, readJsonBody, sendJson, startHost, type HttpService, type RunningHost } from '../../src/http/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
 
 /** A service at /echo answering `{bytes}` of the JSON body it reads (POST), or `{ended}` for a GET, after the route starts. */
@@ -48,6 +48,22 @@ afterEach(async () => {
   await host?.close({ graceMs: 0 });
   host = undefined;
   processBodies.configure(DEFAULT_BODY_LIMITS);
+});
+
+describe('carriesUnreadBody', () => {
+  it.each<[string, Record<string, string>, boolean]>([
+    ['GET', { 'transfer-encoding': 'chunked' }, true],
+    ['GET', { 'content-length': '5' }, true],
+    ['GET', { 'content-length': '0' }, false],
+    ['GET', {}, false],
+    ['HEAD', { 'content-length': '1' }, true],
+    ['DELETE', { 'transfer-encoding': 'chunked' }, true],
+    ['OPTIONS', { 'content-length': '3' }, true],
+    ['POST', { 'transfer-encoding': 'chunked' }, false],
+    ['PUT', { 'content-length': '3' }, false],
+  ])('%s with %j: %s', (method, headers, want) => {
+    expect(carriesUnreadBody({ method, headers } as unknown as IncomingMessage)).toBe(want);
+  });
 });
 
 describe('the host and request bodies', () => {

@@ -95,9 +95,10 @@ describe('F4: slow request bodies on POST /mcp under AUTH_TYPE=jwt', () => {
     console.log(`F4: ${CONNECTIONS} x ${BODY_BYTES} bytes but the last: held ${(held / MIB).toFixed(0)} MiB of buffers, resident set +${(growth / MIB).toFixed(0)} MiB at most; ${refused.length} refused 503, ${cut.length} cut 408, ${answers.filter((a) => a === undefined).length} unanswered after ${Math.round(elapsed)} ms`);
 
     expect(t.alive()).toBe(true);
-    // The allowance, and what node:http buffers per connection before a route reads (its 64 KiB
-    // high-water mark and one socket read) while the token is verified.
-    expect(held).toBeLessThan(MEMORY_BYTES + CONNECTIONS * 128 * 1024 + 16 * MIB);
+    // The allowance, what node:http buffers per connection before a route reads (its 64 KiB
+    // high-water mark and one socket read) while the token is verified, and chunks in flight (on a
+    // busy machine 32-53 MiB in all were measured; the old code held every body, 285-294 MiB).
+    expect(held).toBeLessThan(MEMORY_BYTES + CONNECTIONS * 128 * 1024 + 48 * MIB);
     // The resident set also counts the refused bodies' bytes node:http reads and drops, until they are collected.
     expect(growth).toBeLessThan(MEMORY_BYTES + 160 * MIB);
     // Every body got an answer: refused for want of memory, or cut at its deadline.

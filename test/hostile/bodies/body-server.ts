@@ -43,8 +43,13 @@ async function close(): Promise<void> {
 process.on('message', (message: BodyParentMessage) => {
   if ('close' in message) void close();
   else {
+    // V8 frees the backing stores of collected buffers on a thread of its own: a second collection
+    // a moment later finds the first one's done.
     gc();
-    process.send!({ buffers: message.buffers, bytes: process.memoryUsage().arrayBuffers } satisfies BodyServerMessage);
+    setTimeout(() => {
+      gc();
+      process.send!({ buffers: message.buffers, bytes: process.memoryUsage().arrayBuffers } satisfies BodyServerMessage);
+    }, 20);
   }
 });
 process.on('disconnect', () => void close());

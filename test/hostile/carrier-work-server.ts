@@ -8,7 +8,7 @@
  * `{ rss: id, bytes, peakBytes }` (resident set now and its peak); it exits after closing on
  * `{ close: true }` or when the parent goes away.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveConfig } from '../../src/config/index.ts';
@@ -16,6 +16,7 @@ import { OPEN_POLICY, replaceAccessPolicy } from '../../src/graph/access/index.t
 import type { MutationInput } from '../../src/graph/engine/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import { startToolgraph } from '../../src/serve/index.ts';
+import { sendToParent, serveUntilClosed } from '../support/server-process-child.ts';
 
 export interface WorkServerSpec {
   readonly env: Record<string, string>;
@@ -23,10 +24,19 @@ export interface WorkServerSpec {
   readonly leavesPerHub: number;
 }
 
-export type WorkParentMessage = { readonly rss: number } | { readonly close: true };
-export type WorkChildMessage =
-  | { readonly ready: true; readonly origin: string; readonly carrier: string }
-  | { readonly rss: number; readonly bytes: number; readonly peakBytes: number };
+export interface WorkParentMessage {
+  readonly rss: number;
+}
+export interface WorkReadyMessage {
+  readonly ready: true;
+  readonly origin: string;
+  readonly carrier: string;
+}
+export interface WorkChildMessage {
+  readonly rss: number;
+  readonly bytes: number;
+  readonly peakBytes: number;
+}
 
 export const WORK_GRAPH = 'hubs';
 
@@ -40,9 +50,6 @@ export function leafId(h: number, l: number): string {
   return `l${String(h).padStart(2, '0')}-${String(l).padStart(4, '0')}`;
 }
 
-const send = (message: WorkChildMessage): void => {
-  process.send!(message);
-};
 
 const spec = JSON.parse(process.env['WORK_SERVER_SPEC'] ?? '{}') as WorkServerSpec;
 const dir = mkdtempSync(join(tmpdir(), 'tg-carrier-work-'));
@@ -64,19 +71,7 @@ for (let i = 0; i < mutations.length; i += 10_000) await engine.commit({ graph: 
 await replaceAccessPolicy(engine, WORK_GRAPH, OPEN_POLICY);
 await running.settled();
 
-let closing = false;
-async function close(): Promise<void> {
-  if (closing) return;
-  closing = true;
-  await running.close({ graceMs: 0 });
-  rmSync(dir, { recursive: true, force: true });
-  process.exit(0);
-}
-
-process.on('message', (message: WorkParentMessage) => {
-  if ('close' in message) void close();
-  else send({ rss: message.rss, bytes: process.memoryUsage.rss(), peakBytes: process.resourceUsage().maxRSS * 1024 });
-});
-process.on('disconnect', () => void close());
 const carrier = running.services.find((s) => s.name === 'carrier');
-send({ ready: true, origin: running.origin, carrier: carrier === undefined ? '' : new URL(carrier.url).origin });
+serveUntilClosed<WorkParentMessage>(running, dir, { origin: running.origin, carrier: carrier === undefined ? '' : new URL(carrier.url).origin }, (message) => {
+  sendToParent({ rss: message.rss, bytes: process.memoryUsage.rss(), peakBytes: process.resourceUsage().maxRSS * 1024 } satisfies WorkChildMessage);
+});

@@ -1,4 +1,3 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +7,8 @@ import type { CryptoKey } from 'jose';
 import { signEnvelope, type SignedEnvelope } from '../../src/graph/carrier/index.ts';
 import { generateSigner } from '../graph/carrier/carrier-fixture.ts';
 import { freePort } from '../support/free-port.ts';
-import { WORK_GRAPH, type WorkChildMessage, type WorkParentMessage, type WorkServerSpec } from './carrier-work-server.ts';
+import { forkServerProcess } from '../support/server-process.ts';
+import { WORK_GRAPH, type WorkChildMessage, type WorkParentMessage, type WorkReadyMessage, type WorkServerSpec } from './carrier-work-server.ts';
 
 export interface WorkTarget {
   readonly origin: string;
@@ -30,51 +30,17 @@ export async function startWorkTarget(spec: WorkServerSpec): Promise<WorkTarget>
   writeFileSync(jwksPath, JSON.stringify(jwks));
   const port = await freePort();
   const env = { SERVICE_GRAPHQL_ADDR: `127.0.0.1:${port}`, SERVICE_GRAPHQL_SIGNER_JWKS: jwksPath, ...spec.env };
-  const child: ChildProcess = fork(SERVER_ENTRY, [], {
+  const server = await forkServerProcess<WorkReadyMessage, WorkChildMessage>(SERVER_ENTRY, {
     // A heap bound, so a build that runs away fails this test instead of the machine.
-    execArgv: ['--max-old-space-size=2048'],
-    env: { ...process.env, WORK_SERVER_SPEC: JSON.stringify({ ...spec, env } satisfies WorkServerSpec) },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ready = await new Promise<{ origin: string; carrier: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the carrier-work server did not start within 120 s')), 120_000);
-    child.once('exit', (code) => reject(new Error(`the carrier-work server exited with ${code} before serving`)));
-    child.on('message', (message: WorkChildMessage) => {
-      if ('ready' in message) {
-        clearTimeout(timer);
-        resolve(message);
-      }
-    });
-  }).catch((error: unknown) => {
-    child.kill('SIGKILL');
-    throw error;
+    name: 'the carrier-work server', execArgv: ['--max-old-space-size=2048'], env: { WORK_SERVER_SPEC: JSON.stringify({ ...spec, env } satisfies WorkServerSpec) },
   });
   const key: CryptoKey = privateKey;
-  let next = 0;
   return {
-    origin: ready.origin,
-    carrier: ready.carrier,
+    origin: server.ready.origin,
+    carrier: server.ready.carrier,
     sign: (query) => signEnvelope({ key, alg: 'EdDSA', kid: 'signer-1', graph: WORK_GRAPH, query, subject: 'ada', scopes: ['query:graphql'] }),
-    rss() {
-      const id = ++next;
-      return new Promise((resolve, reject) => {
-        const onMessage = (message: WorkChildMessage): void => {
-          if (!('rss' in message) || message.rss !== id) return;
-          child.off('message', onMessage);
-          resolve({ bytes: message.bytes, peakBytes: message.peakBytes });
-        };
-        child.on('message', onMessage);
-        void exited.then(() => reject(new Error('the carrier-work server exited')));
-        child.send({ rss: id } satisfies WorkParentMessage);
-      });
-    },
-    async close() {
-      if (child.exitCode === null && child.connected) child.send({ close: true } satisfies WorkParentMessage);
-      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(killer);
-    },
+    rss: () => server.ask((id): WorkParentMessage => ({ rss: id }), (m, id) => (m.rss === id ? { bytes: m.bytes, peakBytes: m.peakBytes } : undefined)),
+    close: () => server.close(),
   };
 }
 

@@ -7,22 +7,24 @@
  * Buffers among them, after a full GC: what bodies hold outside the heap) and exits after closing on
  * `{ close: true }` or when the parent goes away.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { resolveConfig } from '../../../src/config/index.ts';
 import { silentLogger } from '../../../src/log/index.ts';
 import { startToolgraph } from '../../../src/serve/index.ts';
+import { collector, sendToParent, serveUntilClosed } from '../../support/server-process-child.ts';
 
-export type BodyServerMessage = { readonly ready: true; readonly origin: string } | { readonly buffers: number; readonly bytes: number };
-export type BodyParentMessage = { readonly close: true } | { readonly buffers: number };
-
-/** A full GC on demand, without starting the process with --expose-gc. */
-function collector(): () => void {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
+export interface BodyReadyMessage {
+  readonly ready: true;
+  readonly origin: string;
+}
+export interface BodyServerMessage {
+  readonly buffers: number;
+  readonly bytes: number;
+}
+export interface BodyParentMessage {
+  readonly buffers: number;
 }
 const gc = collector();
 
@@ -31,26 +33,12 @@ const dir = mkdtempSync(join(tmpdir(), 'tg-bodies-'));
 const config = resolveConfig({ env: { HOME: dir, PORT: '0', TOOLGRAPH_PERSISTENCE: 'memory', LOG_LEVEL: 'silent', ...env } });
 const running = await startToolgraph({ config, logger: silentLogger() });
 
-let closing = false;
-async function close(): Promise<void> {
-  if (closing) return;
-  closing = true;
-  await running.close({ graceMs: 0 });
-  rmSync(dir, { recursive: true, force: true });
-  process.exit(0);
-}
-
-process.on('message', (message: BodyParentMessage) => {
-  if ('close' in message) void close();
-  else {
-    // V8 frees the backing stores of collected buffers on a thread of its own: a second collection
-    // a moment later finds the first one's done.
+serveUntilClosed<BodyParentMessage>(running, dir, { origin: running.origin }, (message) => {
+  // V8 frees the backing stores of collected buffers on a thread of its own: a second collection
+  // a moment later finds the first one's done.
+  gc();
+  setTimeout(() => {
     gc();
-    setTimeout(() => {
-      gc();
-      process.send!({ buffers: message.buffers, bytes: process.memoryUsage().arrayBuffers } satisfies BodyServerMessage);
-    }, 20);
-  }
+    sendToParent({ buffers: message.buffers, bytes: process.memoryUsage().arrayBuffers } satisfies BodyServerMessage);
+  }, 20);
 });
-process.on('disconnect', () => void close());
-process.send!({ ready: true, origin: running.origin } satisfies BodyServerMessage);

@@ -1,8 +1,7 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { BodyParentMessage, BodyServerMessage } from './body-server.ts';
+import { forkServerProcess } from '../../support/server-process.ts';
+import type { BodyParentMessage, BodyReadyMessage, BodyServerMessage } from './body-server.ts';
 
 export interface BodyTarget {
   readonly origin: string;
@@ -17,63 +16,21 @@ export interface BodyTarget {
 
 const SERVER_ENTRY = fileURLToPath(new URL('./body-server.ts', import.meta.url));
 
-/** A process's resident set size in bytes, from /proc (Linux, where the tests run); 0 once it is gone. */
-function residentBytes(pid: number): number {
-  try {
-    return Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * 4096;
-  } catch {
-    return 0;
-  }
-}
-
 /**
  * The whole product in a child process (body-server.ts) with these settings. Its heap is capped
  * (`--max-old-space-size`) so that a server whose bodies eat memory dies early rather than eat the
  * machine: the test then fails on the process being gone.
  */
 export async function startBodyTarget(env: Record<string, string>, heapMiB = 1024): Promise<BodyTarget> {
-  const child: ChildProcess = fork(SERVER_ENTRY, [], {
-    execArgv: [`--max-old-space-size=${heapMiB}`],
-    env: { ...process.env, BODY_SERVER_ENV: JSON.stringify(env) },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  const server = await forkServerProcess<BodyReadyMessage, BodyServerMessage>(SERVER_ENTRY, {
+    name: 'the body server', execArgv: [`--max-old-space-size=${heapMiB}`], env: { BODY_SERVER_ENV: JSON.stringify(env) }, startTimeoutMs: 60_000,
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the body server did not start within 60 s')), 60_000);
-    child.once('exit', (code) => reject(new Error(`the body server exited with ${code} before serving`)));
-    child.on('message', (message: BodyServerMessage) => {
-      if (!('ready' in message)) return;
-      clearTimeout(timer);
-      resolve(message.origin);
-    });
-  }).catch((error: unknown) => {
-    child.kill('SIGKILL');
-    throw error;
-  });
-  let next = 0;
   return {
-    origin,
-    rss: () => residentBytes(child.pid!),
-    heldBuffers() {
-      const id = ++next;
-      return new Promise<number>((resolve, reject) => {
-        const onMessage = (message: BodyServerMessage): void => {
-          if (!('buffers' in message) || message.buffers !== id) return;
-          child.off('message', onMessage);
-          resolve(message.bytes);
-        };
-        child.on('message', onMessage);
-        void exited.then(() => reject(new Error('the body server exited')));
-        child.send({ buffers: id } satisfies BodyParentMessage);
-      });
-    },
-    alive: () => child.exitCode === null && child.signalCode === null,
-    async close() {
-      if (child.exitCode === null && child.connected) child.send({ close: true } satisfies BodyParentMessage);
-      const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(killer);
-    },
+    origin: server.ready.origin,
+    rss: () => server.rss(),
+    heldBuffers: () => server.ask((id): BodyParentMessage => ({ buffers: id }), (m, id) => (m.buffers === id ? m.bytes : undefined)),
+    alive: () => server.alive(),
+    close: () => server.close(5_000),
   };
 }
 

@@ -7,29 +7,24 @@
  * `{ reset: id }` with `{ reset: id }` once the hostile graph is dropped and imported again as it
  * was at the start, and exits after closing on `{ close: true }` or when the parent goes away.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { resolveConfig } from '../../../src/config/index.ts';
 import { importJsonlFile } from '../../../src/graph/jsonl/index.ts';
 import { silentLogger } from '../../../src/log/index.ts';
 import { startToolgraph } from '../../../src/serve/index.ts';
+import { collector, sendToParent, serveUntilClosed } from '../../support/server-process-child.ts';
 import { HOSTILE_GRAPH, hostileLines } from './hostile-graph.ts';
 
-export type ParentMessage = { readonly heap: number } | { readonly reset: number } | { readonly close: true };
-export type ChildMessage = { readonly ready: true; readonly origin: string } | { readonly heap: number; readonly used: number } | { readonly reset: number };
-
-/** A full GC on demand, without starting the process with --expose-gc. */
-function collector(): () => void {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
+export type ParentMessage = { readonly heap: number } | { readonly reset: number };
+export interface ReadyMessage {
+  readonly ready: true;
+  readonly origin: string;
 }
+export type ChildMessage = { readonly heap: number; readonly used: number } | { readonly reset: number };
 
-const send = (message: ChildMessage): void => {
-  process.send!(message);
-};
+const send = (message: ChildMessage): void => sendToParent(message);
 
 const env = JSON.parse(process.env['FUZZ_SERVER_ENV'] ?? '{}') as Record<string, string>;
 const dir = mkdtempSync(join(tmpdir(), 'tg-fuzz-'));
@@ -48,22 +43,10 @@ async function reset(): Promise<void> {
 }
 const gc = collector();
 
-let closing = false;
-async function close(): Promise<void> {
-  if (closing) return;
-  closing = true;
-  await running.close({ graceMs: 0 });
-  rmSync(dir, { recursive: true, force: true });
-  process.exit(0);
-}
-
-process.on('message', (message: ParentMessage) => {
-  if ('close' in message) void close();
-  else if ('reset' in message) void reset().then(() => send({ reset: message.reset }));
+serveUntilClosed<ParentMessage>(running, dir, { origin: running.origin }, (message) => {
+  if ('reset' in message) void reset().then(() => send({ reset: message.reset }));
   else {
     gc();
     send({ heap: message.heap, used: process.memoryUsage().heapUsed });
   }
 });
-process.on('disconnect', () => void close());
-send({ ready: true, origin: running.origin });

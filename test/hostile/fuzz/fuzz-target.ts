@@ -1,9 +1,8 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { HealthProber } from './health-prober.ts';
-import type { ChildMessage, ParentMessage } from './fuzz-server.ts';
+import { forkServerProcess } from '../../support/server-process.ts';
+import type { ChildMessage, ParentMessage, ReadyMessage } from './fuzz-server.ts';
 import { cypherBody } from './hostile-graph.ts';
 
 export { BLOB_BYTES, HOSTILE_GRAPH, HUBS, LEAVES, WIDE_PROPERTIES, cypherBody } from './hostile-graph.ts';
@@ -34,71 +33,28 @@ const SERVER_ENTRY = fileURLToPath(new URL('./fuzz-server.ts', import.meta.url))
  */
 export async function startFuzzTarget(env: Record<string, string> = {}, options: { readonly execArgv?: readonly string[] } = {}): Promise<FuzzTarget> {
   const timeBudgetMs = Number(env['TOOLGRAPH_QUERY_TIMEOUT_MS'] ?? 2000);
-  const child: ChildProcess = fork(SERVER_ENTRY, [], {
-    // The product's own Node (this one), without the test runner's loaders and flags; FUZZ_SERVER_EXEC_ARGV
-    // adds Node/V8 flags for experiments (e.g. --single-threaded-gc on a machine short of cores), and a
-    // test its own (a heap limit, so that a server that would eat the machine dies early instead).
+  const server = await forkServerProcess<ReadyMessage, ChildMessage>(SERVER_ENTRY, {
+    name: 'the fuzz server',
+    // FUZZ_SERVER_EXEC_ARGV adds Node/V8 flags for experiments (e.g. --single-threaded-gc on a machine
+    // short of cores), and a test its own (a heap limit, so that a server that would eat the machine dies early instead).
     execArgv: [...(process.env['FUZZ_SERVER_EXEC_ARGV'] ?? '').split(' ').filter(Boolean), ...(options.execArgv ?? [])],
-    env: { ...process.env, FUZZ_SERVER_ENV: JSON.stringify({ TOOLGRAPH_QUERY_TIMEOUT_MS: String(timeBudgetMs), ...env }) },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { FUZZ_SERVER_ENV: JSON.stringify({ TOOLGRAPH_QUERY_TIMEOUT_MS: String(timeBudgetMs), ...env }) },
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the fuzz server did not start within 120 s')), 120_000);
-    child.once('exit', (code) => reject(new Error(`the fuzz server exited with ${code} before serving`)));
-    child.on('message', (message: ChildMessage) => {
-      if ('ready' in message) {
-        clearTimeout(timer);
-        resolve(message.origin);
-      }
-    });
-  }).catch((error: unknown) => {
-    child.kill();
-    throw error;
-  });
+  const origin = server.ready.origin;
   const prober = new HealthProber(origin);
-  let next = 0;
-  /** Sends a request with a fresh id and waits for the child's answer to it (`answerOf` picks it out). */
-  const exchange = <T>(request: (id: number) => ParentMessage, answerOf: (message: ChildMessage, id: number) => T | undefined): Promise<T> => {
-    const id = ++next;
-    return new Promise<T>((resolve, reject) => {
-      const onMessage = (message: ChildMessage): void => {
-        const answer = answerOf(message, id);
-        if (answer === undefined) return;
-        child.off('message', onMessage);
-        resolve(answer);
-      };
-      child.on('message', onMessage);
-      void exited.then(() => reject(new Error('the fuzz server exited')));
-      child.send(request(id));
-    });
-  };
   return {
     origin,
     prober,
     timeBudgetMs,
-    rss: () => residentBytes(child.pid!),
-    alive: () => child.exitCode === null && child.signalCode === null,
-    heapAfterGc: () => exchange((id) => ({ heap: id }), (m, id) => ('heap' in m && m.heap === id ? m.used : undefined)),
-    reset: () => exchange((id) => ({ reset: id }), (m, id) => ('reset' in m && m.reset === id ? true : undefined)).then(() => undefined),
+    rss: () => server.rss(),
+    alive: () => server.alive(),
+    heapAfterGc: () => server.ask((id): ParentMessage => ({ heap: id }), (m, id) => ('heap' in m && m.heap === id ? m.used : undefined)),
+    reset: () => server.ask((id): ParentMessage => ({ reset: id }), (m, id) => ('reset' in m && m.reset === id ? true : undefined)).then(() => undefined),
     async close() {
       await prober.stop();
-      if (child.exitCode === null && child.connected) child.send({ close: true } satisfies ParentMessage);
-      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(killer);
+      await server.close();
     },
   };
-}
-
-/** A process's resident set size in bytes, from /proc (Linux, where the tests run). */
-function residentBytes(pid: number): number {
-  try {
-    const pages = Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
-    return pages * 4096;
-  } catch {
-    return 0;
-  }
 }
 
 export interface FuzzAnswer {

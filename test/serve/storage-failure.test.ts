@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import { startToolgraph, type RunningToolgraph } from '../../src/serve/index.ts';
+import { openRawSession } from '../support/raw-mcp-session.ts';
 import { reportSkip } from '../support/skip-reason.ts';
 import { until } from '../support/until.ts';
 
@@ -36,15 +37,6 @@ async function health(origin: string): Promise<{ status: number; retryAfter: str
   return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as Record<string, unknown> };
 }
 
-async function initialize(origin: string): Promise<{ status: number; retryAfter: string | null; text: string }> {
-  const res = await fetch(`${origin}/mcp`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
-  });
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), text: await res.text() };
-}
-
 describe('a failing store answers TG_STORAGE_FAILED and turns /healthz not-ready (issue 28)', () => {
   it('the state store failing under MCP initialize: 503 TG_STORAGE_FAILED, /healthz `failing`, and both back once it writes again', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tg-data-'));
@@ -55,10 +47,10 @@ describe('a failing store answers TG_STORAGE_FAILED and turns /healthz not-ready
     mkdirSync(join(dataDir, 'state'), { recursive: true });
     writeFileSync(join(dataDir, 'state', 'mcp-sessions'), 'not a directory');
 
-    const refused = await initialize(running.origin);
+    const refused = await openRawSession(running.origin);
     expect(refused.status).toBe(503);
     expect(refused.retryAfter).toBe('5');
-    expect(JSON.parse(refused.text)).toEqual({
+    expect(JSON.parse(refused.body)).toEqual({
       error: {
         code: 'TG_STORAGE_FAILED',
         message: 'The file state store could not read (ENOTDIR); nothing was stored. Retry in a few seconds.',
@@ -73,7 +65,7 @@ describe('a failing store answers TG_STORAGE_FAILED and turns /healthz not-ready
     // Repaired: the probe's write succeeds within its interval, and the process is ready again.
     rmSync(join(dataDir, 'state', 'mcp-sessions'));
     await until('/healthz is ok again', async () => (await health(running.origin)).status === 200, 12_000);
-    expect((await initialize(running.origin)).status).toBe(200);
+    expect((await openRawSession(running.origin)).status).toBe(200);
   }, 30_000);
 });
 
@@ -115,9 +107,9 @@ describe.skipIf(fullDisk === undefined)('a full disk (a real ENOSPC on a tmpfs)'
       body: JSON.stringify({ id: 1, graph: 'demo', method: { Cypher: { query: `CREATE (:Filler {id: 'f1', text: '${'x'.repeat(8000)}'})` } } }),
     });
     expect(((await write.json()) as { error?: { code: string } }).error?.code).toBe('TG_STORAGE_FAILED');
-    const refused = await initialize(running.origin);
+    const refused = await openRawSession(running.origin);
     expect(refused.status).toBe(503);
-    expect(JSON.parse(refused.text)).toMatchObject({ error: { code: 'TG_STORAGE_FAILED', details: { code: 'ENOSPC' } } });
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'TG_STORAGE_FAILED', details: { code: 'ENOSPC' } } });
     expect(await health(running.origin)).toMatchObject({
       status: 503,
       body: { status: 'failing', failing: { state: 'the file state store could not write (ENOSPC)', graphs: expect.stringMatching(/^the graph log could not be written \(ENOSPC\); every write is refused until restart$/) } },
@@ -125,7 +117,7 @@ describe.skipIf(fullDisk === undefined)('a full disk (a real ENOSPC on a tmpfs)'
     // Room again: the state store comes back by itself, the graph log does not (a restart recovers it).
     for (let i = 0; i < filler; i++) rmSync(join(fullDisk!, `filler-${i}`), { force: true });
     await until('the state store is writable again', async () => (await health(running.origin)).body['failing'] !== undefined && !('state' in ((await health(running.origin)).body['failing'] as object)), 12_000);
-    expect((await initialize(running.origin)).status).toBe(200);
+    expect((await openRawSession(running.origin)).status).toBe(200);
     expect((await health(running.origin)).body).toMatchObject({ status: 'failing', failing: { graphs: expect.any(String) } });
   }, 30_000);
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningToolgraph } from '../../src/serve/index.ts';
 import { captureLogger } from '../support/capture-logger.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
+import { openRawSession, rawToolsListStatus } from '../support/raw-mcp-session.ts';
 import { mcpClient, restCall, startServe } from './support.ts';
 
 const SUBJECT = 'tools-e2e-subject';
@@ -171,27 +172,6 @@ describe('AUTH_TYPE=remote', () => {
 });
 
 describe('MCP sessions are shared fairly between callers', () => {
-  /** Opens a session with a raw initialize; answers its id, or the refusal. */
-  async function open(origin: string, token: string): Promise<{ status: number; id: string | null; retryAfter: string | null; body: string }> {
-    const response = await fetch(`${origin}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
-    });
-    return { status: response.status, id: response.headers.get('mcp-session-id'), retryAfter: response.headers.get('retry-after'), body: await response.text() };
-  }
-
-  /** tools/list on an open session: 200, or 404 once it was closed. */
-  async function listStatus(origin: string, token: string, id: string): Promise<number> {
-    const response = await fetch(`${origin}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
-    });
-    await response.text();
-    return response.status;
-  }
-
   it('one caller opening more sessions than the whole server holds (defaults) closes only its own', async () => {
     const server = await startServe({ env: { AUTH_TYPE: 'jwt', OIDC_CONFIG_URL: idp.discoveryUrl }, only: ['tools'] });
     try {
@@ -201,7 +181,7 @@ describe('MCP sessions are shared fairly between callers', () => {
       // More than the default process-wide cap of 1000, 10 at a time (fewer than the 16 one caller may have opening at once).
       const ids: string[] = [];
       for (let batch = 0; batch < 105; batch++) {
-        const opened = await Promise.all(Array.from({ length: 10 }, () => open(server.origin, hog)));
+        const opened = await Promise.all(Array.from({ length: 10 }, () => openRawSession(server.origin, hog)));
         for (const o of opened) {
           expect(o.status, o.body).toBe(200);
           ids.push(o.id!);
@@ -209,7 +189,7 @@ describe('MCP sessions are shared fairly between callers', () => {
       }
       // The victim's session is untouched; the hog keeps its 16 most recent (the per-caller default).
       expect((await victim.listTools()).tools.length).toBe(2);
-      const statuses = await Promise.all(ids.map((id) => listStatus(server.origin, hog, id)));
+      const statuses = await Promise.all(ids.map((id) => rawToolsListStatus(server.origin, hog, id)));
       expect(statuses.filter((s) => s === 200)).toHaveLength(16);
       expect(statuses.slice(-16)).toEqual(Array(16).fill(200));
       await victim.close();
@@ -226,11 +206,11 @@ describe('MCP sessions are shared fairly between callers', () => {
     try {
       const token = (sub: string) => idp.mintToken({ sub, scope: 'kg:read', audience: server.origin });
       const [alice, bob, carol] = await Promise.all([token('alice'), token('bob'), token('carol')]);
-      const a = [await open(server.origin, alice), await open(server.origin, alice)];
-      const b = [await open(server.origin, bob), await open(server.origin, bob), await open(server.origin, bob)];
+      const a = [await openRawSession(server.origin, alice), await openRawSession(server.origin, alice)];
+      const b = [await openRawSession(server.origin, bob), await openRawSession(server.origin, bob), await openRawSession(server.origin, bob)];
       expect([...a, ...b].map((o) => o.status)).toEqual([200, 200, 200, 200, 200]);
       // Full (5). Carol has nothing to give up: refused, and nobody's session closes.
-      const refused = await open(server.origin, carol);
+      const refused = await openRawSession(server.origin, carol);
       expect(refused.status).toBe(429);
       expect(refused.retryAfter).toBe('60');
       expect(JSON.parse(refused.body)).toEqual({
@@ -241,17 +221,17 @@ describe('MCP sessions are shared fairly between callers', () => {
         },
       });
       // Bob, at his own cap of 3, trades his least recently used session for the new one.
-      await listStatus(server.origin, bob, b[0]!.id!);
-      const bobNew = await open(server.origin, bob);
+      await rawToolsListStatus(server.origin, bob, b[0]!.id!);
+      const bobNew = await openRawSession(server.origin, bob);
       expect(bobNew.status).toBe(200);
-      expect(await Promise.all([...b, bobNew].map((o) => listStatus(server.origin, bob, o.id!)))).toEqual([200, 404, 200, 200]);
+      expect(await Promise.all([...b, bobNew].map((o) => rawToolsListStatus(server.origin, bob, o.id!)))).toEqual([200, 404, 200, 200]);
       // Alice, under her cap but with the server full, trades her own oldest too.
-      const aliceNew = await open(server.origin, alice);
+      const aliceNew = await openRawSession(server.origin, alice);
       expect(aliceNew.status).toBe(200);
-      expect(await Promise.all([...a, aliceNew].map((o) => listStatus(server.origin, alice, o.id!)))).toEqual([404, 200, 200]);
+      expect(await Promise.all([...a, aliceNew].map((o) => rawToolsListStatus(server.origin, alice, o.id!)))).toEqual([404, 200, 200]);
       // Once a session ends, Carol gets in.
       await fetch(`${server.origin}/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${alice}`, 'mcp-session-id': a[1]!.id!, 'mcp-protocol-version': '2025-06-18' } });
-      expect((await open(server.origin, carol)).status).toBe(200);
+      expect((await openRawSession(server.origin, carol)).status).toBe(200);
     } finally {
       await server.close();
     }

@@ -3,6 +3,7 @@ import { MemoryStateStore, type StateStore } from '../../src/state/index.ts';
 import { StoredMcpSessions } from '../../src/tools/stored-mcp-sessions.ts';
 import { failure } from '../support/toolgraph-failure.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
+import { openRawSession, rawToolsListStatus, type OpenedSession } from '../support/raw-mcp-session.ts';
 import { startServe } from './support.ts';
 
 /**
@@ -19,34 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => idp?.close());
 
-interface Opened {
-  readonly status: number;
-  readonly id: string | null;
-  readonly retryAfter: string | null;
-  readonly body: string;
-}
-
-async function open(origin: string, token: string): Promise<Opened> {
-  const response = await fetch(`${origin}/mcp`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
-  });
-  return { status: response.status, id: response.headers.get('mcp-session-id'), retryAfter: response.headers.get('retry-after'), body: await response.text() };
-}
-
-/** tools/list on a session: 200 while it is open, 404 once it was closed. */
-async function listStatus(origin: string, token: string, id: string): Promise<number> {
-  const response = await fetch(`${origin}/mcp`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
-  });
-  await response.text();
-  return response.status;
-}
-
-const statuses = (opened: readonly Opened[]) => opened.map((o) => o.status);
+const statuses = (opened: readonly OpenedSession[]) => opened.map((o) => o.status);
 
 describe('MCP sessions are fair per subject under a flood (issue 28)', () => {
   it('one caller\'s 300 initializes at once on the file state store refuse none of another caller\'s', async () => {
@@ -55,14 +29,14 @@ describe('MCP sessions are fair per subject under a flood (issue 28)', () => {
       const hog = await idp.mintToken({ sub: 'hog', scope: 'kg:read', audience: server.origin });
       const victim = await idp.mintToken({ sub: 'victim', scope: 'kg:read', audience: server.origin });
       const [flood, victims] = await Promise.all([
-        Promise.all(Array.from({ length: 300 }, () => open(server.origin, hog))),
-        Promise.all(Array.from({ length: 5 }, () => open(server.origin, victim))),
+        Promise.all(Array.from({ length: 300 }, () => openRawSession(server.origin, hog))),
+        Promise.all(Array.from({ length: 5 }, () => openRawSession(server.origin, victim))),
       ]);
       expect(statuses(victims), victims.map((v) => v.body).join('\n')).toEqual(Array(5).fill(200));
       expect(statuses(flood).filter((s) => s !== 200)).toEqual([]);
       // The victim's sessions all work; the hog kept only its own per-caller default of 16.
-      expect(await Promise.all(victims.map((v) => listStatus(server.origin, victim, v.id!)))).toEqual(Array(5).fill(200));
-      const hogs = await Promise.all(flood.map((o) => listStatus(server.origin, hog, o.id!)));
+      expect(await Promise.all(victims.map((v) => rawToolsListStatus(server.origin, victim, v.id!)))).toEqual(Array(5).fill(200));
+      const hogs = await Promise.all(flood.map((o) => rawToolsListStatus(server.origin, hog, o.id!)));
       expect(hogs.filter((s) => s === 200)).toHaveLength(16);
     } finally {
       await server.close();
@@ -73,14 +47,14 @@ describe('MCP sessions are fair per subject under a flood (issue 28)', () => {
     const server = await startServe({ env: { AUTH_TYPE: 'jwt', OIDC_CONFIG_URL: idp.discoveryUrl, TOOLGRAPH_MCP_MAX_SESSIONS: '10' }, only: ['tools'] });
     try {
       const hog = await idp.mintToken({ sub: 'hog', scope: 'kg:read', audience: server.origin });
-      const flood = await Promise.all(Array.from({ length: 30 }, () => open(server.origin, hog)));
+      const flood = await Promise.all(Array.from({ length: 30 }, () => openRawSession(server.origin, hog)));
       expect(statuses(flood).filter((s) => s !== 200)).toEqual([]);
-      const hogs = await Promise.all(flood.map((o) => listStatus(server.origin, hog, o.id!)));
+      const hogs = await Promise.all(flood.map((o) => rawToolsListStatus(server.origin, hog, o.id!)));
       expect(hogs.filter((s) => s === 200)).toHaveLength(5);
       // The other half is there for the other callers (the per-subject default, 16, would have let the hog take all 10).
       for (const sub of ['alice', 'bob']) {
         const token = await idp.mintToken({ sub, scope: 'kg:read', audience: server.origin });
-        const opened = await Promise.all(Array.from({ length: 3 }, () => open(server.origin, token)));
+        const opened = await Promise.all(Array.from({ length: 3 }, () => openRawSession(server.origin, token)));
         expect(statuses(opened), sub).toEqual([200, 200, 200]);
       }
     } finally {
@@ -93,8 +67,8 @@ describe('every 429 the tool server sends says when to retry (Retry-After)', () 
   it('a full server refusing an initialize: 429 TG_RATE_LIMITED with Retry-After and retryAfterSecs, naming the setting', async () => {
     const server = await startServe({ env: { AUTH_TYPE: 'jwt', OIDC_CONFIG_URL: idp.discoveryUrl, TOOLGRAPH_MCP_MAX_SESSIONS: '2' }, only: ['tools'] });
     try {
-      for (const sub of ['alice', 'bob']) expect((await open(server.origin, await idp.mintToken({ sub, scope: 'kg:read', audience: server.origin }))).status).toBe(200);
-      const refused = await open(server.origin, await idp.mintToken({ sub: 'carol', scope: 'kg:read', audience: server.origin }));
+      for (const sub of ['alice', 'bob']) expect((await openRawSession(server.origin, await idp.mintToken({ sub, scope: 'kg:read', audience: server.origin }))).status).toBe(200);
+      const refused = await openRawSession(server.origin, await idp.mintToken({ sub: 'carol', scope: 'kg:read', audience: server.origin }));
       expect(refused.status).toBe(429);
       expect(refused.retryAfter).toBe('60');
       expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'TG_RATE_LIMITED', details: { limit: 'mcpMaxSessions', max: 2, setting: 'TOOLGRAPH_MCP_MAX_SESSIONS', retryAfterSecs: 60 } } });

@@ -1,20 +1,20 @@
 import { ToolgraphError, isToolgraphError } from '../../errors/index.ts';
 import { DEFAULT_BUDGET_LIMITS, QueryBudget, type BudgetLimits } from '../budget/index.ts';
 import { DEFAULT_WRITE_LIMITS, WriteMeter, type GraphView, type NodeRecord, type TransactCommit, type WriteLimits } from '../engine/index.ts';
-import type { Query } from './ast.ts';
-import { checkQuery } from './check.ts';
-import { runtimeError } from './cypher-error.ts';
-import { matchAll, runSubquery } from './match.ts';
-import { parseCypher } from './parser.ts';
-import { runReturn } from './project.ts';
-import { ResultJson } from './result-json.ts';
-import { chunksOf, collect } from './row-stream.ts';
-import type { Row, RunContext, SubqueryExpr } from './run-context.ts';
-import { layoutOf, type SlotLayout } from './slots.ts';
-import { statementCache } from './statement-cache.ts';
-import { PendingWrites, type WriteStats } from './update.ts';
-import { newMap, type NodeRef, type Value } from './values.ts';
-import { isWellFormed } from './well-formed.ts';
+import type { Query } from './language/ast.ts';
+import { checkQuery } from './language/check.ts';
+import { runtimeError } from './language/cypher-error.ts';
+import { matchAll, runSubquery } from './runtime/match.ts';
+import { parseCypher } from './language/parser.ts';
+import { runReturn } from './runtime/project.ts';
+import { ResultJson } from './runtime/result-json.ts';
+import { chunksOf, collect } from './runtime/row-stream.ts';
+import type { Row, RunContext, SubqueryExpr } from './runtime/run-context.ts';
+import { layoutOf, type SlotLayout } from './plan/slots.ts';
+import { statementCache } from './plan/statement-cache.ts';
+import { PendingWrites, type WriteStats } from './runtime/update.ts';
+import { newMap, type NodeRef, type Value } from './runtime/values.ts';
+import { isWellFormed } from './language/well-formed.ts';
 
 /**
  * What the executor needs from the engine: reads against one consistent version (they may yield the

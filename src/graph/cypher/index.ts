@@ -1,4 +1,4 @@
-export { RESERVED as CYPHER_RESERVED_WORDS, parseCypher } from './parser.ts';
+export { RESERVED as CYPHER_RESERVED_WORDS, parseCypher } from './language/parser.ts';
 export { prepareCypher, runCypher, runCypherJson } from './execute.ts';
 export type { CypherEngine, CypherResult, RunOptions } from './execute.ts';
-export type { Expr, Query } from './ast.ts';
+export type { Expr, Query } from './language/ast.ts';

@@ -2,9 +2,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ToolgraphError } from '../../../src/errors/index.ts';
 import { DEFAULT_BUDGET_LIMITS, QueryBudget } from '../../../src/graph/budget/index.ts';
 import { runCypher, runCypherJson } from '../../../src/graph/cypher/index.ts';
-import { budgetedKey } from '../../../src/graph/cypher/value-size.ts';
-import { compareValues, newMap, type Value } from '../../../src/graph/cypher/values.ts';
-import { equals } from '../../../src/graph/cypher/evaluate.ts';
+import { budgetedKey } from '../../../src/graph/cypher/runtime/value-size.ts';
+import { compareValues, newMap, type Value } from '../../../src/graph/cypher/runtime/values.ts';
+import { equals } from '../../../src/graph/cypher/runtime/evaluate.ts';
 import { GraphEngine, type MutationInput } from '../../../src/graph/engine/index.ts';
 import { MemoryPersistence } from '../../../src/graph/persist/index.ts';
 

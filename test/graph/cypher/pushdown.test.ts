@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { prepareCypher, runCypher } from '../../../src/graph/cypher/index.ts';
-import { statementCache } from '../../../src/graph/cypher/statement-cache.ts';
+import { statementCache } from '../../../src/graph/cypher/plan/statement-cache.ts';
 import { GraphEngine, type MutationInput } from '../../../src/graph/engine/index.ts';
 import { MemoryPersistence } from '../../../src/graph/persist/index.ts';
 import { spyOnViews } from './view-spy.ts';

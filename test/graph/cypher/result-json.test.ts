@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { QueryBudget } from '../../../src/graph/budget/index.ts';
 import type { NodeRecord, PropertyValue } from '../../../src/graph/engine/index.ts';
-import { ResultJson, canonicalValue } from '../../../src/graph/cypher/result-json.ts';
-import { EdgeRef, NodeRef, newMap, toJson, type Value } from '../../../src/graph/cypher/values.ts';
+import { ResultJson, canonicalValue } from '../../../src/graph/cypher/runtime/result-json.ts';
+import { EdgeRef, NodeRef, newMap, toJson, type Value } from '../../../src/graph/cypher/runtime/values.ts';
 
 /** Any UTF-16 code unit, lone surrogates included: the writer must agree with canonicalize on those too. */
 const unit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c));

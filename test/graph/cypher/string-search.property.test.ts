@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { containsText, searchTableBytes } from '../../../src/graph/cypher/string-search.ts';
+import { containsText, searchTableBytes } from '../../../src/graph/cypher/runtime/string-search.ts';
 
 // Issue 28, F3: CONTAINS searches in linear time. Its answers must be those of String.prototype.includes.
 const alphabet = fc.constantFrom('a', 'b', '😀', 'é');

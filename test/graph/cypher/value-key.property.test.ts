@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { equals } from '../../../src/graph/cypher/evaluate.ts';
-import { valueKey, type Value } from '../../../src/graph/cypher/values.ts';
+import { equals } from '../../../src/graph/cypher/runtime/evaluate.ts';
+import { valueKey, type Value } from '../../../src/graph/cypher/runtime/values.ts';
 
 // DISTINCT and grouping keep one value per key: two values share a key exactly when they are equal
 // (null-free values; equality with nulls inside is unknown). Lists of scalars alone key as their JSON

@@ -1,5 +1,5 @@
 /** The paths a pattern grows, as columns, and the plan that grows them: what the match modules share. */
-import type { NodeRecord } from '../engine/index.ts';
+import type { NodeRecord } from '../../engine/index.ts';
 import type { Chunk } from './row-stream.ts';
 import type { Value } from './values.ts';
 

@@ -3,8 +3,8 @@
  * in match-plan.ts, starts in match-start.ts, grows step by step in match-expand.ts (match-pattern.ts
  * runs the three); WHERE filters and pattern subqueries are match-subqueries.ts.
  */
-import type { MatchClause, Pattern, Query } from './ast.ts';
-import { EMPTY_PUSHDOWN, pushdownOf, type Pushdown } from './match-plan.ts';
+import type { MatchClause, Pattern, Query } from '../language/ast.ts';
+import { EMPTY_PUSHDOWN, pushdownOf, type Pushdown } from '../plan/match-plan.ts';
 import { matchPattern } from './match-pattern.ts';
 import { filterWhere } from './match-subqueries.ts';
 import { chunksOf, collectSync, type Chunk, type ChunkStream } from './row-stream.ts';

@@ -23,7 +23,7 @@ import type {
   UpdatingClause,
 } from './ast.ts';
 import { positionOf, syntaxError, syntaxProblem, unsupported } from './cypher-error.ts';
-import { functionSpec } from './functions.ts';
+import { functionSpec } from '../runtime/functions.ts';
 import { lex, type Token } from './lexer.ts';
 import { MAX_NESTING, tooDeep } from './limits.ts';
 

@@ -1,4 +1,4 @@
-import type { QueryBudget } from '../budget/index.ts';
+import type { QueryBudget } from '../../budget/index.ts';
 import type { Row } from './run-context.ts';
 
 /**

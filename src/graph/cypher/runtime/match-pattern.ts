@@ -1,7 +1,7 @@
 /** Matching one path pattern over a stream of rows: its start, then each step, then rows of the complete paths. */
-import type { Pattern } from './ast.ts';
+import type { Pattern } from '../language/ast.ts';
 import type { Paths, PatternPlan } from './match-paths.ts';
-import { planPattern, type Pushdown } from './match-plan.ts';
+import { planPattern, type Pushdown } from '../plan/match-plan.ts';
 import type { Chunk, ChunkStream } from './row-stream.ts';
 import type { Row, RunContext } from './run-context.ts';
 

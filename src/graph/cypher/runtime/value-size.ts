@@ -1,5 +1,5 @@
-import type { QueryBudget } from '../budget/index.ts';
-import { numberJsonSize, propertiesJsonSize, type NodeRecord } from '../engine/index.ts';
+import type { QueryBudget } from '../../budget/index.ts';
+import { numberJsonSize, propertiesJsonSize, type NodeRecord } from '../../engine/index.ts';
 import { CHARS_PER_UNIT_SHIFT, EdgeRef, NodeRef, valueKey, type Value, type ValueMap } from './values.ts';
 
 /**

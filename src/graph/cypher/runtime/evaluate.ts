@@ -1,7 +1,7 @@
-import type { ArithmeticOp, ComparisonOp, Expr } from './ast.ts';
-import { runtimeError } from './cypher-error.ts';
+import type { ArithmeticOp, ComparisonOp, Expr } from '../language/ast.ts';
+import { runtimeError } from '../language/cypher-error.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
-import { propertiesJsonSize, type Properties } from '../engine/index.ts';
+import { propertiesJsonSize, type Properties } from '../../engine/index.ts';
 import { containsText, searchTableBytes } from './string-search.ts';
 import { LIST_SLOT_BYTES, jsonSizeOf } from './value-size.ts';
 import { CHARS_PER_UNIT_SHIFT, EdgeRef, NodeRef, compareCodePoints, isMap, newMap, storedProperty, typeName, type Value, type ValueMap, type WorkMeter } from './values.ts';

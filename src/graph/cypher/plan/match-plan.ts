@@ -1,10 +1,10 @@
 /** Planning a pattern: which end to start from (WHERE equalities pushed down into the scan), which slots get columns. */
-import type { Direction, Expr, NodePattern, Pattern, RelPattern } from './ast.ts';
-import { constraintOf } from './match-constraints.ts';
-import { Expand, type ExpandPlan } from './match-expand.ts';
-import type { PatternPlan } from './match-paths.ts';
-import { BoundStart, ScanStart } from './match-start.ts';
-import type { Row, RunContext } from './run-context.ts';
+import type { Direction, Expr, NodePattern, Pattern, RelPattern } from '../language/ast.ts';
+import { constraintOf } from '../runtime/match-constraints.ts';
+import { Expand, type ExpandPlan } from '../runtime/match-expand.ts';
+import type { PatternPlan } from '../runtime/match-paths.ts';
+import { BoundStart, ScanStart } from '../runtime/match-start.ts';
+import type { Row, RunContext } from '../runtime/run-context.ts';
 import type { SlotLayout } from './slots.ts';
 
 /** Equalities `v.key = constant` from the WHERE clause, usable as scan filters for v. */

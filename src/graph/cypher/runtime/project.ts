@@ -1,13 +1,13 @@
-import type { Expr, ReturnClause, ReturnItem } from './ast.ts';
+import type { Expr, ReturnClause, ReturnItem } from '../language/ast.ts';
 import { Accumulator, type AggregateCall } from './aggregate.ts';
-import { runtimeError } from './cypher-error.ts';
+import { runtimeError } from '../language/cypher-error.ts';
 import { evaluate } from './evaluate.ts';
-import { forEachOperand } from './expr-operands.ts';
+import { forEachOperand } from '../language/expr-operands.ts';
 import { functionSpec } from './functions.ts';
 import { emptyRow, prepareSubqueriesPausing } from './match.ts';
 import type { Chunk, ChunkStream } from './row-stream.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
-import { exprsWeight } from './expr-weight.ts';
+import { exprsWeight } from '../plan/expr-weight.ts';
 import { budgetedKey } from './value-size.ts';
 import { compareCodePoints, compareValues, typeName, type Value } from './values.ts';
 

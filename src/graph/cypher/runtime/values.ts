@@ -1,4 +1,4 @@
-import type { EdgeRecord, NodeRecord, Properties } from '../engine/index.ts';
+import type { EdgeRecord, NodeRecord, Properties } from '../../engine/index.ts';
 
 /** A node bound to a variable; properties are read through the run's view so writes show up. */
 export class NodeRef {

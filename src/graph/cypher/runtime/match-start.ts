@@ -1,7 +1,7 @@
 /** Where a pattern starts: a node bound by an earlier clause, or a paged scan of the candidates. */
-import type { NodeRecord, Scalar } from '../engine/index.ts';
-import type { NodePattern } from './ast.ts';
-import { runtimeError } from './cypher-error.ts';
+import type { NodeRecord, Scalar } from '../../engine/index.ts';
+import type { NodePattern } from '../language/ast.ts';
+import { runtimeError } from '../language/cypher-error.ts';
 import { constantsHold, satisfies, type NodeConstraint } from './match-constraints.ts';
 import { emptyPaths, type PathStart, type Paths } from './match-paths.ts';
 import { CHUNK_ROWS, type Chunk } from './row-stream.ts';

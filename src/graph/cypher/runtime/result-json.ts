@@ -1,6 +1,6 @@
-import { ToolgraphError } from '../../errors/index.ts';
-import type { QueryBudget } from '../budget/index.ts';
-import type { NodeRecord } from '../engine/index.ts';
+import { ToolgraphError } from '../../../errors/index.ts';
+import type { QueryBudget } from '../../budget/index.ts';
+import type { NodeRecord } from '../../engine/index.ts';
 import type { RowSink } from './project.ts';
 import type { WriteStats } from './update.ts';
 import { EdgeRef, NodeRef, type Value, type ValueMap } from './values.ts';

@@ -1,6 +1,6 @@
 /** One relationship step of a pattern, for a whole chunk of paths at once. */
-import type { EdgeHit, EdgeRecord, NodeRecord } from '../engine/index.ts';
-import type { Direction, NodePattern, RelPattern } from './ast.ts';
+import type { EdgeHit, EdgeRecord, NodeRecord } from '../../engine/index.ts';
+import type { Direction, NodePattern, RelPattern } from '../language/ast.ts';
 import { satisfies, type NodeConstraint } from './match-constraints.ts';
 import { emptyPaths, valueAt, type PathStep, type Paths, type PatternPlan } from './match-paths.ts';
 import { CHUNK_ROWS } from './row-stream.ts';

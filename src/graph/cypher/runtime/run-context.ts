@@ -1,7 +1,7 @@
-import type { GraphView, NodeRecord } from '../engine/index.ts';
-import type { QueryBudget } from '../budget/index.ts';
-import type { Expr } from './ast.ts';
-import type { SlotLayout } from './slots.ts';
+import type { GraphView, NodeRecord } from '../../engine/index.ts';
+import type { QueryBudget } from '../../budget/index.ts';
+import type { Expr } from '../language/ast.ts';
+import type { SlotLayout } from '../plan/slots.ts';
 import type { NodeRef, Value } from './values.ts';
 
 /**

@@ -1,5 +1,5 @@
-import type { Expr } from './ast.ts';
-import { runtimeError } from './cypher-error.ts';
+import type { Expr } from '../language/ast.ts';
+import { runtimeError } from '../language/cypher-error.ts';
 import { evaluate } from './evaluate.ts';
 import type { Row, RunContext } from './run-context.ts';
 import { budgetedKey, chargeValue } from './value-size.ts';

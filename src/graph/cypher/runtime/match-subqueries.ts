@@ -2,11 +2,11 @@
  * Pattern comprehensions and predicates, computed for a whole set of rows at once, and the WHERE
  * filter that prepares them per chunk. Both run matchPattern, so both live here (no import cycle).
  */
-import type { Expr } from './ast.ts';
+import type { Expr } from '../language/ast.ts';
 import { asBoolean, evaluate } from './evaluate.ts';
-import { forEachOperand } from './expr-operands.ts';
-import { exprWeight } from './expr-weight.ts';
-import { EMPTY_PUSHDOWN, pushdownOf } from './match-plan.ts';
+import { forEachOperand } from '../language/expr-operands.ts';
+import { exprWeight } from '../plan/expr-weight.ts';
+import { EMPTY_PUSHDOWN, pushdownOf } from '../plan/match-plan.ts';
 import { matchPattern, NOTHING_YET } from './match-pattern.ts';
 import { chunksOf, type ChunkStream } from './row-stream.ts';
 import type { Row, RunContext, SubqueryExpr } from './run-context.ts';

@@ -1,5 +1,5 @@
-import type { Expr } from './ast.ts';
-import { forEachOperand } from './expr-operands.ts';
+import type { Expr } from '../language/ast.ts';
+import { forEachOperand } from '../language/expr-operands.ts';
 
 const weights = new WeakMap<Expr, number>();
 

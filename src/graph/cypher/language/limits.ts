@@ -1,4 +1,4 @@
-import { ToolgraphError } from '../../errors/index.ts';
+import { ToolgraphError } from '../../../errors/index.ts';
 
 /** The spec's query limits: text at most 32 KiB, syntax nesting at most 64 levels. */
 export const MAX_QUERY_BYTES = 32 * 1024;

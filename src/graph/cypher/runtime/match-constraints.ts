@@ -1,7 +1,7 @@
 /** What a node pattern asks of a node: its label and property map, split into per-run constants and per-row values. */
-import type { NodeRecord } from '../engine/index.ts';
-import type { Expr, NodePattern } from './ast.ts';
-import { runtimeError } from './cypher-error.ts';
+import type { NodeRecord } from '../../engine/index.ts';
+import type { Expr, NodePattern } from '../language/ast.ts';
+import { runtimeError } from '../language/cypher-error.ts';
 import { equals, evaluate } from './evaluate.ts';
 import type { Row, RunContext } from './run-context.ts';
 import { isMap, storedProperty, type Value } from './values.ts';

@@ -1,5 +1,5 @@
-import type { Expr, NodePattern, Pattern, Query, RelPattern } from './ast.ts';
-import { forEachOperand } from './expr-operands.ts';
+import type { Expr, NodePattern, Pattern, Query, RelPattern } from '../language/ast.ts';
+import { forEachOperand } from '../language/expr-operands.ts';
 
 /**
  * Where each variable of a statement lives in a row. Rows are arrays, one slot per variable, decided

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { EdgeRecord, GraphView, MutationInput, NodeRecord, PropertyValue, WriteMeter } from '../engine/index.ts';
-import type { CreateClause, DeleteClause, NodePattern, RemoveClause, SetClause, UpdatingClause } from './ast.ts';
-import { runtimeError } from './cypher-error.ts';
+import type { EdgeRecord, GraphView, MutationInput, NodeRecord, PropertyValue, WriteMeter } from '../../engine/index.ts';
+import type { CreateClause, DeleteClause, NodePattern, RemoveClause, SetClause, UpdatingClause } from '../language/ast.ts';
+import { runtimeError } from '../language/cypher-error.ts';
 import { evaluate } from './evaluate.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
 import { EdgeRef, NodeRef, isMap, typeName, type Value, type ValueMap } from './values.ts';

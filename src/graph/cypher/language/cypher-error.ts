@@ -1,4 +1,4 @@
-import { ToolgraphError } from '../../errors/index.ts';
+import { ToolgraphError } from '../../../errors/index.ts';
 
 /** Line and column (both 1-based; columns count code points) of a 0-based UTF-16 offset. */
 export function positionOf(source: string, offset: number): { line: number; column: number } {

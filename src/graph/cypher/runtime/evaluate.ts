@@ -1,9 +1,9 @@
 import type { ArithmeticOp, ComparisonOp, Expr } from '../language/ast.ts';
 import { runtimeError } from '../language/cypher-error.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
-import { propertiesJsonSize, type Properties } from '../../engine/index.ts';
+import { functionSpec, type CallExpr } from './functions.ts';
 import { containsText, searchTableBytes } from './string-search.ts';
-import { LIST_SLOT_BYTES, jsonSizeOf } from './value-size.ts';
+import { LIST_SLOT_BYTES, chargeMapCopy, jsonSizeOf } from './value-size.ts';
 import { CHARS_PER_UNIT_SHIFT, EdgeRef, NodeRef, compareCodePoints, isMap, newMap, storedProperty, typeName, type Value, type ValueMap, type WorkMeter } from './values.ts';
 
 /** Evaluates an expression against one row. Three-valued logic throughout: null means unknown. */
@@ -359,151 +359,16 @@ function arithmetic(op: ArithmeticOp, a: Value, b: Value): Value {
   }
 }
 
-function call(expr: Extract<Expr, { kind: 'call' }>, row: Row, ctx: RunContext): Value {
+function call(expr: CallExpr, row: Row, ctx: RunContext): Value {
   const aggregated = ctx.aggregates?.get(expr);
   if (aggregated !== undefined) return aggregated;
-  const arg = (i: number): Value => evaluate(expr.args[i]!, row, ctx);
-  switch (expr.name) {
-    case 'id': {
-      const v = arg(0);
-      if (v === null) return null;
-      if (v instanceof NodeRef) return v.id;
-      throw typeError('id()', 'a node (edges have no id)', v);
-    }
-    case 'labels': {
-      const v = arg(0);
-      if (v === null) return null;
-      if (!(v instanceof NodeRef)) throw typeError('labels()', 'a node', v);
-      const record = ctx.resolve(v);
-      return record === null ? null : [record.label];
-    }
-    case 'type': {
-      const v = arg(0);
-      if (v === null) return null;
-      if (!(v instanceof EdgeRef)) throw typeError('type()', 'a relationship', v);
-      return v.edge.type;
-    }
-    case 'keys':
-    case 'properties': {
-      const v = arg(0);
-      if (v === null) return null;
-      let map: ValueMap;
-      if (v instanceof NodeRef) {
-        const record = ctx.resolve(v);
-        if (record === null) return null;
-        map = record.props as ValueMap;
-      } else if (v instanceof EdgeRef) map = newMap();
-      else if (isMap(v)) map = v;
-      else throw typeError(`${expr.name}()`, 'a node, relationship or map', v);
-      // A copy as large as the map (its keys alone, for keys()): charged before it is made.
-      chargeCopy(map, expr.name === 'keys', ctx);
-      if (expr.name === 'keys') return Object.keys(map).sort(compareCodePoints);
-      const out = newMap();
-      for (const k of Object.keys(map)) out[k] = map[k]!;
-      return out;
-    }
-    case 'size': {
-      const v = arg(0);
-      if (v === null) return null;
-      if (typeof v === 'string') {
-        // Counted code point by code point: as long as the string.
-        if (v.length >>> CHARS_PER_UNIT_SHIFT > 0) ctx.budget.tick(v.length >>> CHARS_PER_UNIT_SHIFT);
-        return codePoints(v);
-      }
-      if (Array.isArray(v)) return v.length;
-      throw typeError('size()', 'a string or list', v);
-    }
-    case 'coalesce':
-      for (let i = 0; i < expr.args.length; i++) {
-        const v = arg(i);
-        if (v !== null) return v;
-      }
-      return null;
-    case 'tolower':
-    case 'toupper':
-    case 'trim': {
-      const v = arg(0);
-      if (v === null) return null;
-      if (typeof v !== 'string') throw typeError(`${expr.name}()`, 'a string', v);
-      // A new string as long as the old: charged before it is made, as `+` is.
-      ctx.budget.chargeBytes(v.length + 2);
-      return expr.name === 'tolower' ? v.toLowerCase() : expr.name === 'toupper' ? v.toUpperCase() : v.trim();
-    }
-    case 'tostring': {
-      const v = arg(0);
-      if (v === null || typeof v === 'string') return v;
-      if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-      throw typeError('toString()', 'a string, number or boolean', v);
-    }
-    case 'tointeger':
-    case 'tofloat': {
-      const v = arg(0);
-      if (v === null) return null;
-      let n: number;
-      if (typeof v === 'number') n = v;
-      else if (typeof v === 'string') {
-        // Parsing reads every character: told first, as any scan of a string is.
-        ctx.budget.tick(v.length >>> CHARS_PER_UNIT_SHIFT);
-        const text = v.trim();
-        n = text === '' ? Number.NaN : Number(text);
-      }
-      else if (typeof v === 'boolean' && expr.name === 'tointeger') n = Number(v);
-      else throw typeError(`${expr.name}()`, 'a number or string', v);
-      if (!Number.isFinite(n)) return null;
-      if (expr.name === 'tofloat') return n;
-      const t = Math.trunc(n);
-      return Number.isSafeInteger(t) ? t : null;
-    }
-    case 'abs': {
-      const v = arg(0);
-      if (v === null) return null;
-      if (typeof v !== 'number') throw typeError('abs()', 'a number', v);
-      return Math.abs(v);
-    }
-    case 'head':
-    case 'last': {
-      const v = arg(0);
-      if (v === null) return null;
-      if (!Array.isArray(v)) throw typeError(`${expr.name}()`, 'a list', v);
-      const list = v as readonly Value[];
-      return (expr.name === 'head' ? list[0] : list[list.length - 1]) ?? null;
-    }
-    default:
-      throw runtimeError(`The aggregate ${expr.name}() cannot be used here.`);
-  }
-}
-
-/** The number of code points of a string, without building an array of them. */
-function codePoints(text: string): number {
-  let n = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const u = text.charCodeAt(i);
-    // A high surrogate followed by a low one is one code point.
-    if (u >= 0xd800 && u <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
-  }
-  return n;
-}
-
-/**
- * Charges the budget with a copy of `map` (or of its keys) about to be made: a stored property map's
- * size is known without a walk (computed once per committed map), another map's is estimated up to
- * what is left of the budget. A node of thousands of properties copied for every row of a cross
- * product is refused before the copies exist.
- */
-function chargeCopy(map: ValueMap, keysOnly: boolean, ctx: RunContext): void {
-  const budget = ctx.budget;
-  let size: number;
-  if (keysOnly) {
-    size = 2;
-    for (const key in map) size += key.length + 3;
-  } else size = Object.isFrozen(map) ? propertiesJsonSize(map as Properties) : jsonSizeOf(map, null, budget.limits.maxResultBytes - budget.bytes + 1);
-  budget.chargeBytes(size);
+  const fn = functionSpec(expr.name);
+  if (fn === undefined || fn.aggregate === true) throw runtimeError(`The aggregate ${expr.name}() cannot be used here.`);
+  if (fn.lazy === true) return fn.evaluate((i) => evaluate(expr.args[i]!, row, ctx), ctx, expr);
+  const args = expr.args;
+  const values: Value[] = new Array<Value>(args.length);
+  for (let i = 0; i < args.length; i++) values[i] = evaluate(args[i]!, row, ctx);
+  return fn.evaluate(values, ctx, expr);
 }
 
 function project(expr: Extract<Expr, { kind: 'mapProjection' }>, row: Row, ctx: RunContext): Value {
@@ -521,11 +386,11 @@ function project(expr: Extract<Expr, { kind: 'mapProjection' }>, row: Row, ctx: 
         if (base instanceof NodeRef) {
           const record = ctx.resolve(base);
           if (record !== null) {
-            chargeCopy(record.props as ValueMap, false, ctx);
+            chargeMapCopy(record.props as ValueMap, false, ctx.budget);
             for (const k of Object.keys(record.props)) out[k] = record.props[k] as Value;
           }
         } else if (isMap(base)) {
-          chargeCopy(base, false, ctx);
+          chargeMapCopy(base, false, ctx.budget);
           for (const k of Object.keys(base)) out[k] = base[k]!;
         }
         break;

@@ -1,5 +1,5 @@
 import type { QueryBudget } from '../../budget/index.ts';
-import { numberJsonSize, propertiesJsonSize, type NodeRecord } from '../../engine/index.ts';
+import { numberJsonSize, propertiesJsonSize, type NodeRecord, type Properties } from '../../engine/index.ts';
 import { CHARS_PER_UNIT_SHIFT, EdgeRef, NodeRef, valueKey, type Value, type ValueMap } from './values.ts';
 
 /**
@@ -78,4 +78,19 @@ export function budgetedKey(values: readonly Value[], budget: QueryBudget): stri
   // Building the key was work as long as the key (a DISTINCT over 10,000-element lists is not one unit a row).
   if (key.length >>> CHARS_PER_UNIT_SHIFT > 0) budget.tick(key.length >>> CHARS_PER_UNIT_SHIFT);
   return key;
+}
+
+/**
+ * Charges the budget with a copy of `map` (or of its keys) about to be made: a stored property map's
+ * size is known without a walk (computed once per committed map), another map's is estimated up to
+ * what is left of the budget. A node of thousands of properties copied for every row of a cross
+ * product is refused before the copies exist.
+ */
+export function chargeMapCopy(map: ValueMap, keysOnly: boolean, budget: QueryBudget): void {
+  let size: number;
+  if (keysOnly) {
+    size = 2;
+    for (const key in map) size += key.length + 3;
+  } else size = Object.isFrozen(map) ? propertiesJsonSize(map as Properties) : jsonSizeOf(map, null, budget.limits.maxResultBytes - budget.bytes + 1);
+  budget.chargeBytes(size);
 }

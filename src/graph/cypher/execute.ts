@@ -3,12 +3,11 @@ import { DEFAULT_BUDGET_LIMITS, QueryBudget, type BudgetLimits } from '../budget
 import { DEFAULT_WRITE_LIMITS, WriteMeter, type GraphView, type NodeRecord, type TransactCommit, type WriteLimits } from '../engine/index.ts';
 import type { Query } from './language/ast.ts';
 import { checkQuery } from './language/check.ts';
-import { runtimeError } from './language/cypher-error.ts';
-import { matchAll, runSubquery } from './runtime/match.ts';
+import { runtimeError, unsupported } from './language/cypher-error.ts';
+import { runSubquery } from './runtime/match.ts';
 import { parseCypher } from './language/parser.ts';
-import { runReturn } from './runtime/project.ts';
+import { runStatement } from './runtime/pipeline.ts';
 import { ResultJson } from './runtime/result-json.ts';
-import { chunksOf, collect } from './runtime/row-stream.ts';
 import type { Row, RunContext, SubqueryExpr } from './runtime/run-context.ts';
 import { layoutOf, type SlotLayout } from './plan/slots.ts';
 import { statementCache } from './plan/statement-cache.ts';
@@ -63,9 +62,29 @@ export function prepareCypher(source: string): PreparedCypher {
   if (cached !== undefined) return cached;
   const query = parseCypher(source);
   checkQuery(query, source);
-  const statement: PreparedCypher = Object.freeze({ query, writes: query.updating.length > 0, layout: layoutOf(query) });
+  const statement: PreparedCypher = Object.freeze({ query, writes: checkReadsAfterWrites(query, source), layout: layoutOf(query) });
   prepared.set(source, statement);
   return statement;
+}
+
+/**
+ * Whether the statement writes. A MATCH after an update (in a later part, past WITH) would have to
+ * read the statement's own pending writes, which matching does not see yet: it is refused rather
+ * than answered from the graph as it was.
+ */
+function checkReadsAfterWrites(query: Query, source: string): boolean {
+  let writes = false;
+  for (let statement: Query | null = query; statement !== null; statement = statement.union?.query ?? null) {
+    let written = false;
+    for (let part: Query | null = statement; part !== null; part = part.next) {
+      if (written) {
+        const match = part.reading.find((clause) => clause.kind === 'match');
+        if (match !== undefined) throw unsupported(source, match.offset, 'MATCH after an update in the same statement (reading the statement\'s own writes)');
+      }
+      if (part.updating.length > 0) written = writes = true;
+    }
+  }
+  return writes;
 }
 
 /**
@@ -175,7 +194,7 @@ async function runRead(view: GraphView, statement: PreparedCypher, params: Reado
   const resolve = (ref: NodeRef): NodeRecord | null => ref.record;
   const ctx = makeContext(view, params, statement, budget, resolve);
   const out = new ResultJson(resolve, budget);
-  const columns = await runReturn(statement.query.returns!, matchAll(statement.query, ctx), ctx, out);
+  const columns = await runStatement(statement.query, ctx, null, out);
   return out.finish(columns, view.version);
 }
 
@@ -187,15 +206,11 @@ async function runWrite(
   const budget = new QueryBudget(limits);
   const pending = new PendingWrites(view, new WriteMeter(writeLimits), newId);
   const ctx = makeContext(view, params, statement, budget, (ref) => pending.resolve(ref));
-  let rows = await collect(matchAll(query, ctx), budget);
-  for (const clause of query.updating) rows = await pending.run(clause, rows, ctx);
   // RETURN is projected and written before the commit, from the statement's own writes (what the
   // commit will hold: nodes by their pending state, null once deleted), so a RETURN past the budget is
   // refused while nothing is logged: a refused write changes nothing.
-  const resolve = (ref: NodeRef): NodeRecord | null => pending.resolve(ref);
-  const out = new ResultJson(resolve, budget);
-  let columns: string[] = [];
-  if (query.returns !== null) columns = await runReturn(query.returns, chunksOf(rows), makeContext(view, params, statement, budget, resolve), out);
+  const out = new ResultJson((ref) => pending.resolve(ref), budget);
+  const columns = await runStatement(query, ctx, pending, out);
   out.checkFinish(columns, pending.stats);
   // A write past its time budget is refused here, before anything is logged: it changes nothing.
   budget.checkTime();

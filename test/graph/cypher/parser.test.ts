@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ToolgraphError } from '../../../src/errors/index.ts';
 import { parseCypher, prepareCypher, type Expr, type Query } from '../../../src/graph/cypher/index.ts';
+import type { MatchClause } from '../../../src/graph/cypher/language/ast.ts';
 import { failure } from '../../support/toolgraph-failure.ts';
 
 /** The AST without source offsets, for shape comparisons. */
@@ -16,23 +17,23 @@ function firstReturn(query: Query): Expr {
 describe('parseCypher: valid statements', () => {
   const cases: [string, string, (q: Query) => unknown, unknown][] = [
     ['node with label and property map', "MATCH (n:Person {name: 'Ann'}) RETURN n",
-      (q) => shape(q.reading[0]!.patterns[0]!.start),
+      (q) => shape((q.reading[0] as MatchClause).patterns[0]!.start),
       { kind: 'node', variable: 'n', label: 'Person', properties: { kind: 'map', entries: [{ key: 'name', value: { kind: 'literal', value: 'Ann' } }] } }],
     ['outgoing typed relationship', 'MATCH (a)-[:KNOWS]->(b) RETURN b',
-      (q) => shape(q.reading[0]!.patterns[0]!.steps[0]!.rel), { kind: 'rel', variable: null, types: ['KNOWS'], direction: 'out' }],
+      (q) => shape((q.reading[0] as MatchClause).patterns[0]!.steps[0]!.rel), { kind: 'rel', variable: null, types: ['KNOWS'], direction: 'out' }],
     ['incoming relationship with variable', 'MATCH (a)<-[r:KNOWS]-(b) RETURN r',
-      (q) => shape(q.reading[0]!.patterns[0]!.steps[0]!.rel), { kind: 'rel', variable: 'r', types: ['KNOWS'], direction: 'in' }],
+      (q) => shape((q.reading[0] as MatchClause).patterns[0]!.steps[0]!.rel), { kind: 'rel', variable: 'r', types: ['KNOWS'], direction: 'in' }],
     ['undirected, alternative types', 'MATCH (a)-[r:A|B]-(b) RETURN r',
-      (q) => shape(q.reading[0]!.patterns[0]!.steps[0]!.rel), { kind: 'rel', variable: 'r', types: ['A', 'B'], direction: 'both' }],
+      (q) => shape((q.reading[0] as MatchClause).patterns[0]!.steps[0]!.rel), { kind: 'rel', variable: 'r', types: ['A', 'B'], direction: 'both' }],
     ['bare arrows', 'MATCH (a)-->(b)<--(c)--(d) RETURN a',
-      (q) => q.reading[0]!.patterns[0]!.steps.map((s) => s.rel.direction), ['out', 'in', 'both']],
+      (q) => (q.reading[0] as MatchClause).patterns[0]!.steps.map((s) => s.rel.direction), ['out', 'in', 'both']],
     ['comma-separated patterns', 'MATCH (a:A), (b:B) RETURN a, b',
-      (q) => q.reading[0]!.patterns.map((p) => p.start.label), ['A', 'B']],
+      (q) => (q.reading[0] as MatchClause).patterns.map((p) => p.start.label), ['A', 'B']],
     ['keywords are case-insensitive', 'match (n) where n.x = 1 return n order by n.x desc skip 1 limit 2',
       (q) => [q.returns!.orderBy[0]!.descending, shape(q.returns!.skip), shape(q.returns!.limit)],
       [true, { kind: 'literal', value: 1 }, { kind: 'literal', value: 2 }]],
     ['backtick identifiers', 'MATCH (`my node`:`Odd Label`) RETURN `my node`.`a b` AS `x``y`',
-      (q) => [q.reading[0]!.patterns[0]!.start.variable, q.reading[0]!.patterns[0]!.start.label, q.returns!.items[0]!.name],
+      (q) => [(q.reading[0] as MatchClause).patterns[0]!.start.variable, (q.reading[0] as MatchClause).patterns[0]!.start.label, q.returns!.items[0]!.name],
       ['my node', 'Odd Label', 'x`y']],
     ['precedence: OR < XOR < AND < NOT < comparison', 'RETURN a OR b XOR c AND NOT d = 1',
       (q) => firstReturn(q).kind === 'or' && (firstReturn(q) as unknown as { operands: Expr[] }).operands.map((e) => e.kind), ['variable', 'xor']],
@@ -45,7 +46,7 @@ describe('parseCypher: valid statements', () => {
       (q) => q.returns!.items.map((i) => (i.expr.kind === 'literal' ? i.expr.value : i.expr.kind)),
       ["a\né'", 'd', 42, 31, 1500, 0.5, true, false, null, 'list', 'map']],
     ['parameters', 'MATCH (n {name: $name}) RETURN n LIMIT $limit',
-      (q) => [shape(q.reading[0]!.patterns[0]!.start.properties), shape(q.returns!.limit)],
+      (q) => [shape((q.reading[0] as MatchClause).patterns[0]!.start.properties), shape(q.returns!.limit)],
       [{ kind: 'map', entries: [{ key: 'name', value: { kind: 'parameter', name: 'name' } }] }, { kind: 'parameter', name: 'limit' }]],
     ['map projection', 'MATCH (n) RETURN n {.name, .*, age: n.age + 1, n}',
       (q) => (firstReturn(q) as unknown as { items: { kind: string }[] }).items.map((i) => i.kind),
@@ -56,7 +57,7 @@ describe('parseCypher: valid statements', () => {
         return e.kind === 'patternComprehension' ? [e.pattern.steps.length, e.where?.kind, e.projection.kind] : e.kind;
       }, [1, 'comparison', 'mapProjection']],
     ['pattern predicate in WHERE', 'MATCH (a), (b) WHERE (a)-[:KNOWS]->(b) RETURN a',
-      (q) => q.reading[0]!.where!.kind, 'patternPredicate'],
+      (q) => (q.reading[0] as MatchClause).where!.kind, 'patternPredicate'],
     ['parenthesised expression is not a pattern', 'RETURN (1 + 2) * 3',
       (q) => shape(firstReturn(q)),
       { kind: 'arithmetic', first: { kind: 'arithmetic', first: { kind: 'literal', value: 1 }, rest: [{ op: '+', expr: { kind: 'literal', value: 2 } }] }, rest: [{ op: '*', expr: { kind: 'literal', value: 3 } }] }],
@@ -74,8 +75,8 @@ describe('parseCypher: valid statements', () => {
       (q) => q.updating.map((c) => (c.kind === 'delete' ? [c.detach, c.targets.length] : null)), [[false, 1], [true, 2]]],
     ['comments and a trailing semicolon', 'MATCH (n) // all\n/* nodes */ RETURN n;',
       (q) => q.returns!.items.length, 1],
-    ['label predicate', 'MATCH (n) WHERE n:Person RETURN n', (q) => q.reading[0]!.where!.kind, 'hasLabel'],
-    ['OPTIONAL MATCH', 'MATCH (a) OPTIONAL MATCH (a)-->(b) RETURN a, b', (q) => q.reading.map((c) => c.optional), [false, true]],
+    ['label predicate', 'MATCH (n) WHERE n:Person RETURN n', (q) => (q.reading[0] as MatchClause).where!.kind, 'hasLabel'],
+    ['OPTIONAL MATCH', 'MATCH (a) OPTIONAL MATCH (a)-->(b) RETURN a, b', (q) => q.reading.map((c) => (c as MatchClause).optional), [false, true]],
   ];
   it.each(cases)('%s', (_name, text, pick, want) => {
     expect(pick(parseCypher(text))).toEqual(want);
@@ -104,8 +105,8 @@ describe('parseCypher: errors', () => {
     ['CREATE without label', 'CREATE (n {x: 1})', 'TG_CYPHER_SYNTAX', 1, 8, 'needs a label'],
     ['CREATE undirected', 'CREATE (a:A)-[:K]-(b:B)', 'TG_CYPHER_SYNTAX', 1, 13, 'needs a direction'],
     ['wrong arity', 'RETURN size(1, 2)', 'TG_CYPHER_SYNTAX', 1, 8, 'takes 1 argument, got 2'],
-    ['WITH', 'MATCH (n) WITH n RETURN n', 'TG_CYPHER_UNSUPPORTED', 1, 11, 'the WITH clause'],
-    ['MERGE', 'MERGE (n:A)', 'TG_CYPHER_UNSUPPORTED', 1, 1, 'the MERGE clause'],
+    ['LOAD CSV', "LOAD CSV FROM 'f' AS l RETURN l", 'TG_CYPHER_UNSUPPORTED', 1, 1, 'the LOAD clause'],
+    ['YIELD', 'MATCH (n) YIELD n RETURN n', 'TG_CYPHER_UNSUPPORTED', 1, 11, 'the YIELD clause'],
     ['variable length', 'MATCH (a)-[:K*1..3]->(b) RETURN b', 'TG_CYPHER_UNSUPPORTED', 1, 14, 'variable-length'],
     ['named path', 'MATCH p = (a)-->(b) RETURN p', 'TG_CYPHER_UNSUPPORTED', 1, 7, 'named path'],
     ['unknown function', 'RETURN foo(1)', 'TG_CYPHER_UNSUPPORTED', 1, 8, 'the function foo()'],

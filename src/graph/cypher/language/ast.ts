@@ -3,13 +3,39 @@
  * 0-based `offset` of its first character so runtime errors can point back into the text.
  */
 
+/**
+ * One statement. A part ends with WITH (then `next` holds the rest of the statement), with RETURN, or
+ * with its update clauses; `UNION [ALL]` joins whole statements (`union`), whose columns must agree.
+ */
 export interface Query {
   readonly kind: 'query';
-  /** MATCH and OPTIONAL MATCH clauses, in text order; they always come before any update. */
-  readonly reading: readonly MatchClause[];
-  /** CREATE, SET, REMOVE and DELETE clauses, in text order; together they form one batch. */
+  /** MATCH, OPTIONAL MATCH and UNWIND clauses, in text order; they always come before any update of the part. */
+  readonly reading: readonly ReadingClause[];
+  /** CREATE, MERGE, SET, REMOVE, DELETE and FOREACH clauses, in text order; the statement's updates form one batch. */
   readonly updating: readonly UpdatingClause[];
+  /** `WITH ...`: the part's projection into the next part (`next`). */
+  readonly with: WithClause | null;
+  /** The rest of the statement after WITH. */
+  readonly next: Query | null;
   readonly returns: ReturnClause | null;
+  /** `UNION [ALL]` and the statement after it. */
+  readonly union: { readonly all: boolean; readonly query: Query; readonly offset: number } | null;
+}
+
+export type ReadingClause = MatchClause | UnwindClause;
+
+/** `UNWIND list AS x`: one row per item (none for an empty list or null). */
+export interface UnwindClause {
+  readonly kind: 'unwind';
+  readonly list: Expr;
+  readonly variable: string;
+  readonly offset: number;
+}
+
+/** `WITH [DISTINCT] items [ORDER BY ...] [SKIP n] [LIMIT n] [WHERE ...]`: RETURN's projection, into the next part. */
+export interface WithClause extends Omit<ReturnClause, 'kind'> {
+  readonly kind: 'with';
+  readonly where: Expr | null;
 }
 
 export interface MatchClause {
@@ -20,7 +46,25 @@ export interface MatchClause {
   readonly offset: number;
 }
 
-export type UpdatingClause = CreateClause | SetClause | RemoveClause | DeleteClause;
+export type UpdatingClause = CreateClause | MergeClause | SetClause | RemoveClause | DeleteClause | ForeachClause;
+
+/** `MERGE pattern [ON CREATE SET ...] [ON MATCH SET ...]`: matches the whole pattern, or creates it whole. */
+export interface MergeClause {
+  readonly kind: 'merge';
+  readonly pattern: Pattern;
+  readonly onCreate: readonly SetItem[];
+  readonly onMatch: readonly SetItem[];
+  readonly offset: number;
+}
+
+/** `FOREACH (x IN list | updates)`: the updates run for every item of the list, for every row. */
+export interface ForeachClause {
+  readonly kind: 'foreach';
+  readonly variable: string;
+  readonly list: Expr;
+  readonly updates: readonly UpdatingClause[];
+  readonly offset: number;
+}
 
 export interface CreateClause {
   readonly kind: 'create';

@@ -1,4 +1,4 @@
-import type { Expr, Pattern, Query } from './ast.ts';
+import type { Expr, Pattern, Query, ReturnClause, SetItem, UpdatingClause, WithClause } from './ast.ts';
 import { syntaxProblem } from './cypher-error.ts';
 import { forEachOperand } from './expr-operands.ts';
 
@@ -9,7 +9,6 @@ type Kind = 'node' | 'rel' | 'value';
  * variable is defined before use, a variable keeps one kind, and CREATE makes new nodes with a label.
  */
 export function checkQuery(query: Query, source: string): void {
-  const scope = new Map<string, Kind>();
   const fail = (offset: number, problem: string): never => {
     throw syntaxProblem(source, offset, problem);
   };
@@ -59,57 +58,117 @@ export function checkQuery(query: Query, source: string): void {
     for (const step of pattern.steps) if (step.rel.variable !== null) declare(target, step.rel.variable, 'rel', step.rel.offset);
   };
 
-  for (const clause of query.reading) {
-    const before = new Map(scope);
-    for (const pattern of clause.patterns) bindPattern(pattern, scope, before);
-    if (clause.where !== null) checkExpr(clause.where, scope);
-  }
-  for (const clause of query.updating) {
-    switch (clause.kind) {
-      case 'create': {
-        for (const pattern of clause.patterns) {
-          const nodes = [pattern.start, ...pattern.steps.map((s) => s.node)];
-          const before = new Map(scope);
-          for (const node of nodes) {
-            const bound = node.variable !== null && scope.has(node.variable);
-            if (bound && (node.label !== null || node.properties !== null)) {
-              fail(node.offset, `variable \`${node.variable}\` is already bound, so CREATE cannot give it a label or properties.`);
-            }
-            if (!bound && node.label === null) fail(node.offset, 'CREATE needs a label for each new node, like (n:Person).');
-            if (node.properties !== null) checkExpr(node.properties, before);
-            if (node.variable !== null) declare(scope, node.variable, 'node', node.offset);
-          }
-          for (const step of pattern.steps) {
-            if (step.rel.variable !== null) {
-              if (scope.has(step.rel.variable)) fail(step.rel.offset, `variable \`${step.rel.variable}\` is already bound; CREATE needs a new relationship variable.`);
-              declare(scope, step.rel.variable, 'rel', step.rel.offset);
-            }
-          }
-        }
-        break;
-      }
-      case 'set':
-        for (const item of clause.items) {
-          if (!scope.has(item.variable)) fail(item.offset, `variable \`${item.variable}\` is not defined.`);
-          checkExpr(item.value, scope);
-        }
-        break;
-      case 'remove':
-        for (const item of clause.items) if (!scope.has(item.variable)) fail(item.offset, `variable \`${item.variable}\` is not defined.`);
-        break;
-      case 'delete':
-        for (const target of clause.targets) checkExpr(target, scope);
-        break;
+  const checkSetItems = (items: readonly SetItem[], names: ReadonlyMap<string, Kind>): void => {
+    for (const item of items) {
+      if (!names.has(item.variable)) fail(item.offset, `variable \`${item.variable}\` is not defined.`);
+      checkExpr(item.value, names);
     }
-  }
-  const ret = query.returns;
-  if (ret !== null) {
-    if (ret.star && scope.size === 0) fail(ret.offset, 'RETURN * needs at least one variable in scope.');
-    for (const item of ret.items) checkExpr(item.expr, scope);
+  };
+
+  /** Binds what CREATE (or MERGE, `merge` set) makes: new nodes need a label; bound ones take none. */
+  const bindCreated = (pattern: Pattern, scope: Map<string, Kind>, clause: 'CREATE' | 'MERGE'): void => {
+    const nodes = [pattern.start, ...pattern.steps.map((s) => s.node)];
+    const before = new Map(scope);
+    for (const node of nodes) {
+      const bound = node.variable !== null && before.has(node.variable);
+      if (bound && (node.label !== null || node.properties !== null)) {
+        fail(node.offset, `variable \`${node.variable}\` is already bound, so ${clause} cannot give it a label or properties.`);
+      }
+      if (!bound && node.label === null) fail(node.offset, `${clause} needs a label for each new node, like (n:Person).`);
+      if (node.properties !== null) checkExpr(node.properties, before);
+      if (node.variable !== null) declare(scope, node.variable, 'node', node.offset);
+    }
+    for (const step of pattern.steps) {
+      if (step.rel.variable !== null) {
+        if (before.has(step.rel.variable)) fail(step.rel.offset, `variable \`${step.rel.variable}\` is already bound; ${clause} needs a new relationship variable.`);
+        declare(scope, step.rel.variable, 'rel', step.rel.offset);
+      }
+    }
+  };
+
+  const checkUpdates = (clauses: readonly UpdatingClause[], scope: Map<string, Kind>): void => {
+    for (const clause of clauses) {
+      switch (clause.kind) {
+        case 'create':
+          for (const pattern of clause.patterns) bindCreated(pattern, scope, 'CREATE');
+          break;
+        case 'merge':
+          bindCreated(clause.pattern, scope, 'MERGE');
+          checkSetItems(clause.onCreate, scope);
+          checkSetItems(clause.onMatch, scope);
+          break;
+        case 'set':
+          checkSetItems(clause.items, scope);
+          break;
+        case 'remove':
+          for (const item of clause.items) if (!scope.has(item.variable)) fail(item.offset, `variable \`${item.variable}\` is not defined.`);
+          break;
+        case 'delete':
+          for (const target of clause.targets) checkExpr(target, scope);
+          break;
+        case 'foreach': {
+          checkExpr(clause.list, scope);
+          const inner = new Map(scope);
+          inner.set(clause.variable, 'value');
+          checkUpdates(clause.updates, inner);
+          break;
+        }
+      }
+    }
+  };
+
+  /** RETURN's or WITH's items, ORDER BY, SKIP, LIMIT (and WITH's WHERE); answers the names they bind. */
+  const checkProjection = (clause: ReturnClause | WithClause, scope: ReadonlyMap<string, Kind>): Map<string, Kind> => {
+    const word = clause.kind === 'with' ? 'WITH' : 'RETURN';
+    if (clause.star && scope.size === 0) fail(clause.offset, `${word} * needs at least one variable in scope.`);
+    for (const item of clause.items) checkExpr(item.expr, scope);
+    const projected = new Map<string, Kind>();
+    if (clause.star) for (const [name, kind] of scope) projected.set(name, kind);
+    for (const item of clause.items) {
+      const kind = item.expr.kind === 'variable' ? (scope.get(item.expr.name) ?? 'value') : 'value';
+      projected.set(item.name, kind);
+    }
     const withAliases = new Map(scope);
-    for (const item of ret.items) if (item.aliased) withAliases.set(item.name, 'value');
-    for (const sort of ret.orderBy) checkExpr(sort.expr, withAliases);
-    if (ret.skip !== null) checkExpr(ret.skip, new Map());
-    if (ret.limit !== null) checkExpr(ret.limit, new Map());
+    for (const [name, kind] of projected) withAliases.set(name, kind);
+    for (const sort of clause.orderBy) checkExpr(sort.expr, withAliases);
+    if (clause.skip !== null) checkExpr(clause.skip, new Map());
+    if (clause.limit !== null) checkExpr(clause.limit, new Map());
+    if (clause.kind === 'with' && clause.where !== null) checkExpr(clause.where, withAliases);
+    return projected;
+  };
+
+  const columnsOf = (part: Query): string[] | null => {
+    let last = part;
+    while (last.next !== null) last = last.next;
+    const ret = last.returns;
+    return ret === null || ret.star ? null : ret.items.map((i) => i.name);
+  };
+
+  for (let statement: Query | null = query; statement !== null; statement = statement.union?.query ?? null) {
+    let scope = new Map<string, Kind>();
+    for (let part: Query | null = statement; part !== null; part = part.next) {
+      for (const clause of part.reading) {
+        if (clause.kind === 'unwind') {
+          checkExpr(clause.list, scope);
+          declare(scope, clause.variable, 'value', clause.offset);
+          continue;
+        }
+        const before = new Map(scope);
+        for (const pattern of clause.patterns) bindPattern(pattern, scope, before);
+        if (clause.where !== null) checkExpr(clause.where, scope);
+      }
+      checkUpdates(part.updating, scope);
+      if (part.with !== null) scope = checkProjection(part.with, scope);
+      else if (part.returns !== null) checkProjection(part.returns, scope);
+    }
+    const union = statement.union;
+    if (union !== null) {
+      const left = columnsOf(statement);
+      const right = columnsOf(union.query);
+      if (left === null || right === null || left.length !== right.length || left.some((c, i) => c !== right[i])) {
+        fail(union.offset, 'the statements UNION joins must return the same columns, in the same order (RETURN * is not allowed there).');
+      }
+      if (union.query.union !== null && union.query.union.all !== union.all) fail(union.query.union.offset, 'UNION and UNION ALL cannot be mixed in one statement.');
+    }
   }
 }

@@ -21,6 +21,11 @@ import type {
   SetItem,
   SortItem,
   UpdatingClause,
+  ReadingClause,
+  UnwindClause,
+  MergeClause,
+  ForeachClause,
+  WithClause,
 } from './ast.ts';
 import { positionOf, syntaxError, syntaxProblem, unsupported } from './cypher-error.ts';
 import { functionSpec } from '../runtime/functions.ts';
@@ -37,9 +42,9 @@ export const RESERVED: ReadonlySet<string> = new Set([
 ]);
 
 /** Clause keywords of full Cypher that the subset refuses with TG_CYPHER_UNSUPPORTED rather than a syntax error. */
-const UNSUPPORTED_CLAUSES = new Set(['WITH', 'UNWIND', 'MERGE', 'CALL', 'UNION', 'FOREACH', 'LOAD', 'USE', 'SHOW', 'YIELD']);
+const UNSUPPORTED_CLAUSES = new Set(['CALL', 'LOAD', 'USE', 'SHOW', 'YIELD']);
 
-const CLAUSE_START = 'MATCH, OPTIONAL MATCH, CREATE, SET, REMOVE, DELETE, DETACH DELETE or RETURN';
+const CLAUSE_START = 'MATCH, OPTIONAL MATCH, UNWIND, WITH, CREATE, MERGE, SET, REMOVE, DELETE, DETACH DELETE, FOREACH or RETURN';
 
 /** Parses one Cypher statement of the documented subset into its syntax tree. */
 export function parseCypher(source: string): Query {
@@ -158,37 +163,126 @@ class Parser {
   // ---- statement ----
 
   parseQuery(): Query {
-    const reading: MatchClause[] = [];
+    const query = this.parseUnion();
+    this.acceptSymbol(';');
+    if (this.peek().kind !== 'eof') {
+      this.rejectUnsupportedClause();
+      let last = query;
+      while (last.union !== null) last = last.union.query;
+      while (last.next !== null) last = last.next;
+      if (last.returns !== null) this.fail(this.isKeyword('ORDER') || this.isKeyword('SKIP') || this.isKeyword('LIMIT') ? 'end of input (ORDER BY, SKIP and LIMIT go in that order)' : 'end of input');
+      this.fail(`${CLAUSE_START}, or end of input`);
+    }
+    return query;
+  }
+
+  /** A statement and the statements UNION joins to it. */
+  private parseUnion(): Query {
+    const first = this.parsePart();
+    if (!this.isKeyword('UNION')) return first;
+    const at = this.advance();
+    const all = this.acceptKeyword('ALL');
+    return { ...first, union: { all, query: this.parseUnion(), offset: at.offset } };
+  }
+
+  /** Reading clauses, update clauses, then WITH and the next part, RETURN, or nothing. */
+  private parsePart(): Query {
+    const reading: ReadingClause[] = [];
     const updating: UpdatingClause[] = [];
-    let returns: ReturnClause | null = null;
     this.rejectUnsupportedClause();
-    while (this.isKeyword('MATCH') || this.isKeyword('OPTIONAL')) {
-      reading.push(this.parseMatch());
+    while (this.isKeyword('MATCH') || this.isKeyword('OPTIONAL') || this.isKeyword('UNWIND')) {
+      reading.push(this.isKeyword('UNWIND') ? this.parseUnwind() : this.parseMatch());
       this.rejectUnsupportedClause();
     }
     for (;;) {
       this.rejectUnsupportedClause();
-      if (this.isKeyword('CREATE')) updating.push(this.parseCreate());
-      else if (this.isKeyword('SET')) updating.push(this.parseSet());
-      else if (this.isKeyword('REMOVE')) updating.push(this.parseRemove());
-      else if (this.isKeyword('DELETE') || this.isKeyword('DETACH')) updating.push(this.parseDelete());
-      else break;
+      const clause = this.parseUpdatingClause();
+      if (clause === null) break;
+      updating.push(clause);
     }
-    if (updating.length > 0 && (this.isKeyword('MATCH') || this.isKeyword('OPTIONAL'))) {
-      throw unsupported(this.source, this.peek().offset, 'MATCH after an update clause (it needs WITH)');
+    if (updating.length > 0 && (this.isKeyword('MATCH') || this.isKeyword('OPTIONAL') || this.isKeyword('UNWIND'))) {
+      throw syntaxProblem(this.source, this.peek().offset, `${this.peek().text.toUpperCase()} cannot follow an update clause directly; put WITH between them (… WITH * ${this.peek().text.toUpperCase()} …).`);
     }
-    if (this.isKeyword('RETURN')) returns = this.parseReturn();
-    this.acceptSymbol(';');
-    if (this.peek().kind !== 'eof') {
-      this.rejectUnsupportedClause();
-      if (returns !== null) this.fail(this.isKeyword('ORDER') || this.isKeyword('SKIP') || this.isKeyword('LIMIT') ? 'end of input (ORDER BY, SKIP and LIMIT go in that order)' : 'end of input');
-      this.fail(reading.length === 0 && updating.length === 0 ? CLAUSE_START : `${CLAUSE_START}, or end of input`);
+    const part = { kind: 'query' as const, reading, updating, with: null, next: null, returns: null, union: null };
+    if (this.isKeyword('WITH')) {
+      const clause = this.parseWith();
+      if (this.peek().kind === 'eof' || this.isSymbol(';') || this.isKeyword('UNION')) {
+        throw syntaxProblem(this.source, this.peek().offset, 'a query cannot end with WITH; end it with RETURN or an update clause.');
+      }
+      return { ...part, with: clause, next: this.parsePart() };
     }
-    if (reading.length === 0 && updating.length === 0 && returns === null) this.fail(CLAUSE_START);
-    if (updating.length === 0 && returns === null) {
-      throw syntaxProblem(this.source, this.peek().offset, 'a query must end with RETURN or an update clause (CREATE, SET, REMOVE, DELETE).');
+    if (this.isKeyword('RETURN')) return { ...part, returns: this.parseReturn() };
+    if (reading.length === 0 && updating.length === 0) this.fail(CLAUSE_START);
+    if (updating.length === 0) {
+      throw syntaxProblem(this.source, this.peek().offset, 'a query must end with RETURN or an update clause (CREATE, MERGE, SET, REMOVE, DELETE, FOREACH).');
     }
-    return { kind: 'query', reading, updating, returns };
+    return part;
+  }
+
+  private parseUpdatingClause(): UpdatingClause | null {
+    if (this.isKeyword('CREATE')) return this.parseCreate();
+    if (this.isKeyword('MERGE')) return this.parseMerge();
+    if (this.isKeyword('SET')) return this.parseSet();
+    if (this.isKeyword('REMOVE')) return this.parseRemove();
+    if (this.isKeyword('DELETE') || this.isKeyword('DETACH')) return this.parseDelete();
+    if (this.isKeyword('FOREACH')) return this.parseForeach();
+    return null;
+  }
+
+  private parseUnwind(): UnwindClause {
+    const start = this.expectKeyword('UNWIND');
+    const list = this.parseExpression();
+    this.expectKeyword('AS', 'AS after the list UNWIND reads');
+    return { kind: 'unwind', list, variable: this.parseVariable(), offset: start.offset };
+  }
+
+  private parseMerge(): MergeClause {
+    const start = this.expectKeyword('MERGE');
+    const pattern = this.parsePattern();
+    for (const step of pattern.steps) {
+      if (step.rel.types.length !== 1) throw syntaxProblem(this.source, step.rel.offset, 'a relationship in MERGE needs exactly one type, like -[:KNOWS]->.');
+    }
+    const onCreate: SetItem[] = [];
+    const onMatch: SetItem[] = [];
+    while (this.isKeyword('ON')) {
+      this.advance();
+      const create = this.acceptKeyword('CREATE');
+      if (!create) this.expectKeyword('MATCH', 'CREATE or MATCH after ON');
+      this.expectKeyword('SET', `SET after ON ${create ? 'CREATE' : 'MATCH'}`);
+      (create ? onCreate : onMatch).push(...this.parseSetItems());
+    }
+    return { kind: 'merge', pattern, onCreate, onMatch, offset: start.offset };
+  }
+
+  private parseForeach(): ForeachClause {
+    const start = this.expectKeyword('FOREACH');
+    this.expectSymbol('(');
+    const variable = this.parseVariable();
+    this.expectKeyword('IN', 'IN after the FOREACH variable');
+    const list = this.parseExpression();
+    this.expectSymbol('|', "'|' before FOREACH's update clauses");
+    const updates: UpdatingClause[] = [];
+    for (;;) {
+      const clause = this.parseUpdatingClause();
+      if (clause === null) break;
+      updates.push(clause);
+    }
+    if (updates.length === 0) this.fail('an update clause (CREATE, MERGE, SET, REMOVE, DELETE, FOREACH) inside FOREACH');
+    this.expectSymbol(')', "')' after FOREACH's update clauses");
+    return { kind: 'foreach', variable, list, updates, offset: start.offset };
+  }
+
+  private parseWith(): WithClause {
+    const start = this.expectKeyword('WITH');
+    const body = this.parseProjectionBody('WITH');
+    for (const item of body.items) {
+      if (!item.aliased && item.expr.kind !== 'variable') {
+        throw syntaxProblem(this.source, item.expr.offset, `the expression '${item.name}' in WITH needs an alias (… AS name).`);
+      }
+    }
+    let where: Expr | null = null;
+    if (this.acceptKeyword('WHERE')) where = this.parseExpression();
+    return { kind: 'with', ...body, where, offset: start.offset };
   }
 
   private rejectUnsupportedClause(): void {
@@ -226,6 +320,10 @@ class Parser {
 
   private parseSet(): SetClause {
     const start = this.expectKeyword('SET');
+    return { kind: 'set', items: this.parseSetItems(), offset: start.offset };
+  }
+
+  private parseSetItems(): SetItem[] {
     const items: SetItem[] = [];
     do {
       const at = this.peek();
@@ -245,7 +343,7 @@ class Parser {
         this.fail("'.', '=' or '+=' after the variable");
       }
     } while (this.acceptSymbol(','));
-    return { kind: 'set', items, offset: start.offset };
+    return items;
   }
 
   private parseRemove(): RemoveClause {
@@ -274,6 +372,11 @@ class Parser {
 
   private parseReturn(): ReturnClause {
     const start = this.expectKeyword('RETURN');
+    return { kind: 'return', ...this.parseProjectionBody('RETURN'), offset: start.offset };
+  }
+
+  /** What RETURN and WITH share: `[DISTINCT] items|* [ORDER BY ...] [SKIP n] [LIMIT n]`. */
+  private parseProjectionBody(clause: 'RETURN' | 'WITH'): Omit<ReturnClause, 'kind' | 'offset'> {
     const distinct = this.acceptKeyword('DISTINCT');
     const items: ReturnItem[] = [];
     let star = false;
@@ -282,7 +385,7 @@ class Parser {
       const names = new Set<string>();
       do {
         const item = this.parseReturnItem();
-        if (names.has(item.name)) throw syntaxProblem(this.source, item.expr.offset, `the column name '${item.name}' is used twice; give one an alias with AS.`);
+        if (names.has(item.name)) throw syntaxProblem(this.source, item.expr.offset, `the column name '${item.name}' is used twice in ${clause}; give one an alias with AS.`);
         names.add(item.name);
         items.push(item);
       } while (this.acceptSymbol(','));
@@ -302,7 +405,7 @@ class Parser {
     let limit: Expr | null = null;
     if (this.acceptKeyword('SKIP')) skip = this.parseExpression();
     if (this.acceptKeyword('LIMIT')) limit = this.parseExpression();
-    return { kind: 'return', distinct, star, items, orderBy, skip, limit, offset: start.offset };
+    return { distinct, star, items, orderBy, skip, limit };
   }
 
   private parseReturnItem(): ReturnItem {

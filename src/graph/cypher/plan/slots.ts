@@ -1,4 +1,4 @@
-import type { Expr, NodePattern, Pattern, Query, RelPattern } from '../language/ast.ts';
+import type { Expr, NodePattern, Pattern, Query, RelPattern, ReturnClause, SetItem, UpdatingClause, WithClause } from '../language/ast.ts';
 import { forEachOperand } from '../language/expr-operands.ts';
 
 /**
@@ -54,19 +54,65 @@ function forEachSubqueryPattern(expr: Expr, visit: (pattern: Pattern) => void): 
 
 type CountCall = Extract<Expr, { kind: 'call' }>;
 
-/** Names first bound by a MATCH that is not OPTIONAL: their values are never null. */
+/** Every part of a statement: the parts WITH chains, for each statement UNION joins. */
+export function partsOf(query: Query): Query[] {
+  const parts: Query[] = [];
+  for (let statement: Query | null = query; statement !== null; statement = statement.union?.query ?? null) {
+    for (let part: Query | null = statement; part !== null; part = part.next) parts.push(part);
+  }
+  return parts;
+}
+
+/** Calls `visit` for every update clause, FOREACH bodies included. */
+function forEachUpdate(clauses: readonly UpdatingClause[], visit: (clause: UpdatingClause) => void): void {
+  for (const clause of clauses) {
+    visit(clause);
+    if (clause.kind === 'foreach') forEachUpdate(clause.updates, visit);
+  }
+}
+
+/**
+ * Names whose value is never null: bound by a MATCH that is not OPTIONAL when first in scope, and never
+ * bound otherwise (an OPTIONAL MATCH that brings the name into scope, UNWIND, a WITH alias, FOREACH).
+ */
 function neverNull(query: Query): Set<string> {
-  const seen = new Set<string>();
   const out = new Set<string>();
-  for (const clause of query.reading) {
-    for (const pattern of clause.patterns) {
-      forEachPatternVariable(pattern, (name) => {
-        if (seen.has(name)) return;
-        seen.add(name);
-        if (!clause.optional) out.add(name);
-      }, () => undefined);
+  const nullable = new Set<string>();
+  for (let statement: Query | null = query; statement !== null; statement = statement.union?.query ?? null) {
+    let seen = new Set<string>();
+    for (let part: Query | null = statement; part !== null; part = part.next) {
+      for (const clause of part.reading) {
+        if (clause.kind === 'unwind') {
+          nullable.add(clause.variable);
+          seen.add(clause.variable);
+          continue;
+        }
+        for (const pattern of clause.patterns) {
+          forEachPatternVariable(pattern, (name) => {
+            if (seen.has(name)) return;
+            seen.add(name);
+            if (clause.optional) nullable.add(name);
+            else out.add(name);
+          }, () => undefined);
+        }
+      }
+      forEachUpdate(part.updating, (clause) => {
+        if (clause.kind === 'foreach') nullable.add(clause.variable);
+        if (clause.kind === 'merge') forEachPatternVariable(clause.pattern, (name) => seen.add(name), () => undefined);
+        if (clause.kind === 'create') for (const pattern of clause.patterns) forEachPatternVariable(pattern, (name) => seen.add(name), () => undefined);
+      });
+      const projection = part.with;
+      if (projection !== null) {
+        const kept = new Set<string>(projection.star ? seen : []);
+        for (const item of projection.items) {
+          kept.add(item.name);
+          if (item.expr.kind !== 'variable' || item.expr.name !== item.name) nullable.add(item.name);
+        }
+        seen = kept;
+      }
     }
   }
+  for (const name of nullable) out.delete(name);
   return out;
 }
 
@@ -127,37 +173,63 @@ function usedNames(query: Query, rowCounts: Set<Expr>): { uses: Map<string, numb
     return true;
   };
   const expr = (e: Expr): void => forEachVariableUse(e, use, skip);
-  for (const clause of query.reading) {
-    for (const pattern of clause.patterns) forEachPatternVariable(pattern, use, expr);
-    if (clause.where !== null) expr(clause.where);
-  }
-  for (const clause of query.updating) {
-    switch (clause.kind) {
-      case 'create':
-        for (const pattern of clause.patterns) forEachPatternVariable(pattern, use, expr);
-        break;
-      case 'set':
-        for (const item of clause.items) {
-          use(item.variable);
-          expr(item.value);
-        }
-        break;
-      case 'remove':
-        for (const item of clause.items) use(item.variable);
-        break;
-      case 'delete':
-        clause.targets.forEach(expr);
-        break;
+  let all = false;
+  const projection = (clause: ReturnClause | WithClause): void => {
+    if (clause.star) all = true;
+    for (const item of clause.items) expr(item.expr);
+    for (const sort of clause.orderBy) expr(sort.expr);
+    if (clause.skip !== null) expr(clause.skip);
+    if (clause.limit !== null) expr(clause.limit);
+    if (clause.kind === 'with') {
+      for (const item of clause.items) if (item.aliased) use(item.name);
+      if (clause.where !== null) expr(clause.where);
     }
+  };
+  const setItems = (items: readonly SetItem[]): void => {
+    for (const item of items) {
+      use(item.variable);
+      expr(item.value);
+    }
+  };
+  for (const part of partsOf(query)) {
+    for (const clause of part.reading) {
+      if (clause.kind === 'unwind') {
+        expr(clause.list);
+        use(clause.variable);
+        continue;
+      }
+      for (const pattern of clause.patterns) forEachPatternVariable(pattern, use, expr);
+      if (clause.where !== null) expr(clause.where);
+    }
+    forEachUpdate(part.updating, (clause) => {
+      switch (clause.kind) {
+        case 'create':
+          for (const pattern of clause.patterns) forEachPatternVariable(pattern, use, expr);
+          break;
+        case 'merge':
+          forEachPatternVariable(clause.pattern, use, expr);
+          setItems(clause.onCreate);
+          setItems(clause.onMatch);
+          break;
+        case 'set':
+          setItems(clause.items);
+          break;
+        case 'remove':
+          for (const item of clause.items) use(item.variable);
+          break;
+        case 'delete':
+          clause.targets.forEach(expr);
+          break;
+        case 'foreach':
+          expr(clause.list);
+          use(clause.variable);
+          break;
+      }
+    });
+    if (part.with !== null) projection(part.with);
+    if (part.returns !== null) projection(part.returns);
   }
-  const ret = query.returns;
-  if (ret !== null) {
-    for (const item of ret.items) expr(item.expr);
-    for (const sort of ret.orderBy) expr(sort.expr);
-    if (ret.skip !== null) expr(ret.skip);
-    if (ret.limit !== null) expr(ret.limit);
-  }
-  return { uses, all: ret?.star ?? false };
+  return { uses, all };
 }
 
 function overlaps(a: RelPattern, b: RelPattern): boolean {
@@ -184,40 +256,60 @@ export function layoutOf(query: Query): SlotLayout {
   const patternExprs = (pattern: Pattern): void => {
     for (const node of [pattern.start, ...pattern.steps.map((s) => s.node)]) if (node.properties !== null) exprs.push(node.properties);
   };
-  for (const clause of query.reading) {
-    scopes.push([...clause.patterns]);
-    for (const pattern of clause.patterns) patternExprs(pattern);
-    if (clause.where !== null) exprs.push(clause.where);
-  }
-  for (const clause of query.updating) {
-    switch (clause.kind) {
-      case 'create':
-        for (const pattern of clause.patterns) {
-          patternExprs(pattern);
-          if (pattern.start.variable !== null) name(pattern.start.variable);
-          for (const step of pattern.steps) {
-            if (step.rel.variable !== null) name(step.rel.variable);
-            if (step.node.variable !== null) name(step.node.variable);
-          }
-        }
-        break;
-      case 'set':
-        for (const item of clause.items) exprs.push(item.value);
-        break;
-      case 'delete':
-        exprs.push(...clause.targets);
-        break;
-      case 'remove':
-        break;
+  const created = (pattern: Pattern): void => {
+    patternExprs(pattern);
+    if (pattern.start.variable !== null) name(pattern.start.variable);
+    for (const step of pattern.steps) {
+      if (step.rel.variable !== null) name(step.rel.variable);
+      if (step.node.variable !== null) name(step.node.variable);
     }
-  }
-  const ret = query.returns;
-  if (ret !== null) {
-    for (const item of ret.items) {
+  };
+  const projection = (clause: ReturnClause | WithClause): void => {
+    for (const item of clause.items) {
       exprs.push(item.expr);
-      if (item.aliased) name(item.name);
+      if (item.aliased || clause.kind === 'with') name(item.name);
     }
-    for (const sort of ret.orderBy) exprs.push(sort.expr);
+    for (const sort of clause.orderBy) exprs.push(sort.expr);
+    if (clause.kind === 'with' && clause.where !== null) exprs.push(clause.where);
+  };
+  for (const part of partsOf(query)) {
+    for (const clause of part.reading) {
+      if (clause.kind === 'unwind') {
+        exprs.push(clause.list);
+        name(clause.variable);
+        continue;
+      }
+      scopes.push([...clause.patterns]);
+      for (const pattern of clause.patterns) patternExprs(pattern);
+      if (clause.where !== null) exprs.push(clause.where);
+    }
+    forEachUpdate(part.updating, (clause) => {
+      switch (clause.kind) {
+        case 'create':
+          for (const pattern of clause.patterns) created(pattern);
+          break;
+        case 'merge':
+          // MERGE matches its pattern first: a match scope, whose variables it may also create.
+          scopes.push([clause.pattern]);
+          created(clause.pattern);
+          for (const item of [...clause.onCreate, ...clause.onMatch]) exprs.push(item.value);
+          break;
+        case 'set':
+          for (const item of clause.items) exprs.push(item.value);
+          break;
+        case 'delete':
+          exprs.push(...clause.targets);
+          break;
+        case 'foreach':
+          exprs.push(clause.list);
+          name(clause.variable);
+          break;
+        case 'remove':
+          break;
+      }
+    });
+    if (part.with !== null) projection(part.with);
+    if (part.returns !== null) projection(part.returns);
   }
   // Property maps inside subquery patterns may hold further subqueries: walk until none is new.
   for (let i = 0; i < exprs.length; i++) {

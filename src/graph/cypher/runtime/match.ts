@@ -3,11 +3,12 @@
  * in match-plan.ts, starts in match-start.ts, grows step by step in match-expand.ts (match-pattern.ts
  * runs the three); WHERE filters and pattern subqueries are match-subqueries.ts.
  */
-import type { MatchClause, Pattern, Query } from '../language/ast.ts';
+import type { MatchClause, Pattern, Query, UnwindClause } from '../language/ast.ts';
+import { evaluate } from './evaluate.ts';
 import { EMPTY_PUSHDOWN, pushdownOf, type Pushdown } from '../plan/match-plan.ts';
 import { matchPattern } from './match-pattern.ts';
 import { filterWhere } from './match-subqueries.ts';
-import { chunksOf, collectSync, type Chunk, type ChunkStream } from './row-stream.ts';
+import { CHUNK_ROWS, chunksOf, collectSync, type Chunk, type ChunkStream } from './row-stream.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
 import type { Value } from './values.ts';
 
@@ -18,11 +19,48 @@ export function emptyRow(ctx: RunContext): Row {
   return new Array<Value | undefined>(ctx.layout.width).fill(undefined);
 }
 
-/** The reading part of a statement: its MATCH and OPTIONAL MATCH clauses over one empty row. */
-export function matchAll(query: Query, ctx: RunContext): ChunkStream {
-  let stream = chunksOf([emptyRow(ctx)]);
-  for (const clause of query.reading) stream = matchClause(clause, stream, ctx);
+/** The reading clauses of one part of a statement (MATCH, OPTIONAL MATCH, UNWIND) over its input rows. */
+export function readPart(part: Query, input: ChunkStream, ctx: RunContext): ChunkStream {
+  let stream = input;
+  for (const clause of part.reading) stream = clause.kind === 'unwind' ? unwind(clause, stream, ctx) : matchClause(clause, stream, ctx);
   return stream;
+}
+
+/** The reading part of a statement of one part: its reading clauses over one empty row. */
+export function matchAll(query: Query, ctx: RunContext): ChunkStream {
+  return readPart(query, chunksOf([emptyRow(ctx)]), ctx);
+}
+
+/**
+ * UNWIND: a row per item of the list (none for null or an empty list; a value that is no list is one
+ * item). Rows are counted against the row budget as they are made, and come out in chunks.
+ */
+function* unwind(clause: UnwindClause, input: ChunkStream, ctx: RunContext): ChunkStream {
+  const slot = slotOf(ctx, clause.variable);
+  const budget = ctx.budget;
+  let rows: Row[] = [];
+  let origins: number[] = [];
+  for (const chunk of input) {
+    for (let i = 0; i < chunk.rows.length; i++) {
+      const row = chunk.rows[i]!;
+      const value = evaluate(clause.list, row, ctx);
+      if (value === null) continue;
+      const items: readonly Value[] = Array.isArray(value) ? value : [value];
+      for (const item of items) {
+        budget.addRows(1);
+        const extended = row.slice();
+        extended[slot] = item;
+        rows.push(extended);
+        origins.push(chunk.origins[i]!);
+        if (rows.length >= CHUNK_ROWS) {
+          yield { rows, origins };
+          rows = [];
+          origins = [];
+        }
+      }
+    }
+  }
+  if (rows.length > 0) yield { rows, origins };
 }
 
 function matchClause(clause: MatchClause, input: ChunkStream, ctx: RunContext): ChunkStream {

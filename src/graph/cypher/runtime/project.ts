@@ -1,4 +1,4 @@
-import type { Expr, ReturnClause, ReturnItem } from '../language/ast.ts';
+import type { Expr, ReturnClause, ReturnItem, WithClause } from '../language/ast.ts';
 import { Accumulator, type AggregateCall } from './aggregate.ts';
 import { runtimeError } from '../language/cypher-error.ts';
 import { evaluate } from './evaluate.ts';
@@ -10,6 +10,9 @@ import { slotOf, type Row, type RunContext } from './run-context.ts';
 import { exprsWeight } from '../plan/expr-weight.ts';
 import { budgetedKey } from './value-size.ts';
 import { compareCodePoints, compareValues, typeName, type Value } from './values.ts';
+
+/** RETURN, or WITH (the same projection, into the next part of the statement). */
+type Projection = ReturnClause | WithClause;
 
 /** Where RETURN writes its rows, in order. */
 export interface RowSink {
@@ -35,12 +38,18 @@ function isAggregateCall(expr: Expr): boolean {
 }
 
 /** Aggregate calls in an expression (never nested: the parser refuses an aggregate inside another). */
+export function containsAggregate(expr: Expr): boolean {
+  const found: AggregateCall[] = [];
+  collectAggregates(expr, found);
+  return found.length > 0;
+}
+
 function collectAggregates(expr: Expr, out: AggregateCall[]): void {
   if (expr.kind === 'call' && isAggregateCall(expr)) out.push(expr);
   else forEachOperand(expr, (operand) => collectAggregates(operand, out));
 }
 
-function nonNegativeInteger(expr: Expr | null, what: string, ctx: RunContext): number | null {
+export function nonNegativeInteger(expr: Expr | null, what: string, ctx: RunContext): number | null {
   if (expr === null) return null;
   const v = evaluate(expr, emptyRow(ctx), ctx);
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
@@ -70,9 +79,9 @@ interface ProjectionPlan {
   readonly earlyWeight: number;
 }
 
-const plans = new WeakMap<ReturnClause, ProjectionPlan>();
+const plans = new WeakMap<Projection, ProjectionPlan>();
 
-function planOf(clause: ReturnClause, items: readonly ReturnItem[]): ProjectionPlan {
+function planOf(clause: Projection, items: readonly ReturnItem[]): ProjectionPlan {
   const exprs = items.map((i) => i.expr);
   const aggregateCalls: AggregateCall[] = [];
   for (const e of [...exprs, ...clause.orderBy.map((s) => s.expr)]) collectAggregates(e, aggregateCalls);
@@ -109,7 +118,7 @@ function nextChunk(source: ChunkStream, ctx: RunContext): Chunk | null | Promise
  * while matching (top-k) and computes the other columns for those alone. Aggregates are folded as
  * rows stream by, so groups never hold their rows.
  */
-export async function runReturn(clause: ReturnClause, source: ChunkStream, ctx: RunContext, sink: RowSink): Promise<string[]> {
+export async function runReturn(clause: Projection | WithClause, source: ChunkStream, ctx: RunContext, sink: RowSink): Promise<string[]> {
   const skip = nonNegativeInteger(clause.skip, 'SKIP', ctx) ?? 0;
   const limit = nonNegativeInteger(clause.limit, 'LIMIT', ctx);
   let first: Chunk | null = null;
@@ -133,7 +142,7 @@ export async function runReturn(clause: ReturnClause, source: ChunkStream, ctx: 
   return plan.columns;
 }
 
-async function streamRows(clause: ReturnClause, plan: ProjectionPlan, source: ChunkStream, first: Chunk | null, ctx: RunContext, sink: RowSink, skip: number, limit: number | null): Promise<void> {
+async function streamRows(clause: Projection, plan: ProjectionPlan, source: ChunkStream, first: Chunk | null, ctx: RunContext, sink: RowSink, skip: number, limit: number | null): Promise<void> {
   const exprs = plan.exprs;
   const seen = clause.distinct ? new Set<string>() : null;
   let passed = 0;
@@ -194,7 +203,7 @@ function mentions(expr: Expr, out: Set<string>): Set<string> {
   return out;
 }
 
-function sortKeysOf(clause: ReturnClause, items: readonly ReturnItem[]): SortKey[] {
+function sortKeysOf(clause: Projection, items: readonly ReturnItem[]): SortKey[] {
   const itemKeys = items.map((i) => exprKey(i.expr));
   return clause.orderBy.map((s) => {
     const same = itemKeys.indexOf(exprKey(s.expr));
@@ -217,7 +226,7 @@ function sortKeysOf(clause: ReturnClause, items: readonly ReturnItem[]): SortKey
  * The ORDER BY comparison; each one counts as work, and as much work as it did on large values (long
  * lists, strings, maps), so a long sort still stops at the time budget and pauses on time.
  */
-function compareEntries(clause: ReturnClause, ctx: RunContext): (a: Entry, b: Entry) => number {
+function compareEntries(clause: Projection, ctx: RunContext): (a: Entry, b: Entry) => number {
   const order = clause.orderBy;
   const budget = ctx.budget;
   return (a, b) => {
@@ -307,7 +316,7 @@ async function emit(entries: readonly Entry[], sink: RowSink, skip: number, limi
 }
 
 /** ORDER BY without aggregates: all rows, or the best SKIP + LIMIT of them kept in a bounded heap. */
-async function sortRows(clause: ReturnClause, plan: ProjectionPlan, source: ChunkStream, first: Chunk | null, ctx: RunContext, sink: RowSink, skip: number, limit: number | null): Promise<void> {
+async function sortRows(clause: Projection, plan: ProjectionPlan, source: ChunkStream, first: Chunk | null, ctx: RunContext, sink: RowSink, skip: number, limit: number | null): Promise<void> {
   const { items, sortKeys: keys, early, earlyExprs } = plan;
   const compare = compareEntries(clause, ctx);
   const seen = clause.distinct ? new Set<string>() : null;
@@ -352,7 +361,7 @@ interface Group {
   readonly accumulators: Accumulator[];
 }
 
-async function aggregateRows(clause: ReturnClause, plan: ProjectionPlan, source: ChunkStream, first: Chunk | null, ctx: RunContext, sink: RowSink, skip: number, limit: number | null): Promise<void> {
+async function aggregateRows(clause: Projection, plan: ProjectionPlan, source: ChunkStream, first: Chunk | null, ctx: RunContext, sink: RowSink, skip: number, limit: number | null): Promise<void> {
   const { items, keyItems, aggregateCalls: calls } = plan;
   const exprs = [...plan.exprs, ...clause.orderBy.map((s) => s.expr)];
   const groups = new Map<string, Group>();

@@ -1,0 +1,123 @@
+/**
+ * A statement's parts, in order: each part's reading clauses over the rows the part before it
+ * projected, its updates, then WITH into the next part or RETURN into the result. UNION runs each
+ * statement it joins in turn into one result (UNION without ALL keeps each row once).
+ */
+import type { Query, WithClause } from '../language/ast.ts';
+import { emptyRow, readPart } from './match.ts';
+import { filterWhere } from './match-subqueries.ts';
+import { containsAggregate, nonNegativeInteger, runReturn, type RowSink } from './project.ts';
+import { evaluate } from './evaluate.ts';
+import { chunksOf, collect, type ChunkStream } from './row-stream.ts';
+import { slotOf, type Row, type RunContext } from './run-context.ts';
+import type { PendingWrites } from './update.ts';
+import { LIST_SLOT_BYTES, budgetedKey } from './value-size.ts';
+import type { Value } from './values.ts';
+import { exprsWeight } from '../plan/expr-weight.ts';
+
+/** Runs a whole statement (every UNION branch) into `sink`; answers the result's column names. */
+export async function runStatement(query: Query, ctx: RunContext, pending: PendingWrites | null, sink: RowSink): Promise<string[]> {
+  if (query.union === null) return runBranch(query, ctx, pending, sink);
+  const seen = query.union.all ? null : new Set<string>();
+  const distinctSink: RowSink = seen === null ? sink : {
+    push(values) {
+      const key = budgetedKey(values, ctx.budget);
+      if (seen.has(key)) return;
+      seen.add(key);
+      sink.push(values);
+    },
+  };
+  let columns: string[] | null = null;
+  for (let branch: Query | null = query; branch !== null; branch = branch.union?.query ?? null) {
+    const names = await runBranch(branch, ctx, pending, distinctSink);
+    columns ??= names;
+  }
+  return columns ?? [];
+}
+
+async function runBranch(statement: Query, ctx: RunContext, pending: PendingWrites | null, sink: RowSink): Promise<string[]> {
+  let stream: ChunkStream = chunksOf([emptyRow(ctx)]);
+  for (let part: Query = statement; ; part = part.next!) {
+    stream = readPart(part, stream, ctx);
+    if (part.updating.length > 0) {
+      if (pending === null) throw new Error('an update clause in a read statement');
+      let rows = await collect(stream, ctx.budget);
+      for (const clause of part.updating) rows = await pending.run(clause, rows, ctx);
+      stream = chunksOf(rows);
+    }
+    if (part.with !== null) {
+      stream = await runWith(part.with, stream, ctx);
+      continue;
+    }
+    if (part.returns !== null) return runReturn(part.returns, stream, ctx, sink);
+    // A statement ending with its updates: the rows are done with.
+    for (const _ of stream) {
+      // drained
+    }
+    return [];
+  }
+}
+
+/**
+ * WITH: projects rows into the next part. Only the projected names are bound afterwards. Without
+ * aggregates, DISTINCT or ORDER BY rows stream through (SKIP and LIMIT stop the reading early);
+ * otherwise RETURN's projection runs and the rows it keeps are charged as they are kept.
+ */
+async function runWith(clause: WithClause, input: ChunkStream, ctx: RunContext): Promise<ChunkStream> {
+  const buffered = clause.distinct || clause.orderBy.length > 0 || clause.items.some((item) => containsAggregate(item.expr));
+  let stream: ChunkStream;
+  if (!buffered) stream = streamWith(clause, input, ctx);
+  else {
+    const kept: (readonly Value[])[] = [];
+    const columns = await runReturn(clause, input, ctx, {
+      push(values) {
+        ctx.budget.chargeBytes(LIST_SLOT_BYTES * (values.length + 1));
+        kept.push(values);
+      },
+    });
+    const slots = columns.map((name) => slotOf(ctx, name));
+    const rows: Row[] = kept.map((values) => {
+      const row = emptyRow(ctx) as (Value | undefined)[];
+      for (let i = 0; i < slots.length; i++) row[slots[i]!] = values[i]!;
+      return row;
+    });
+    stream = chunksOf(rows);
+  }
+  return clause.where === null ? stream : filterWhere(clause.where, stream, ctx);
+}
+
+function* streamWith(clause: WithClause, input: ChunkStream, ctx: RunContext): ChunkStream {
+  const skip = nonNegativeInteger(clause.skip, 'SKIP', ctx) ?? 0;
+  const limit = nonNegativeInteger(clause.limit, 'LIMIT', ctx);
+  if (limit === 0) return;
+  const exprs = clause.items.map((item) => item.expr);
+  const slots = clause.items.map((item) => slotOf(ctx, item.name));
+  const weight = exprsWeight(exprs);
+  const budget = ctx.budget;
+  let passed = 0;
+  let emitted = 0;
+  for (const chunk of input) {
+    const rows: Row[] = [];
+    const origins: number[] = [];
+    for (let r = 0; r < chunk.rows.length; r++) {
+      budget.tick(weight);
+      if (passed++ < skip) continue;
+      const row = chunk.rows[r]!;
+      let out: Row = row;
+      if (!clause.star) {
+        const values = exprs.map((expr) => evaluate(expr, row, ctx));
+        const fresh = emptyRow(ctx) as (Value | undefined)[];
+        for (let i = 0; i < slots.length; i++) fresh[slots[i]!] = values[i]!;
+        out = fresh;
+      }
+      rows.push(out);
+      origins.push(chunk.origins[r]!);
+      emitted++;
+      if (limit !== null && emitted >= limit) {
+        yield { rows, origins };
+        return;
+      }
+    }
+    if (rows.length > 0) yield { rows, origins };
+  }
+}

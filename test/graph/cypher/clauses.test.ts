@@ -111,3 +111,69 @@ describe('UNION', () => {
     expect(error.message).toContain('same columns');
   });
 });
+
+describe('MERGE', () => {
+  it('upserts a node by its key (the issue\'s statement): created once, then matched', async () => {
+    const first = await q('MERGE (p:Person {id: $id}) SET p.name = $name', { id: 'eve', name: 'Eve' });
+    expect(first.stats).toMatchObject({ nodesCreated: 1 });
+    const second = await q('MERGE (p:Person {id: $id}) SET p.name = $name', { id: 'eve', name: 'Eve 2' });
+    expect(second.stats).toMatchObject({ nodesCreated: 0, propertiesSet: 1 });
+    expect(await rows("MATCH (p:Person {id: 'eve'}) RETURN p.name")).toEqual([['Eve 2']]);
+  });
+  it('runs ON CREATE SET and ON MATCH SET on their own branch', async () => {
+    const text = 'MERGE (p:Person {name: $name}) ON CREATE SET p.seen = 1 ON MATCH SET p.seen = coalesce(p.seen, 0) + 1 RETURN p.seen';
+    expect(await rows(text, { name: 'Zed' })).toEqual([[1]]);
+    expect(await rows(text, { name: 'Zed' })).toEqual([[2]]);
+    expect(await rows(text, { name: 'Ann' })).toEqual([[1]]);
+  });
+  it('gives a row per match when several nodes match', async () => {
+    expect(await rows('MERGE (p:Person) RETURN count(*) AS n')).toEqual([[4]]);
+  });
+  it('sees the merges of earlier rows of the same statement', async () => {
+    const result = await q('UNWIND [1, 2, 1, 2, 3] AS k MERGE (t:Tag {k: k}) RETURN count(*) AS rows', {});
+    expect(result.stats?.nodesCreated).toBe(3);
+    expect(await rows('MATCH (t:Tag) RETURN t.k ORDER BY t.k')).toEqual([[1], [2], [3]]);
+  });
+  it('merges a relationship between bound nodes once, in either direction form', async () => {
+    const text = "MATCH (a:Person {name: 'Bob'}), (b:Person {name: 'Dan'}) MERGE (a)-[r:LIKES]->(b) RETURN type(r)";
+    expect((await q(text)).stats?.relationshipsCreated).toBe(1);
+    expect((await q(text)).stats?.relationshipsCreated).toBe(0);
+    expect((await q("MATCH (a:Person {name: 'Dan'}), (b:Person {name: 'Bob'}) MERGE (a)-[:LIKES]-(b)")).stats?.relationshipsCreated).toBe(0);
+    expect((await q("MATCH (a:Person {name: 'Ann'}) MERGE (a)-[:KNOWS]->(:Person {name: 'Bob'})")).stats?.relationshipsCreated).toBe(0);
+  });
+  it('creates the whole pattern when any part is missing', async () => {
+    const result = await q("MATCH (a:Person {name: 'Ann'}) MERGE (a)-[:KNOWS]->(f:Person {name: 'Fay'}) RETURN f.name");
+    expect(result.stats).toMatchObject({ nodesCreated: 1, relationshipsCreated: 1 });
+    expect(result.rows).toEqual([['Fay']]);
+  });
+  it('refuses a null key and a new node without a label', async () => {
+    expect((await failure(q('MERGE (p:Person {name: null})'))).message).toContain('null property value');
+    expect((await failure(q('MERGE (p {name: 1})'))).message).toContain('needs a label');
+  });
+  it('two writers merging the same key concurrently produce one node', async () => {
+    await Promise.all(Array.from({ length: 8 }, () => q('MERGE (c:Counter {id: $id}) ON MATCH SET c.n = c.n + 1 ON CREATE SET c.n = 1', { id: 'c1' })));
+    expect(await rows('MATCH (c:Counter) RETURN c.id, c.n')).toEqual([['c1', 8]]);
+  });
+  it('is capped as it writes: a MERGE over a cross product is refused by the write cap', async () => {
+    const l = Array.from({ length: 200 }, (_, i) => i);
+    const error = await failure(runCypher(engine, 'g', 'UNWIND $l AS a UNWIND $l AS b MERGE (:Pair {a: a, b: b})', { l }, {
+      ...options, writeLimits: { maxChanges: 5000, maxBatchBytes: 1 << 24 },
+    }));
+    expect(error.code).toBe('TG_WRITE_TOO_LARGE');
+    expect(await rows('MATCH (p:Pair) RETURN count(*) AS n')).toEqual([[0]]);
+  });
+});
+
+describe('FOREACH', () => {
+  it('runs its updates for every item of every row and passes the rows on', async () => {
+    const result = await q("MATCH (p:Person {name: 'Ann'}) FOREACH (k IN [1, 2, 3] | CREATE (:Tag {k: k})) RETURN p.name");
+    expect(result.rows).toEqual([['Ann']]);
+    expect(result.stats?.nodesCreated).toBe(3);
+    await q("MATCH (p:Person) WHERE p.age > 26 FOREACH (x IN [p] | SET x.senior = true)");
+    expect(await rows('MATCH (p:Person) WHERE p.senior RETURN p.name')).toEqual([['Ann'], ['Cid']]);
+  });
+  it('skips null lists and refuses what is not a list', async () => {
+    expect((await q('FOREACH (x IN null | CREATE (:T))')).stats?.nodesCreated).toBe(0);
+    expect((await failure(q('FOREACH (x IN 1 | CREATE (:T))'))).message).toContain('expected a list');
+  });
+});

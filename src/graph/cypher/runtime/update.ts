@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { EdgeRecord, GraphView, MutationInput, NodeRecord, PropertyValue, WriteMeter } from '../../engine/index.ts';
-import type { CreateClause, DeleteClause, NodePattern, RemoveClause, SetClause, UpdatingClause } from '../language/ast.ts';
+import type { CreateClause, DeleteClause, ForeachClause, MergeClause, NodePattern, RemoveClause, SetClause, UpdatingClause } from '../language/ast.ts';
 import { runtimeError } from '../language/cypher-error.ts';
 import { evaluate } from './evaluate.ts';
+import { matchMerge, type MergeSource } from './merge.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
 import { EdgeRef, NodeRef, isMap, typeName, type Value, type ValueMap } from './values.ts';
 
@@ -21,7 +22,7 @@ export interface WriteStats {
  * Every mutation is charged to the statement's write caps before it is kept, and every row to its
  * row and time budget, so a write over a cap stops while it runs, long before its batch is logged.
  */
-export class PendingWrites {
+export class PendingWrites implements MergeSource {
   readonly mutations: MutationInput[] = [];
   readonly stats: WriteStats = { nodesCreated: 0, nodesDeleted: 0, relationshipsCreated: 0, relationshipsDeleted: 0, propertiesSet: 0 };
   readonly #nodes = new Map<string, NodeRecord | null>();
@@ -32,6 +33,10 @@ export class PendingWrites {
   readonly #own = new WeakSet<NodeRecord>();
   readonly #createdEdges = new Map<string, EdgeRecord>();
   readonly #removedEdges = new Set<string>();
+  /** Node id → the edges this statement created at it (MERGE reads them without a pass over every created edge). */
+  readonly #createdAt = new Map<string, EdgeRecord[]>();
+  /** Label → ids of the nodes this statement created or changed (MERGE looks for them beside the stored ones). */
+  readonly #touched = new Map<string, Set<string>>();
   readonly #view: GraphView;
   readonly #meter: WriteMeter;
   readonly #newId: () => string;
@@ -76,6 +81,8 @@ export class PendingWrites {
       this.delete(clause, targets, ctx);
       return rows;
     }
+    if (clause.kind === 'merge') return this.runMerge(clause, rows, ctx);
+    if (clause.kind === 'foreach') return this.runForeach(clause, rows, ctx);
     const out = clause.kind === 'create' ? new Array<Row>(rows.length) : rows;
     for (let i = 0; i < rows.length; i++) {
       if (budget.yieldDue) await budget.pause();
@@ -87,6 +94,101 @@ export class PendingWrites {
       }
     }
     return out;
+  }
+
+  private async runMerge(clause: MergeClause, rows: Row[], ctx: RunContext): Promise<Row[]> {
+    const budget = ctx.budget;
+    const out: Row[] = [];
+    const onCreate: SetClause = { kind: 'set', items: clause.onCreate, offset: clause.offset };
+    const onMatch: SetClause = { kind: 'set', items: clause.onMatch, offset: clause.offset };
+    for (let i = 0; i < rows.length; i++) {
+      if (budget.yieldDue) await budget.pause();
+      budget.tick();
+      const row = rows[i]!;
+      const matched = matchMerge(clause, row, this, ctx);
+      if (matched.length === 0) {
+        const created = this.create({ kind: 'create', patterns: [clause.pattern], offset: clause.offset }, row, ctx);
+        if (onCreate.items.length > 0) this.set(onCreate, created, ctx);
+        out.push(created);
+        continue;
+      }
+      for (const result of matched) {
+        if (onMatch.items.length > 0) this.set(onMatch, result, ctx);
+        out.push(result);
+      }
+    }
+    return out;
+  }
+
+  /** FOREACH: its update clauses over a row per list item of every row; the rows themselves pass unchanged. */
+  private async runForeach(clause: ForeachClause, rows: Row[], ctx: RunContext): Promise<Row[]> {
+    const budget = ctx.budget;
+    const slot = slotOf(ctx, clause.variable);
+    let inner: Row[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      if (budget.yieldDue) await budget.pause();
+      budget.tick();
+      const row = rows[i]!;
+      const list = evaluate(clause.list, row, ctx);
+      if (list === null) continue;
+      if (!Array.isArray(list)) throw runtimeError(`FOREACH: expected a list after IN, got ${typeName(list)}.`);
+      for (const item of list as readonly Value[]) {
+        budget.addRows(1);
+        const extended = row.slice();
+        extended[slot] = item;
+        inner.push(extended);
+      }
+    }
+    for (const update of clause.updates) inner = await this.run(update, inner, ctx);
+    return rows;
+  }
+
+  nodeById(id: string): NodeRecord | undefined {
+    const pending = this.#nodes.get(id);
+    if (pending === null) return undefined;
+    return pending ?? this.#view.node(id);
+  }
+
+  nodesOf(label: string, scalars: Readonly<Record<string, string | number | boolean>>, ctx: RunContext): NodeRecord[] {
+    const stored = this.#view.scan(label, { filter: scalars });
+    const touched = this.#touched.get(label);
+    ctx.budget.tick(stored.length + (touched?.size ?? 0));
+    const out = stored.filter((record) => !this.#nodes.has(record.id));
+    if (touched !== undefined) {
+      for (const id of touched) {
+        const record = this.#nodes.get(id);
+        if (record !== null && record !== undefined && record.label === label) out.push(record);
+      }
+    }
+    return out;
+  }
+
+  edgesAt(id: string, type: string, direction: 'out' | 'in' | 'both', ctx: RunContext): { edge: EdgeRecord; other: NodeRecord }[] {
+    const out: { edge: EdgeRecord; other: NodeRecord }[] = [];
+    const seen = new Set<string>();
+    const hits = this.#view.edges([id], type, direction).get(id) ?? [];
+    const created = this.#createdAt.get(id) ?? [];
+    ctx.budget.tick(hits.length + created.length);
+    const add = (edge: EdgeRecord): void => {
+      const key = edgeKey(edge);
+      if (seen.has(key) || this.#removedEdges.has(key)) return;
+      seen.add(key);
+      const other = this.nodeById(edge.src === id ? edge.tgt : edge.src);
+      if (other !== undefined) out.push({ edge, other });
+    };
+    for (const hit of hits) add(hit.edge);
+    for (const edge of created) {
+      if (edge.type !== type || !this.#createdEdges.has(edgeKey(edge))) continue;
+      if ((direction === 'out' && edge.src !== id) || (direction === 'in' && edge.tgt !== id)) continue;
+      add(edge);
+    }
+    return out;
+  }
+
+  #touch(record: NodeRecord): void {
+    let ids = this.#touched.get(record.label);
+    if (ids === undefined) this.#touched.set(record.label, (ids = new Set()));
+    ids.add(record.id);
   }
 
   private create(clause: CreateClause, input: Row, ctx: RunContext): Row {
@@ -113,6 +215,11 @@ export class PendingWrites {
         this.#keep({ op: 'addEdge', ...edge });
         this.#createdEdges.set(edgeKey(edge), edge);
         this.#removedEdges.delete(edgeKey(edge));
+        for (const end of edge.src === edge.tgt ? [edge.src] : [edge.src, edge.tgt]) {
+          const list = this.#createdAt.get(end);
+          if (list === undefined) this.#createdAt.set(end, [edge]);
+          else list.push(edge);
+        }
         this.stats.relationshipsCreated++;
         if (step.rel.variable !== null) row[slotOf(ctx, step.rel.variable)] = new EdgeRef(edge);
         previous = next;
@@ -145,6 +252,7 @@ export class PendingWrites {
     if (this.#nodes.get(record.id) !== undefined) throw runtimeError(`CREATE: node id ${JSON.stringify(record.id)} is created twice by this statement.`);
     this.#keep({ op: 'createNode', id: record.id, label: record.label, props });
     this.#nodes.set(record.id, record);
+    this.#touch(record);
     this.stats.nodesCreated++;
     this.stats.propertiesSet += Object.keys(props).length;
     return new NodeRef(record);
@@ -170,6 +278,7 @@ export class PendingWrites {
       const own: NodeRecord = { id: record.id, label: record.label, props };
       this.#nodes.set(ref.id, own);
       this.#own.add(own);
+      this.#touch(own);
     }
     for (const key of unset) delete props[key];
     Object.assign(props, set);

@@ -4,15 +4,16 @@ import { DEFAULT_WRITE_LIMITS, WriteMeter, type GraphView, type NodeRecord, type
 import type { Query } from './language/ast.ts';
 import { checkQuery } from './language/check.ts';
 import { runtimeError, unsupported } from './language/cypher-error.ts';
-import { runSubquery } from './runtime/match.ts';
+import { emptyRow, runSubquery } from './runtime/match.ts';
+import { evaluate } from './runtime/evaluate.ts';
 import { parseCypher } from './language/parser.ts';
-import { runStatement } from './runtime/pipeline.ts';
+import { rowsForTransactions, runBody, runStatement } from './runtime/pipeline.ts';
 import { ResultJson } from './runtime/result-json.ts';
 import type { Row, RunContext, SubqueryExpr } from './runtime/run-context.ts';
-import { layoutOf, type SlotLayout } from './plan/slots.ts';
+import { layoutOf, partsOf, type SlotLayout } from './plan/slots.ts';
 import { statementCache } from './plan/statement-cache.ts';
 import { PendingWrites, type WriteStats } from './runtime/update.ts';
-import { newMap, type NodeRef, type Value } from './runtime/values.ts';
+import { NodeRef, newMap, type Value } from './runtime/values.ts';
 import { isWellFormed } from './language/well-formed.ts';
 
 /**
@@ -44,10 +45,14 @@ export interface RunOptions {
    * own caps again at commit). Default: DEFAULT_WRITE_LIMITS (the settings' defaults).
    */
   writeLimits?: WriteLimits;
+  /** Told after each batch of `CALL { … } IN TRANSACTIONS` commits. */
+  onBatch?: (progress: BatchProgress) => void;
 }
 
 export interface PreparedCypher {
   readonly query: Query;
+  /** Whether the statement ends with `CALL { … } IN TRANSACTIONS` (it commits batch by batch). */
+  readonly batched: boolean;
   /** Whether the statement writes (needs a write scope). */
   readonly writes: boolean;
   readonly layout: SlotLayout;
@@ -62,7 +67,8 @@ export function prepareCypher(source: string): PreparedCypher {
   if (cached !== undefined) return cached;
   const query = parseCypher(source);
   checkQuery(query, source);
-  const statement: PreparedCypher = Object.freeze({ query, writes: checkReadsAfterWrites(query, source), layout: layoutOf(query) });
+  const batched = checkInTransactions(query, source);
+  const statement: PreparedCypher = Object.freeze({ query, batched, writes: batched || checkReadsAfterWrites(query, source), layout: layoutOf(query) });
   prepared.set(source, statement);
   return statement;
 }
@@ -85,6 +91,39 @@ function checkReadsAfterWrites(query: Query, source: string): boolean {
     }
   }
   return writes;
+}
+
+/**
+ * Whether the statement ends with `CALL { … } IN TRANSACTIONS`. Such a statement reads its rows first
+ * and then commits one batch per n rows, so nothing outside the subquery may write, and it stands
+ * alone (no UNION).
+ */
+function checkInTransactions(query: Query, source: string): boolean {
+  let found: Query | null = null;
+  for (let part: Query | null = query; part !== null; part = part.next) {
+    if (part.transactions !== null) found = part;
+    else if (part.updating.length > 0 && found === null) {
+      const later = part.next;
+      let batched = false;
+      for (let p: Query | null = later; p !== null; p = p.next) if (p.transactions !== null) batched = true;
+      if (batched) throw unsupported(source, part.updating[0]!.offset, 'an update outside the CALL { … } IN TRANSACTIONS subquery of its statement');
+    }
+  }
+  if (found === null) return false;
+  if (query.union !== null) throw unsupported(source, query.union.offset, 'UNION with CALL { … } IN TRANSACTIONS');
+  for (const part of partsOf(found.transactions!.body)) {
+    if (part.transactions !== null) throw unsupported(source, part.transactions.offset, 'CALL { … } IN TRANSACTIONS nested in another');
+  }
+  return true;
+}
+
+/** Progress of `CALL { … } IN TRANSACTIONS`, told after each batch commits. */
+export interface BatchProgress {
+  readonly committedBatches: number;
+  readonly committedRows: number;
+  readonly totalRows: number;
+  /** The graph version the last committed batch produced. */
+  readonly version: number;
 }
 
 /**
@@ -170,9 +209,15 @@ export async function runCypherJson(engine: CypherEngine, graph: string, stateme
   const values = toParams(params);
   const limits = options.limits ?? DEFAULT_BUDGET_LIMITS;
   if (!prepared.writes) return engine.read(graph, (view) => runRead(view, prepared, values, limits));
+  if (prepared.batched) return runInTransactions(engine, graph, prepared, values, limits, options);
+  return withRetries(() => engine.transact(graph, (view, commit) => runWrite(view, commit, prepared, values, limits, options.writeLimits ?? DEFAULT_WRITE_LIMITS, options.newId)));
+}
+
+/** Runs a write, again from a fresh read when another instance took the version first (up to MAX_ATTEMPTS in all). */
+async function withRetries<T>(write: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await engine.transact(graph, (view, commit) => runWrite(view, commit, prepared, values, limits, options.writeLimits ?? DEFAULT_WRITE_LIMITS, options.newId));
+      return await write();
     } catch (error) {
       if (attempt < MAX_ATTEMPTS && isToolgraphError(error) && error.code === 'TG_VERSION_CONFLICT') {
         // Give the follower a moment to apply the other instance's batch before reading again.
@@ -218,4 +263,73 @@ async function runWrite(
   // No expected version: inside the queue, the plan was made on the version it commits on.
   if (pending.mutations.length > 0) version = (await commit({ mutations: pending.mutations })).version;
   return out.finish(columns, version, pending.stats);
+}
+
+/** Rows per batch of `CALL { … } IN TRANSACTIONS` without `OF n ROWS` (Neo4j's default too). */
+const DEFAULT_BATCH_ROWS = 1000;
+
+/**
+ * `… CALL { body } IN TRANSACTIONS OF n ROWS`: reads the rows once (one version, under the budget),
+ * then runs the body over n rows at a time, each batch in its own turn of the write queue with its own
+ * budget and under the write caps, committing once (one version each). A batch refused stops the
+ * statement: the batches before it stay committed, and the error says how far it got.
+ */
+async function runInTransactions(engine: CypherEngine, graph: string, statement: PreparedCypher, params: ReadonlyMap<string, Value>, limits: BudgetLimits, options: RunOptions): Promise<string> {
+  const { rows, clause, size, version: readVersion } = await engine.read(graph, async (view) => {
+    const ctx = makeContext(view, params, statement, new QueryBudget(limits), (ref) => ref.record);
+    const read = await rowsForTransactions(statement.query, ctx);
+    let rowsPerBatch = DEFAULT_BATCH_ROWS;
+    if (read.clause.rows !== null) {
+      const value = evaluate(read.clause.rows, emptyRow(ctx), ctx);
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+        throw runtimeError(`IN TRANSACTIONS OF n ROWS needs a positive integer, got ${value === null ? 'null' : String(value)}.`);
+      }
+      rowsPerBatch = value;
+    }
+    return { ...read, size: rowsPerBatch, version: view.version };
+  });
+  const stats: WriteStats = { nodesCreated: 0, nodesDeleted: 0, relationshipsCreated: 0, relationshipsDeleted: 0, propertiesSet: 0 };
+  let version = readVersion;
+  let batches = 0;
+  let committedRows = 0;
+  const writeLimits = options.writeLimits ?? DEFAULT_WRITE_LIMITS;
+  for (let start = 0; start < rows.length; start += size) {
+    const batch = rows.slice(start, start + size);
+    try {
+      const done = await withRetries(() => engine.transact(graph, async (view, commit) => {
+        const budget = new QueryBudget(limits);
+        const pending = new PendingWrites(view, new WriteMeter(writeLimits), options.newId);
+        const ctx = makeContext(view, params, statement, budget, (ref) => pending.resolve(ref));
+        // Nodes as this batch's version has them: one a batch before deleted is null here.
+        await runBody(clause.body, batch.map((row) => refresh(row, view)), ctx, pending);
+        budget.checkTime();
+        if (pending.mutations.length === 0) return { version: view.version, stats: pending.stats };
+        return { version: (await commit({ mutations: pending.mutations })).version, stats: pending.stats };
+      }));
+      version = done.version;
+      for (const key of Object.keys(stats) as (keyof WriteStats)[]) stats[key] += done.stats[key];
+    } catch (error) {
+      if (!isToolgraphError(error)) throw error;
+      const message = `${error.message} CALL { … } IN TRANSACTIONS stopped at batch ${batches + 1} of ${Math.ceil(rows.length / size)}: `
+        + (batches === 0 ? 'no batch was committed, so nothing changed.' : `the ${batches} batch${batches === 1 ? '' : 'es'} before it (${committedRows} of ${rows.length} rows, up to version ${version}) stay committed; this batch and the ones after it changed nothing.`);
+      throw new ToolgraphError(error.code, message, {
+        status: error.status,
+        details: { ...(error.details ?? {}), committedBatches: batches, committedRows, totalRows: rows.length, version },
+      });
+    }
+    batches++;
+    committedRows += batch.length;
+    options.onBatch?.({ committedBatches: batches, committedRows, totalRows: rows.length, version });
+  }
+  return `{"columns":[],"rows":[],"stats":{"nodesCreated":${stats.nodesCreated},"nodesDeleted":${stats.nodesDeleted},"propertiesSet":${stats.propertiesSet},`
+    + `"relationshipsCreated":${stats.relationshipsCreated},"relationshipsDeleted":${stats.relationshipsDeleted},"transactions":${batches}},"version":${version}}`;
+}
+
+/** A row with its nodes as `view` has them (null for a node gone since the rows were read). */
+function refresh(row: Row, view: GraphView): Row {
+  return row.map((value) => {
+    if (!(value instanceof NodeRef)) return value;
+    const record = view.node(value.id);
+    return record === undefined ? null : new NodeRef(record);
+  });
 }

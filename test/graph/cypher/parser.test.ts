@@ -102,7 +102,7 @@ describe('parseCypher: errors', () => {
     ['undefined variable', 'MATCH (n) RETURN m', 'TG_CYPHER_SYNTAX', 1, 18, 'variable `m` is not defined'],
     ['aggregate in WHERE', 'MATCH (n) WHERE count(*) > 1 RETURN n', 'TG_CYPHER_SYNTAX', 1, 17, 'only allowed in RETURN'],
     ['duplicate column', 'RETURN 1 AS a, 2 AS a', 'TG_CYPHER_SYNTAX', 1, 16, "'a' is used twice"],
-    ['CREATE without label', 'CREATE (n {x: 1})', 'TG_CYPHER_SYNTAX', 1, 8, 'needs a label'],
+    ['CREATE without label', 'CREATE (n {x: 1})', 'TG_CYPHER_UNSUPPORTED', 1, 8, 'graph model excludes a node without a label'],
     ['CREATE undirected', 'CREATE (a:A)-[:K]-(b:B)', 'TG_CYPHER_SYNTAX', 1, 13, 'needs a direction'],
     ['wrong arity', 'RETURN size(1, 2)', 'TG_CYPHER_SYNTAX', 1, 8, 'takes 1 argument, got 2'],
     ['LOAD CSV', "LOAD CSV FROM 'f' AS l RETURN l", 'TG_CYPHER_UNSUPPORTED', 1, 1, 'the LOAD clause'],

@@ -13,6 +13,8 @@ export interface Query {
   readonly reading: readonly ReadingClause[];
   /** CREATE, MERGE, SET, REMOVE, DELETE and FOREACH clauses, in text order; the statement's updates form one batch. */
   readonly updating: readonly UpdatingClause[];
+  /** `CALL { body } IN TRANSACTIONS [OF n ROWS]`: the part's last clause, after its reading clauses. */
+  readonly transactions: CallInTransactions | null;
   /** `WITH ...`: the part's projection into the next part (`next`). */
   readonly with: WithClause | null;
   /** The rest of the statement after WITH. */
@@ -23,6 +25,17 @@ export interface Query {
 }
 
 export type ReadingClause = MatchClause | UnwindClause;
+
+/**
+ * `CALL { body } IN TRANSACTIONS [OF n ROWS]`: the body runs over the rows before it, n rows at a time
+ * (default 1000), and each batch commits on its own.
+ */
+export interface CallInTransactions {
+  readonly body: Query;
+  /** The rows per batch; null for the default. */
+  readonly rows: Expr | null;
+  readonly offset: number;
+}
 
 /** `UNWIND list AS x`: one row per item (none for an empty list or null). */
 export interface UnwindClause {

@@ -1,5 +1,5 @@
 import type { Expr, Pattern, Query, ReturnClause, SetItem, UpdatingClause, WithClause } from './ast.ts';
-import { syntaxProblem } from './cypher-error.ts';
+import { syntaxProblem, unsupported } from './cypher-error.ts';
 import { forEachOperand } from './expr-operands.ts';
 
 type Kind = 'node' | 'rel' | 'value';
@@ -8,7 +8,7 @@ type Kind = 'node' | 'rel' | 'value';
  * Scope rules checked before anything runs, so an error does not depend on the data: every
  * variable is defined before use, a variable keeps one kind, and CREATE makes new nodes with a label.
  */
-export function checkQuery(query: Query, source: string): void {
+export function checkQuery(query: Query, source: string, outer: ReadonlyMap<string, Kind> = new Map()): void {
   const fail = (offset: number, problem: string): never => {
     throw syntaxProblem(source, offset, problem);
   };
@@ -74,7 +74,7 @@ export function checkQuery(query: Query, source: string): void {
       if (bound && (node.label !== null || node.properties !== null)) {
         fail(node.offset, `variable \`${node.variable}\` is already bound, so ${clause} cannot give it a label or properties.`);
       }
-      if (!bound && node.label === null) fail(node.offset, `${clause} needs a label for each new node, like (n:Person).`);
+      if (!bound && node.label === null) throw unsupported(source, node.offset, `${clause} of a node with no label (a new node needs a label, like (n:Person))`, 'a node without a label');
       if (node.properties !== null) checkExpr(node.properties, before);
       if (node.variable !== null) declare(scope, node.variable, 'node', node.offset);
     }
@@ -145,7 +145,8 @@ export function checkQuery(query: Query, source: string): void {
   };
 
   for (let statement: Query | null = query; statement !== null; statement = statement.union?.query ?? null) {
-    let scope = new Map<string, Kind>();
+    // A CALL subquery's body starts from the variables of the statement around it.
+    let scope = new Map<string, Kind>(outer);
     for (let part: Query | null = statement; part !== null; part = part.next) {
       for (const clause of part.reading) {
         if (clause.kind === 'unwind') {
@@ -158,6 +159,10 @@ export function checkQuery(query: Query, source: string): void {
         if (clause.where !== null) checkExpr(clause.where, scope);
       }
       checkUpdates(part.updating, scope);
+      if (part.transactions !== null) {
+        if (part.transactions.rows !== null) checkExpr(part.transactions.rows, new Map());
+        checkQuery(part.transactions.body, source, scope);
+      }
       if (part.with !== null) scope = checkProjection(part.with, scope);
       else if (part.returns !== null) checkProjection(part.returns, scope);
     }

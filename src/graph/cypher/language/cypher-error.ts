@@ -43,12 +43,35 @@ export function syntaxProblem(source: string, offset: number, problem: string): 
   });
 }
 
-export function unsupported(source: string, offset: number, construct: string): ToolgraphError {
+const MODEL = 'one label per node, edges without properties, no temporal values; see docs/graph-model.md';
+
+/**
+ * A known Cypher construct the subset lacks. With `outsideModel` (what it needs: 'a node with several
+ * labels', 'a node without a label', 'a relationship with properties', 'a temporal value'), the
+ * construct needs something the graph model excludes (docs/graph-model.md), not a missing feature:
+ * the message says so, and `details.outsideModel` carries the reason.
+ */
+export function unsupported(source: string, offset: number, construct: string, outsideModel?: string): ToolgraphError {
   const { line, column } = positionOf(source, offset);
+  if (outsideModel !== undefined) {
+    return new ToolgraphError('TG_CYPHER_UNSUPPORTED', `Cypher at line ${line}, column ${column}: ${construct}: toolgraph's graph model excludes ${outsideModel} (${MODEL}).`, {
+      details: { line, column, construct, outsideModel },
+    });
+  }
   return new ToolgraphError('TG_CYPHER_UNSUPPORTED', `Cypher at line ${line}, column ${column}: ${construct} is outside the supported subset (see docs/cypher.md).`, {
     details: { line, column, construct },
   });
 }
+
+/** As `unsupported` with `outsideModel`, for a refusal found while the statement runs (no position). */
+export function outsideModel(construct: string, reason: string): ToolgraphError {
+  return new ToolgraphError('TG_CYPHER_UNSUPPORTED', `${construct}: toolgraph's graph model excludes ${reason} (${MODEL}).`, {
+    details: { construct, outsideModel: reason },
+  });
+}
+
+/** Cypher's temporal functions (`date`, `datetime`, ... and their `date.truncate`-style forms): the graph model has no temporal values. */
+export const TEMPORAL_FUNCTIONS: ReadonlySet<string> = new Set(['date', 'datetime', 'localdatetime', 'time', 'localtime', 'duration']);
 
 /** A value written in the Cypher text that no property or answer can hold (a lone surrogate, say). */
 export function valueInvalid(source: string, offset: number, problem: string): ToolgraphError {

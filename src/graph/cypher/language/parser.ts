@@ -26,6 +26,7 @@ import type {
   MergeClause,
   ForeachClause,
   WithClause,
+  CallInTransactions,
 } from './ast.ts';
 import { positionOf, syntaxError, syntaxProblem, unsupported } from './cypher-error.ts';
 import { functionSpec } from '../runtime/functions.ts';
@@ -42,7 +43,7 @@ export const RESERVED: ReadonlySet<string> = new Set([
 ]);
 
 /** Clause keywords of full Cypher that the subset refuses with TG_CYPHER_UNSUPPORTED rather than a syntax error. */
-const UNSUPPORTED_CLAUSES = new Set(['CALL', 'LOAD', 'USE', 'SHOW', 'YIELD']);
+const UNSUPPORTED_CLAUSES = new Set(['LOAD', 'USE', 'SHOW', 'YIELD']);
 
 const CLAUSE_START = 'MATCH, OPTIONAL MATCH, UNWIND, WITH, CREATE, MERGE, SET, REMOVE, DELETE, DETACH DELETE, FOREACH or RETURN';
 
@@ -203,7 +204,11 @@ class Parser {
     if (updating.length > 0 && (this.isKeyword('MATCH') || this.isKeyword('OPTIONAL') || this.isKeyword('UNWIND'))) {
       throw syntaxProblem(this.source, this.peek().offset, `${this.peek().text.toUpperCase()} cannot follow an update clause directly; put WITH between them (… WITH * ${this.peek().text.toUpperCase()} …).`);
     }
-    const part = { kind: 'query' as const, reading, updating, with: null, next: null, returns: null, union: null };
+    if (this.isKeyword('CALL')) {
+      if (updating.length > 0) throw unsupported(this.source, this.peek().offset, 'CALL after an update clause');
+      return { kind: 'query', reading, updating, transactions: this.parseCallInTransactions(), with: null, next: null, returns: null, union: null };
+    }
+    const part = { kind: 'query' as const, reading, updating, transactions: null, with: null, next: null, returns: null, union: null };
     if (this.isKeyword('WITH')) {
       const clause = this.parseWith();
       if (this.peek().kind === 'eof' || this.isSymbol(';') || this.isKeyword('UNION')) {
@@ -217,6 +222,30 @@ class Parser {
       throw syntaxProblem(this.source, this.peek().offset, 'a query must end with RETURN or an update clause (CREATE, MERGE, SET, REMOVE, DELETE, FOREACH).');
     }
     return part;
+  }
+
+  /** `CALL { body } IN TRANSACTIONS [OF n ROWS]`, the last clause of its statement. */
+  private parseCallInTransactions(): CallInTransactions {
+    const start = this.expectKeyword('CALL');
+    if (!this.isSymbol('{')) throw unsupported(this.source, start.offset, 'CALL of a procedure');
+    this.enter();
+    this.advance();
+    const body = this.parsePart();
+    let last = body;
+    while (last.next !== null) last = last.next;
+    if (last.returns !== null || body.union !== null) throw unsupported(this.source, start.offset, 'a CALL { … } IN TRANSACTIONS subquery that returns rows (RETURN or UNION inside it)');
+    this.expectSymbol('}', "'}' after the CALL subquery");
+    this.leave();
+    if (!this.isKeyword('IN')) throw unsupported(this.source, start.offset, 'a CALL { … } subquery outside IN TRANSACTIONS');
+    this.advance();
+    this.expectKeyword('TRANSACTIONS', 'TRANSACTIONS after IN');
+    let rows: Expr | null = null;
+    if (this.acceptKeyword('OF')) {
+      rows = this.parseExpression();
+      if (!this.acceptKeyword('ROWS')) this.expectKeyword('ROW', 'ROWS after the batch size');
+    }
+    if (this.peek().kind !== 'eof' && !this.isSymbol(';')) throw unsupported(this.source, this.peek().offset, 'a clause after CALL { … } IN TRANSACTIONS');
+    return { body, rows, offset: start.offset };
   }
 
   private parseUpdatingClause(): UpdatingClause | null {

@@ -58,7 +58,10 @@ type CountCall = Extract<Expr, { kind: 'call' }>;
 export function partsOf(query: Query): Query[] {
   const parts: Query[] = [];
   for (let statement: Query | null = query; statement !== null; statement = statement.union?.query ?? null) {
-    for (let part: Query | null = statement; part !== null; part = part.next) parts.push(part);
+    for (let part: Query | null = statement; part !== null; part = part.next) {
+      parts.push(part);
+      if (part.transactions !== null) parts.push(...partsOf(part.transactions.body));
+    }
   }
   return parts;
 }

@@ -3,7 +3,7 @@
  * projected, its updates, then WITH into the next part or RETURN into the result. UNION runs each
  * statement it joins in turn into one result (UNION without ALL keeps each row once).
  */
-import type { Query, WithClause } from '../language/ast.ts';
+import type { CallInTransactions, Query, WithClause } from '../language/ast.ts';
 import { emptyRow, readPart } from './match.ts';
 import { filterWhere } from './match-subqueries.ts';
 import { containsAggregate, nonNegativeInteger, runReturn, type RowSink } from './project.ts';
@@ -35,8 +35,37 @@ export async function runStatement(query: Query, ctx: RunContext, pending: Pendi
   return columns ?? [];
 }
 
-async function runBranch(statement: Query, ctx: RunContext, pending: PendingWrites | null, sink: RowSink): Promise<string[]> {
+/**
+ * Runs a statement's parts up to its `CALL { … } IN TRANSACTIONS` (reading and WITH only) and answers
+ * the rows the batches will take, with that clause.
+ */
+export async function rowsForTransactions(query: Query, ctx: RunContext): Promise<{ rows: Row[]; clause: CallInTransactions }> {
   let stream: ChunkStream = chunksOf([emptyRow(ctx)]);
+  for (let part: Query = query; ; part = part.next!) {
+    stream = readPart(part, stream, ctx);
+    if (part.transactions !== null) {
+      const rows: Row[] = [];
+      for (;;) {
+        const next = stream.next();
+        if (next.done) break;
+        // The rows wait for their batches: charged by the slots they hold.
+        ctx.budget.chargeBytes(next.value.rows.length * LIST_SLOT_BYTES * ctx.layout.width);
+        for (const row of next.value.rows) rows.push(row);
+        if (ctx.budget.yieldDue) await ctx.budget.pause();
+      }
+      return { rows, clause: part.transactions };
+    }
+    stream = await runWith(part.with!, stream, ctx);
+  }
+}
+
+/** Runs a subquery's body over the rows given (a batch of CALL { … } IN TRANSACTIONS). */
+export async function runBody(body: Query, rows: Row[], ctx: RunContext, pending: PendingWrites): Promise<void> {
+  await runBranch(body, ctx, pending, { push: () => undefined }, chunksOf(rows));
+}
+
+async function runBranch(statement: Query, ctx: RunContext, pending: PendingWrites | null, sink: RowSink, input?: ChunkStream): Promise<string[]> {
+  let stream: ChunkStream = input ?? chunksOf([emptyRow(ctx)]);
   for (let part: Query = statement; ; part = part.next!) {
     stream = readPart(part, stream, ctx);
     if (part.updating.length > 0) {

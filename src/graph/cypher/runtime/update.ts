@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EdgeRecord, GraphView, MutationInput, NodeRecord, PropertyValue, WriteMeter } from '../../engine/index.ts';
 import type { CreateClause, DeleteClause, ForeachClause, MergeClause, NodePattern, RemoveClause, SetClause, UpdatingClause } from '../language/ast.ts';
-import { runtimeError } from '../language/cypher-error.ts';
+import { outsideModel, runtimeError } from '../language/cypher-error.ts';
 import { evaluate } from './evaluate.ts';
 import { matchMerge, type MergeSource } from './merge.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
@@ -262,7 +262,7 @@ export class PendingWrites implements MergeSource {
     const value = row[slotOf(ctx, variable)];
     if (value === undefined) throw runtimeError(`${where}: variable \`${variable}\` is not defined.`);
     if (value === null) return null;
-    if (value instanceof EdgeRef) throw runtimeError(`${where}: \`${variable}\` is a relationship, and relationships carry no properties.`);
+    if (value instanceof EdgeRef) throw outsideModel(`${where} of a property of the relationship \`${variable}\``, 'a relationship with properties');
     if (!(value instanceof NodeRef)) throw runtimeError(`${where}: \`${variable}\` must be a node, got ${typeName(value)}.`);
     return value;
   }

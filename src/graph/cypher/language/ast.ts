@@ -201,7 +201,24 @@ export type Expr =
   | { readonly kind: 'mapProjection'; readonly variable: string; readonly items: readonly ProjectionItem[]; readonly offset: number }
   | { readonly kind: 'patternComprehension'; readonly pattern: Pattern; readonly where: Expr | null; readonly projection: Expr; readonly offset: number }
   /** A bare pattern used as a predicate, e.g. `WHERE (a)-[:KNOWS]->(b)`: true when it matches at least once. */
-  | { readonly kind: 'patternPredicate'; readonly pattern: Pattern; readonly offset: number };
+  | { readonly kind: 'patternPredicate'; readonly pattern: Pattern; readonly offset: number }
+  /**
+   * `[x IN list WHERE pred | projection]` (WHERE and the projection may each be left out). `variable`
+   * is local to `where` and `projection`, and shadows an outer variable of the same name there.
+   */
+  | { readonly kind: 'listComprehension'; readonly variable: string; readonly list: Expr; readonly where: Expr | null; readonly projection: Expr | null; readonly offset: number }
+  /** `all(x IN list WHERE pred)`, and `any`, `none`, `single`; `variable` is local to `where`. */
+  | { readonly kind: 'quantifier'; readonly quantifier: Quantifier; readonly variable: string; readonly list: Expr; readonly where: Expr; readonly offset: number }
+  /** `reduce(accumulator = init, variable IN list | body)`: both names are local to `body`. */
+  | { readonly kind: 'reduce'; readonly accumulator: string; readonly init: Expr; readonly variable: string; readonly list: Expr; readonly body: Expr; readonly offset: number }
+  /**
+   * `EXISTS { [MATCH] patterns [WHERE ...] }` and `COUNT { ... }`: whether the patterns match for the
+   * row, and how often. Their variables are bound as a pattern comprehension's are; a trailing
+   * `RETURN items` is kept in `returns` for the scope check only (it changes neither answer).
+   */
+  | { readonly kind: 'existsSubquery' | 'countSubquery'; readonly patterns: readonly Pattern[]; readonly where: Expr | null; readonly returns: readonly Expr[]; readonly offset: number };
+
+export type Quantifier = 'all' | 'any' | 'none' | 'single';
 
 export interface CaseBranch {
   readonly when: Expr;

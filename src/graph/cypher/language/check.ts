@@ -2,7 +2,8 @@ import type { Expr, Pattern, Query, ReturnClause, SetItem, UpdatingClause, WithC
 import { syntaxProblem, unsupported } from './cypher-error.ts';
 import { forEachOperand } from './expr-operands.ts';
 
-type Kind = 'node' | 'rel' | 'value';
+/** `unknown`: a comprehension's, quantifier's or reduce's local variable, whose items may be of any kind. */
+type Kind = 'node' | 'rel' | 'value' | 'unknown';
 
 /**
  * Scope rules checked before anything runs, so an error does not depend on the data: every
@@ -15,7 +16,7 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
 
   const declare = (target: Map<string, Kind>, name: string, kind: Kind, offset: number): void => {
     const existing = target.get(name);
-    if (existing !== undefined && existing !== kind) fail(offset, `variable \`${name}\` is already a ${existing}, so it cannot also be a ${kind}.`);
+    if (existing !== undefined && existing !== kind && existing !== 'unknown') fail(offset, `variable \`${name}\` is already a ${existing}, so it cannot also be a ${kind}.`);
     target.set(name, kind);
   };
 
@@ -41,6 +42,30 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
       case 'patternPredicate': {
         const inner = new Map(names);
         bindPattern(expr.pattern, inner, names);
+        return;
+      }
+      case 'existsSubquery':
+      case 'countSubquery': {
+        const inner = new Map(names);
+        for (const pattern of expr.patterns) bindPattern(pattern, inner, names);
+        if (expr.where !== null) checkExpr(expr.where, inner);
+        for (const item of expr.returns) checkExpr(item, inner);
+        return;
+      }
+      // The list (and reduce's first value) in the enclosing scope; the body with its locals, which
+      // shadow outer names there and are unknown outside.
+      case 'listComprehension':
+      case 'quantifier': {
+        checkExpr(expr.list, names);
+        const inner = new Map(names).set(expr.variable, 'unknown');
+        if (expr.where !== null) checkExpr(expr.where, inner);
+        if (expr.kind === 'listComprehension' && expr.projection !== null) checkExpr(expr.projection, inner);
+        return;
+      }
+      case 'reduce': {
+        checkExpr(expr.init, names);
+        checkExpr(expr.list, names);
+        checkExpr(expr.body, new Map(names).set(expr.accumulator, 'unknown').set(expr.variable, 'unknown'));
         return;
       }
       default:

@@ -2,8 +2,11 @@ import type { Expr } from './ast.ts';
 
 /**
  * Calls `visit` on each direct sub-expression of `expr` that is evaluated in the same scope. Pattern
- * comprehensions and predicates have none here: their insides bind their own variables, so each
- * walker decides how to enter them.
+ * comprehensions and predicates, EXISTS and COUNT subqueries have none here: their insides bind their
+ * own variables, so each walker decides how to enter them. List comprehensions, quantifiers and
+ * reduce visit their bodies too (a walker looking for names, aggregates or weight wants them), though
+ * the bodies also see the local variable: walkers of scope (check.ts) and of per-row preparation
+ * (match-subqueries.ts) handle these kinds first.
  */
 export function forEachOperand(expr: Expr, visit: (operand: Expr) => void): void {
   switch (expr.kind) {
@@ -36,7 +39,15 @@ export function forEachOperand(expr: Expr, visit: (operand: Expr) => void): void
     case 'mapProjection':
       for (const item of expr.items) if (item.kind === 'literalEntry') visit(item.value);
       return;
+    case 'listComprehension':
+      visit(expr.list);
+      if (expr.where !== null) visit(expr.where);
+      if (expr.projection !== null) visit(expr.projection);
+      return;
+    case 'quantifier': visit(expr.list); visit(expr.where); return;
+    case 'reduce': visit(expr.init); visit(expr.list); visit(expr.body); return;
     case 'literal': case 'parameter': case 'variable': case 'patternComprehension': case 'patternPredicate':
+    case 'existsSubquery': case 'countSubquery':
       return;
   }
 }

@@ -27,8 +27,10 @@ import type {
   ForeachClause,
   WithClause,
   CallInTransactions,
+  Quantifier,
 } from './ast.ts';
 import { TEMPORAL_FUNCTIONS, positionOf, syntaxError, syntaxProblem, unsupported } from './cypher-error.ts';
+import { forEachOperand } from './expr-operands.ts';
 import { functionSpec } from '../runtime/functions.ts';
 import { lex, type Token } from './lexer.ts';
 import { MAX_NESTING, tooDeep } from './limits.ts';
@@ -46,6 +48,16 @@ export const RESERVED: ReadonlySet<string> = new Set([
 const UNSUPPORTED_CLAUSES = new Set(['LOAD', 'USE', 'SHOW', 'YIELD']);
 
 const CLAUSE_START = 'MATCH, OPTIONAL MATCH, UNWIND, WITH, CREATE, MERGE, SET, REMOVE, DELETE, DETACH DELETE, FOREACH or RETURN';
+
+/** Whether an expression calls an aggregate (not looking into subqueries, which the parser keeps free of them). */
+function containsAggregate(expr: Expr): boolean {
+  if (expr.kind === 'call' && functionSpec(expr.name)?.aggregate === true) return true;
+  let found = false;
+  forEachOperand(expr, (operand) => {
+    found ||= containsAggregate(operand);
+  });
+  return found;
+}
 
 /** Parses one Cypher statement of the documented subset into its syntax tree. */
 export function parseCypher(source: string): Query {
@@ -771,12 +783,10 @@ class Parser {
       return { kind: 'literal', value: null, offset: t.offset };
     }
     if (upper === 'CASE') return this.parseCase(t);
-    if ((upper === 'EXISTS' || upper === 'COUNT' || upper === 'COLLECT') && this.isSymbol('{', 1)) {
-      throw unsupported(this.source, t.offset, `${upper} subqueries`);
-    }
-    if ((upper === 'ALL' || upper === 'ANY' || upper === 'NONE' || upper === 'SINGLE' || upper === 'REDUCE') && this.isSymbol('(', 1)) {
-      throw unsupported(this.source, t.offset, `the list predicate ${t.text}()`);
-    }
+    if ((upper === 'EXISTS' || upper === 'COUNT') && this.isSymbol('{', 1)) return this.parseSubqueryExpression(t);
+    if (upper === 'COLLECT' && this.isSymbol('{', 1)) throw unsupported(this.source, t.offset, 'COLLECT subqueries');
+    if ((upper === 'ALL' || upper === 'ANY' || upper === 'NONE' || upper === 'SINGLE') && this.isSymbol('(', 1)) return this.parseQuantifier(t);
+    if (upper === 'REDUCE' && this.isSymbol('(', 1)) return this.parseReduce(t);
     if (this.isSymbol('(', 1)) return this.parseCall(t);
     if (RESERVED.has(upper)) return this.fail('an expression');
     this.advance();
@@ -871,9 +881,7 @@ class Parser {
 
   private parseListOrComprehension(open: Token): Expr {
     const next = this.peek(1);
-    if ((next.kind === 'ident' || next.kind === 'quoted') && this.isKeyword('IN', 2)) {
-      throw unsupported(this.source, open.offset, 'list comprehensions ([x IN list | ...])');
-    }
+    if (this.isVariableStart(1) && this.isKeyword('IN', 2)) return this.parseListComprehension(open);
     if ((next.kind === 'ident' || next.kind === 'quoted') && this.isSymbol('=', 2)) {
       throw unsupported(this.source, next.offset, 'a named path (p = ...)');
     }
@@ -907,6 +915,113 @@ class Parser {
     });
     this.leave();
     return result;
+  }
+
+  /** `[x IN list [WHERE pred] [| projection]]`: the list is read in the enclosing scope, the rest with x bound. */
+  private parseListComprehension(open: Token): Expr {
+    this.advance();
+    this.enter(open);
+    const variable = this.parseVariable();
+    this.expectKeyword('IN');
+    const list = this.parseExpression();
+    const result = this.withoutAggregates(() => {
+      const where = this.acceptKeyword('WHERE') ? this.parseExpression() : null;
+      const projection = this.acceptSymbol('|') ? this.parseExpression() : null;
+      this.expectSymbol(']', projection !== null ? "']' to close the list comprehension" : where !== null ? "'|' or ']' in the list comprehension" : "WHERE, '|' or ']' in the list comprehension");
+      return { kind: 'listComprehension' as const, variable, list, where, projection, offset: open.offset };
+    });
+    this.leave();
+    return result;
+  }
+
+  /** `all(x IN list WHERE pred)`, `any`, `none`, `single`: the predicate is required. */
+  private parseQuantifier(name: Token): Expr {
+    const quantifier = name.text.toLowerCase() as Quantifier;
+    this.advance();
+    const open = this.expectSymbol('(');
+    this.enter(open);
+    const variable = this.parseVariable();
+    this.expectKeyword('IN', `IN after the variable of ${name.text}()`);
+    const list = this.parseExpression();
+    this.expectKeyword('WHERE', `WHERE and a predicate in ${name.text}()`);
+    const where = this.withoutAggregates(() => this.parseExpression());
+    this.expectSymbol(')', `')' to close ${name.text}()`);
+    this.leave();
+    return { kind: 'quantifier', quantifier, variable, list, where, offset: name.offset };
+  }
+
+  /** `reduce(acc = init, x IN list | body)`: init and list in the enclosing scope, body with acc and x bound. */
+  private parseReduce(name: Token): Expr {
+    this.advance();
+    const open = this.expectSymbol('(');
+    this.enter(open);
+    const at = this.peek();
+    const accumulator = this.parseVariable();
+    this.expectSymbol('=', "'=' and the accumulator's first value in reduce()");
+    const init = this.parseExpression();
+    this.expectSymbol(',', "',' after the accumulator's first value in reduce()");
+    const variable = this.parseVariable();
+    if (variable === accumulator) throw syntaxProblem(this.source, at.offset, `reduce() needs different names for its accumulator and its variable, not \`${variable}\` twice.`);
+    this.expectKeyword('IN', 'IN after the variable of reduce()');
+    const list = this.parseExpression();
+    this.expectSymbol('|', "'|' and the expression of reduce()");
+    const body = this.withoutAggregates(() => this.parseExpression());
+    this.expectSymbol(')', "')' to close reduce()");
+    this.leave();
+    return { kind: 'reduce', accumulator, init, variable, list, body, offset: name.offset };
+  }
+
+  /**
+   * `EXISTS { [MATCH] patterns [WHERE ...] [RETURN items] }` and `COUNT { ... }`: one MATCH's worth of
+   * patterns. A RETURN changes neither answer unless it aggregates or de-duplicates, which is refused;
+   * other clauses in the body are refused by name.
+   */
+  private parseSubqueryExpression(name: Token): Expr {
+    const word = name.text.toUpperCase();
+    const kind = word === 'EXISTS' ? 'existsSubquery' as const : 'countSubquery' as const;
+    this.advance();
+    const open = this.expectSymbol('{');
+    this.enter(open);
+    const result = this.withoutAggregates(() => {
+      if (!this.isSymbol('(')) {
+        this.acceptKeyword('MATCH');
+        if (!this.isSymbol('(')) this.refuseInSubquery(word, "a pattern or MATCH and a pattern");
+      }
+      const patterns = this.parsePatternList();
+      const where = this.acceptKeyword('WHERE') ? this.parseExpression() : null;
+      const returns: Expr[] = [];
+      if (this.isKeyword('RETURN')) {
+        this.advance();
+        if (this.isKeyword('DISTINCT')) throw unsupported(this.source, this.peek().offset, `RETURN DISTINCT inside ${word} { ... }`);
+        if (!this.acceptSymbol('*')) {
+          do {
+            const item = this.parseReturnItem().expr;
+            if (containsAggregate(item)) throw unsupported(this.source, item.offset, `an aggregate in the RETURN of ${word} { ... }`);
+            returns.push(item);
+          } while (this.acceptSymbol(','));
+        }
+        if (!this.isSymbol('}')) this.refuseInSubquery(word, `',' or '}' after RETURN in ${word} { ... }`);
+      }
+      if (!this.isSymbol('}')) this.refuseInSubquery(word, where === null ? `WHERE, RETURN or '}' in ${word} { ... }` : `RETURN or '}' in ${word} { ... }`);
+      this.advance();
+      return { kind, patterns, where, returns, offset: name.offset };
+    });
+    this.leave();
+    return result;
+  }
+
+  /** Refuses a clause the subset does not run inside EXISTS/COUNT { ... }, or fails expecting `expected`. */
+  private refuseInSubquery(word: string, expected: string): never {
+    const t = this.peek();
+    const clause = t.kind === 'ident' ? t.text.toUpperCase() : '';
+    if (['CREATE', 'MERGE', 'SET', 'REMOVE', 'DELETE', 'DETACH', 'FOREACH'].includes(clause)) {
+      throw syntaxProblem(this.source, t.offset, `${word} { ... } only reads: it cannot hold the update clause ${clause}.`);
+    }
+    if (['MATCH', 'OPTIONAL', 'WITH', 'UNWIND', 'CALL', 'UNION', 'RETURN', 'ORDER', 'SKIP', 'LIMIT'].includes(clause)) {
+      const what = clause === 'MATCH' ? 'a second MATCH' : clause === 'OPTIONAL' ? 'OPTIONAL MATCH' : clause === 'RETURN' ? 'a second RETURN' : clause === 'ORDER' ? 'ORDER BY' : clause;
+      throw unsupported(this.source, t.offset, `${what} inside ${word} { ... } (the subset runs one MATCH's patterns, a WHERE and a plain RETURN there)`);
+    }
+    return this.fail(expected);
   }
 
   /** `CASE [subject] WHEN a THEN x ... [ELSE y] END` (at least one WHEN). */

@@ -6,7 +6,10 @@ import { forEachOperand } from '../language/expr-operands.ts';
  * once per statement: growing a row is one array copy, never a Map copy per row and step.
  *
  * - Every variable name gets a slot (the same name shares one slot: scoping rules make a name mean
- *   one thing wherever it is bound). RETURN aliases get one too, so ORDER BY can read them.
+ *   one thing wherever it is bound). RETURN aliases get one too, so ORDER BY can read them. So do
+ *   the local variables of list comprehensions, quantifiers and reduce: those expressions evaluate
+ *   their bodies on a copy of the row (evaluate.ts), so a local never overwrites an outer variable
+ *   of the same name, and outer rows never hold it.
  * - Every node of a matched pattern gets a slot; anonymous ones get hidden slots, so a step can
  *   continue from the node the previous step reached.
  * - A relationship gets a slot when it is named, or when relationship uniqueness (one relationship
@@ -39,17 +42,38 @@ export interface SlotLayout {
 
 const NONE: readonly number[] = Object.freeze([]);
 
-/** Calls `visit` for every pattern comprehension and predicate in `expr`, at any depth. */
-function forEachSubqueryPattern(expr: Expr, visit: (pattern: Pattern) => void): void {
-  if (expr.kind === 'patternComprehension' || expr.kind === 'patternPredicate') {
-    visit(expr.pattern);
-    if (expr.kind === 'patternComprehension') {
-      if (expr.where !== null) forEachSubqueryPattern(expr.where, visit);
-      forEachSubqueryPattern(expr.projection, visit);
-    }
-    return;
+/**
+ * Calls `visit` with the patterns of every pattern comprehension, pattern predicate and EXISTS/COUNT
+ * subquery in `expr` (one match scope each), and `local` with the name of every local variable of
+ * list comprehensions, quantifiers and reduce, at any depth.
+ */
+function forEachInnerScope(expr: Expr, visit: (patterns: readonly Pattern[]) => void, local: (name: string) => void): void {
+  switch (expr.kind) {
+    case 'patternComprehension':
+      visit([expr.pattern]);
+      if (expr.where !== null) forEachInnerScope(expr.where, visit, local);
+      forEachInnerScope(expr.projection, visit, local);
+      return;
+    case 'patternPredicate':
+      visit([expr.pattern]);
+      return;
+    case 'existsSubquery':
+    case 'countSubquery':
+      visit(expr.patterns);
+      if (expr.where !== null) forEachInnerScope(expr.where, visit, local);
+      return;
+    case 'reduce':
+      local(expr.accumulator);
+      local(expr.variable);
+      break;
+    case 'listComprehension':
+    case 'quantifier':
+      local(expr.variable);
+      break;
+    default:
+      break;
   }
-  forEachOperand(expr, (operand) => forEachSubqueryPattern(operand, visit));
+  forEachOperand(expr, (operand) => forEachInnerScope(operand, visit, local));
 }
 
 type CountCall = Extract<Expr, { kind: 'call' }>;
@@ -146,6 +170,11 @@ function forEachVariableUse(expr: Expr, use: (name: string) => void, skip?: (exp
         if (expr.where !== null) forEachVariableUse(expr.where, use, skip);
         forEachVariableUse(expr.projection, use, skip);
       }
+      return;
+    case 'existsSubquery':
+    case 'countSubquery':
+      for (const pattern of expr.patterns) forEachPatternVariable(pattern, use, (e) => forEachVariableUse(e, use, skip));
+      if (expr.where !== null) forEachVariableUse(expr.where, use, skip);
       return;
     default:
       forEachOperand(expr, (operand) => forEachVariableUse(operand, use, skip));
@@ -253,7 +282,7 @@ export function layoutOf(query: Query): SlotLayout {
     return slot;
   };
 
-  // Match scopes: each MATCH clause (its patterns together) and each pattern comprehension or predicate.
+  // Match scopes: each MATCH clause (its patterns together), each pattern comprehension or predicate, each EXISTS/COUNT subquery.
   const scopes: Pattern[][] = [];
   const exprs: Expr[] = [];
   const patternExprs = (pattern: Pattern): void => {
@@ -273,6 +302,8 @@ export function layoutOf(query: Query): SlotLayout {
       if (item.aliased || clause.kind === 'with') name(item.name);
     }
     for (const sort of clause.orderBy) exprs.push(sort.expr);
+    if (clause.skip !== null) exprs.push(clause.skip);
+    if (clause.limit !== null) exprs.push(clause.limit);
     if (clause.kind === 'with' && clause.where !== null) exprs.push(clause.where);
   };
   for (const part of partsOf(query)) {
@@ -316,10 +347,10 @@ export function layoutOf(query: Query): SlotLayout {
   }
   // Property maps inside subquery patterns may hold further subqueries: walk until none is new.
   for (let i = 0; i < exprs.length; i++) {
-    forEachSubqueryPattern(exprs[i]!, (pattern) => {
-      scopes.push([pattern]);
-      patternExprs(pattern);
-    });
+    forEachInnerScope(exprs[i]!, (patterns) => {
+      scopes.push([...patterns]);
+      for (const pattern of patterns) patternExprs(pattern);
+    }, name);
   }
 
   // Named variables first, so their slots are stable whatever the hidden ones are.

@@ -3,6 +3,7 @@ import { runtimeError } from '../language/cypher-error.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
 import { functionSpec, type CallExpr } from './functions.ts';
 import { containsText, searchTableBytes } from './string-search.ts';
+import { evaluateComprehension, evaluateQuantifier, evaluateReduce } from './evaluate-scoped.ts';
 import { LIST_SLOT_BYTES, chargeMapCopy, jsonSizeOf } from './value-size.ts';
 import { CHARS_PER_UNIT_SHIFT, EdgeRef, NodeRef, compareCodePoints, isMap, newMap, storedProperty, typeName, type Value, type ValueMap, type WorkMeter } from './values.ts';
 
@@ -148,10 +149,18 @@ export function evaluate(expr: Expr, row: Row, ctx: RunContext): Value {
     case 'mapProjection':
       return project(expr, row, ctx);
     case 'patternComprehension':
-    case 'patternPredicate': {
+    case 'patternPredicate':
+    case 'existsSubquery':
+    case 'countSubquery': {
       const cached = ctx.prepared.get(expr)?.get(row);
       return cached !== undefined ? cached : ctx.subquery(expr, row);
     }
+    case 'listComprehension':
+      return evaluateComprehension(expr, row, ctx, evaluate);
+    case 'quantifier':
+      return evaluateQuantifier(expr, row, ctx, evaluate);
+    case 'reduce':
+      return evaluateReduce(expr, row, ctx, evaluate);
   }
 }
 

@@ -46,10 +46,26 @@ export function* filterWhere(where: Expr, input: ChunkStream, ctx: RunContext): 
   }
 }
 
-/** Finds pattern comprehensions and predicates, not looking inside them (they prepare their own insides). */
+/**
+ * Finds pattern comprehensions, predicates and EXISTS/COUNT subqueries, not looking inside them (they
+ * prepare their own insides). Nor inside the bodies of list comprehensions, quantifiers and reduce:
+ * those run once per list item with the local variable bound, so their subqueries run then.
+ */
 function collectSubqueries(expr: Expr, out: SubqueryExpr[]): void {
-  if (expr.kind === 'patternComprehension' || expr.kind === 'patternPredicate') out.push(expr);
-  else forEachOperand(expr, (operand) => collectSubqueries(operand, out));
+  switch (expr.kind) {
+    case 'patternComprehension': case 'patternPredicate': case 'existsSubquery': case 'countSubquery':
+      out.push(expr);
+      return;
+    case 'listComprehension': case 'quantifier':
+      collectSubqueries(expr.list, out);
+      return;
+    case 'reduce':
+      collectSubqueries(expr.init, out);
+      collectSubqueries(expr.list, out);
+      return;
+    default:
+      forEachOperand(expr, (operand) => collectSubqueries(operand, out));
+  }
 }
 
 /**
@@ -128,23 +144,31 @@ export function runSubquery(sub: SubqueryExpr, rows: readonly Row[], ctx: RunCon
 }
 
 /**
- * The value of a pattern comprehension or predicate for each row, matched chunk by chunk: each chunk's
- * items are projected and charged before the next chunk is matched (the matched rows are not all held
- * at once), and the work yields between chunks when the budget's slice is used up.
+ * The value of a pattern comprehension, predicate or EXISTS/COUNT subquery for each row, matched chunk
+ * by chunk: each chunk's items are projected and charged before the next chunk is matched (the matched
+ * rows are not all held at once), and the work yields between chunks when the budget's slice is used up.
  */
 function* subquerySteps(sub: SubqueryExpr, rows: readonly Row[], ctx: RunContext): Steps<Value[]> {
-  const where = sub.kind === 'patternComprehension' ? sub.where : null;
-  let stream = matchPattern(sub.pattern, chunksOf(rows), ctx, where === null ? EMPTY_PUSHDOWN : pushdownOf(where));
+  const simple = sub.kind === 'patternComprehension' || sub.kind === 'patternPredicate';
+  const patterns = simple ? [sub.pattern] : sub.patterns;
+  const where = sub.kind === 'patternPredicate' ? null : sub.where;
+  const pushdown = where === null ? EMPTY_PUSHDOWN : pushdownOf(where);
+  let stream = chunksOf(rows);
+  for (let p = 0; p < patterns.length; p++) stream = matchPattern(patterns[p]!, stream, ctx, pushdown);
   if (where !== null) stream = filterWhere(where, stream, ctx);
   const budget = ctx.budget;
-  if (sub.kind === 'patternPredicate') {
-    const hit = new Uint8Array(rows.length);
+  if (sub.kind !== 'patternComprehension') {
+    // A predicate or EXISTS is whether a row matched at all; COUNT, how often.
+    const counts = new Float64Array(rows.length);
     for (const chunk of stream) {
       const origins = chunk.origins;
-      for (let i = 0; i < origins.length; i++) hit[origins[i]!] = 1;
+      for (let i = 0; i < origins.length; i++) {
+        const o = origins[i]!;
+        counts[o] = counts[o]! + 1;
+      }
       if (budget.yieldDue) yield;
     }
-    return rows.map((_, i) => hit[i] === 1);
+    return sub.kind === 'countSubquery' ? Array.from(counts) : rows.map((_, i) => counts[i]! > 0);
   }
   const lists: Value[][] = rows.map(() => []);
   for (const chunk of stream) {

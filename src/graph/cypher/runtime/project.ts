@@ -199,6 +199,14 @@ function mentions(expr: Expr, out: Set<string>): Set<string> {
       if (expr.where !== null) mentions(expr.where, out);
       mentions(expr.projection, out);
     }
+  } else if (expr.kind === 'existsSubquery' || expr.kind === 'countSubquery') {
+    for (const pattern of expr.patterns) {
+      for (const node of [pattern.start, ...pattern.steps.map((s) => s.node)]) {
+        if (node.variable !== null) out.add(node.variable);
+        if (node.properties !== null) mentions(node.properties, out);
+      }
+    }
+    if (expr.where !== null) mentions(expr.where, out);
   } else forEachOperand(expr, (operand) => mentions(operand, out));
   return out;
 }

@@ -11,7 +11,7 @@ import type { NodeRef, Value } from './values.ts';
 export type Row = readonly (Value | undefined)[];
 
 /** Expressions that run a pattern: evaluated for a whole row set at once (see match.ts). */
-export type SubqueryExpr = Extract<Expr, { kind: 'patternComprehension' | 'patternPredicate' }>;
+export type SubqueryExpr = Extract<Expr, { kind: 'patternComprehension' | 'patternPredicate' | 'existsSubquery' | 'countSubquery' }>;
 
 /** What evaluation needs besides the row: the graph, parameters, slots, the budget and per-run caches. */
 export interface RunContext {

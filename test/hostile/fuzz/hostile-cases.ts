@@ -139,6 +139,66 @@ const cypherValueRead = fc.tuple(
   return cypherCase(text, params, { [param.name]: param.size, conditions }, false);
 });
 
+// ---- Cypher clauses and constructs of issue 24 ------------------------------------------------------
+
+/**
+ * The language issue 24 added, each shape aimed at where it could run away: UNWIND over huge ranges and
+ * parameter cross products, WITH that groups or sorts a cross product, variable-length expansions and
+ * shortest paths around 10,000-edge hubs, comprehensions, quantifiers and reduce over large lists,
+ * regular expressions that backtrack elsewhere, UNION of cross products, EXISTS and COUNT subqueries.
+ */
+const clauseReads = [
+  'UNWIND range(0, $n) AS i RETURN count(i) AS x',
+  'UNWIND range(0, $n) AS i UNWIND range(0, $n) AS j RETURN count(*) AS x',
+  'UNWIND $l AS i UNWIND $l AS j RETURN sum(i * j) AS x',
+  'MATCH (a), (b) WITH a, count(b) AS c ORDER BY c DESC RETURN collect(c) AS x',
+  'MATCH (a), (b) WITH DISTINCT a, b RETURN count(*) AS x',
+  'MATCH (a:Hub) WITH a MATCH (a)-[:LINK]->(b) WITH b, collect(a) AS hs RETURN size(hs) AS x ORDER BY x DESC LIMIT $n',
+  'MATCH (a)-[*]->(b) RETURN count(*) AS x',
+  'MATCH (a:Hub)-[:LINK*1..3]-(b) RETURN DISTINCT b.n AS x',
+  'MATCH p = (a:Hub)-[*..5]-(b) RETURN length(p) AS x',
+  'MATCH p = shortestPath((a:Leaf)-[*]-(b:Leaf)) RETURN length(p) AS x',
+  'MATCH (a:Hub) RETURN size([(a)-[:LINK*1..2]-(b) | b]) AS x',
+  "RETURN reduce(s = '', i IN $l | s + toString(i)) AS x",
+  'RETURN reduce(s = [], i IN $l | s + [i, i]) AS x',
+  'RETURN [i IN $l WHERE i > 5 | [j IN $l | i * j]] AS x',
+  'RETURN all(i IN $l WHERE any(j IN $l WHERE i = j)) AS x',
+  "RETURN $a =~ '(a+)+b' AS x",
+  "RETURN $a =~ '(a|aa)*(a|aa)*c' AS x",
+  'MATCH (a:Leaf) WHERE a.s =~ $r RETURN count(*) AS x',
+  'MATCH (a), (b) RETURN a.n AS x UNION MATCH (a), (b) RETURN b.n AS x',
+  'MATCH (a) WHERE EXISTS { (a)-[:LINK]->()-[:BACK]->() } RETURN count(*) AS x',
+  'MATCH (a), (b) RETURN COUNT { (a)--() } AS x',
+  "RETURN size(split($a, 'a')) AS x",
+  "RETURN size(replace($a, 'a', $a)) AS x",
+  'RETURN substring($a, 1, $n) AS x',
+];
+const clauseWrites = [
+  'UNWIND range(1, $k) AS i CREATE (:Fz {i: i})',
+  'UNWIND range(1, $k) AS i MERGE (f:Fz {i: i % 100}) ON MATCH SET f.c = coalesce(f.c, 0) + 1',
+  'MATCH (a:Leaf) MERGE (a)-[:FZ]->(:Fz {s: $p})',
+  'MATCH (a:Leaf), (b:Leaf) MERGE (:Fz {a: a.n, b: b.n})',
+  'MATCH (a:Hub) FOREACH (i IN range(1, $k) | SET a.tmp = i)',
+  'MATCH (a), (b) FOREACH (i IN [1, 2] | CREATE (:Fz {i: i}))',
+  'MATCH (x:Fz) CALL { WITH x DETACH DELETE x } IN TRANSACTIONS OF 1000 ROWS',
+  'UNWIND range(1, $k) AS i CALL { WITH i CREATE (:Fz {i: i, s: $p}) } IN TRANSACTIONS OF 500 ROWS',
+  'UNWIND range(1, $k) AS i CALL { WITH i MATCH (a), (b) SET a.tmp = i } IN TRANSACTIONS OF 1 ROWS',
+];
+
+const clauseParameters = fc.record({
+  n: fc.constantFrom(0, 10, 10_000, 1_000_000_000),
+  l: fc.constantFrom(0, 100, 10_000, 100_000),
+  a: stringSize,
+  r: fc.constantFrom('(l+)+x', 'leaf [0-9]*', '(?i)(L|le|lea)*f.*9$', '.*'.repeat(50)),
+});
+
+const cypherClauseRead = fc.tuple(fc.constantFrom(...clauseReads), clauseParameters)
+  .map(([text, p]) => cypherCase(text, { n: p.n, l: Array.from({ length: p.l }, (_, i) => i % 10), a: 'a'.repeat(p.a), r: p.r }, { n: p.n, l: p.l, a: p.a }, false));
+
+// Writes stay small in count (k): a long run must not grow the hostile graph without bound.
+const cypherClauseWrite = fc.tuple(fc.constantFrom(...clauseWrites), fc.constantFrom(1, 100, 10_000), fc.constantFrom(0, 1_000, 100_000))
+  .map(([text, k, p]) => cypherCase(text, { k, p: 'm'.repeat(p) }, { k, p }, true));
+
 // ---- writes -------------------------------------------------------------------------------------
 
 let unique = 0;
@@ -178,5 +238,7 @@ export const hostileCase: fc.Arbitrary<HostileCase> = fc.oneof(
   { arbitrary: cypherRead, weight: 4 },
   { arbitrary: cypherValueRead, weight: 3 },
   { arbitrary: cypherWrite, weight: 2 },
+  { arbitrary: cypherClauseRead, weight: 3 },
+  { arbitrary: cypherClauseWrite, weight: 1 },
   { arbitrary: graphqlMutation, weight: 1 },
 );

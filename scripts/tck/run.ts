@@ -30,6 +30,8 @@ if (values.verbose) {
   const outside = new Map<string, number>();
   for (const r of suite.results) if (r.status === 'outside') outside.set(r.construct ?? '?', (outside.get(r.construct ?? '?') ?? 0) + 1);
   for (const [reason, n] of [...outside].sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(5)}  ${reason}`);
+  console.log('\nSlowest scenarios:');
+  for (const r of [...suite.results].sort((a, b) => b.ms - a.ms).slice(0, 5)) console.log(`  ${String(r.ms).padStart(5)} ms  ${r.key}`);
 }
 
 if (values.json !== undefined) {

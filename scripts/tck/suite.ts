@@ -36,6 +36,8 @@ export interface ScenarioResult extends Outcome {
   readonly key: string;
   /** The folder that groups it in the table: `clauses/match`. */
   readonly folder: string;
+  /** Wall-clock time of the scenario, fresh engine included. */
+  readonly ms: number;
 }
 
 export type Counts = Record<Status, number>;
@@ -55,9 +57,10 @@ export async function runSuite(scenarios: readonly Scenario[], onResult?: (r: Sc
   const folders = new Map<string, Counts>();
   const totals = zero();
   for (const scenario of scenarios) {
+    const start = performance.now();
     const outcome = await runScenario(scenario);
     const folder = scenario.file.split('/').slice(0, -1).join('/');
-    const result: ScenarioResult = { ...outcome, key: scenarioKey(scenario), folder };
+    const result: ScenarioResult = { ...outcome, key: scenarioKey(scenario), folder, ms: Math.round(performance.now() - start) };
     results.push(result);
     let counts = folders.get(folder);
     if (counts === undefined) folders.set(folder, (counts = zero()));

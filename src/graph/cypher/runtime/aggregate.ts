@@ -20,6 +20,11 @@ export class Accumulator {
   #total = 0;
   #best: Value = null;
   readonly #values: Value[] = [];
+  /** stDev / stDevP: Welford's running mean and sum of squared deviations (no values kept). */
+  #mean = 0;
+  #m2 = 0;
+  /** percentileCont / percentileDisc: the percentile, read from the first row that gives one. */
+  #percentile: number | null = null;
 
   constructor(call: AggregateCall, countsRows: boolean) {
     this.#call = call;
@@ -79,9 +84,46 @@ export class Accumulator {
         }
         return;
       }
+      case 'stdev':
+      case 'stdevp': {
+        if (typeof v !== 'number') throw runtimeError(`Type error in ${call.name}(): expected numbers, got ${typeName(v)}.`);
+        const delta = v - this.#mean;
+        this.#mean += delta / ++this.#count;
+        this.#m2 += delta * (v - this.#mean);
+        return;
+      }
+      case 'percentilecont':
+      case 'percentiledisc': {
+        if (typeof v !== 'number') throw runtimeError(`Type error in ${call.name}(): expected numbers, got ${typeName(v)}.`);
+        if (this.#percentile === null) {
+          const p = evaluate(call.args[1]!, row, ctx);
+          if (typeof p !== 'number' || p < 0 || p > 1) {
+            throw runtimeError(`${call.name === 'percentilecont' ? 'percentileCont' : 'percentileDisc'}() expects a percentile from 0.0 to 1.0, got ${p === null ? 'null' : `${typeName(p)} ${String(p)}`}.`);
+          }
+          this.#percentile = p;
+        }
+        // Kept until the group ends, to be sorted: charged as collect() charges a number.
+        chargeValue(ctx.budget, v, null);
+        this.#values.push(v);
+        return;
+      }
       default:
         throw runtimeError(`${call.name}() is not an aggregate.`);
     }
+  }
+
+  /** percentileCont (interpolated between the two nearest values) or percentileDisc (the nearest value at or above it). */
+  #percentileOf(): Value {
+    const values = this.#values as number[];
+    const n = values.length;
+    if (n === 0 || this.#percentile === null) return null;
+    values.sort((a, b) => a - b);
+    const p = this.#percentile;
+    if (this.#call.name === 'percentiledisc') return values[p === 0 ? 0 : Math.ceil(p * n) - 1]!;
+    const at = p * (n - 1);
+    const lo = Math.floor(at);
+    const hi = Math.ceil(at);
+    return lo === hi ? values[lo]! : values[lo]! + (at - lo) * (values[hi]! - values[lo]!);
   }
 
   result(): Value {
@@ -90,6 +132,11 @@ export class Accumulator {
       case 'collect': return this.#values;
       case 'sum': return this.#total;
       case 'avg': return this.#count === 0 ? null : this.#total / this.#count;
+      // The sample standard deviation (stDev, 0 for fewer than two values) and the population one (stDevP).
+      case 'stdev': return this.#count < 2 ? 0 : Math.sqrt(this.#m2 / (this.#count - 1));
+      case 'stdevp': return this.#count === 0 ? 0 : Math.sqrt(this.#m2 / this.#count);
+      case 'percentilecont':
+      case 'percentiledisc': return this.#percentileOf();
       default: return this.#best;
     }
   }

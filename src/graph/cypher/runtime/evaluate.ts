@@ -354,18 +354,38 @@ function arithmetic(op: ArithmeticOp, a: Value, b: Value): Value {
   }
   if (typeof a !== 'number') throw typeError(op, 'a number', a);
   if (typeof b !== 'number') throw typeError(op, 'a number', b);
+  // Integers (every integral number: the graph model's Int) keep Cypher's integer arithmetic: `/`
+  // truncates toward zero and the results of + - * must stay exact (±(2^53 − 1), not Cypher's 64 bits).
+  const integers = Number.isInteger(a) && Number.isInteger(b);
   switch (op) {
-    case '+': return finite(a + b, '+');
-    case '-': return finite(a - b, '-');
-    case '*': return finite(a * b, '*');
+    case '+': return integers ? exactInteger(a + b, a, op, b) : finite(a + b, '+');
+    case '-': return integers ? exactInteger(a - b, a, op, b) : finite(a - b, '-');
+    case '*': return integers ? exactInteger(a * b, a, op, b) : finite(a * b, '*');
     case '/':
       if (b === 0) throw runtimeError('Arithmetic error: division by zero.');
+      if (integers) return integerQuotient(a, b);
       return finite(a / b, '/');
-    case '%':
+    case '%': {
       if (b === 0) throw runtimeError('Arithmetic error: modulo by zero.');
-      return finite(a % b, '%');
+      // The sign of the dividend, as Cypher's (and Java's) remainder: -7 % 2 is -1, 7 % -2 is 1.
+      const r = finite(a % b, '%');
+      return r === 0 ? 0 : r;
+    }
     case '^': return finite(a ** b, '^');
   }
+}
+
+/** The integer result of `a op b`, refused when it is past the integers a JS number holds exactly. */
+function exactInteger(value: number, a: number, op: ArithmeticOp, b: number): number {
+  if (Number.isSafeInteger(value)) return value === 0 ? 0 : value;
+  throw runtimeError(`Arithmetic error: integer overflow: ${a} ${op} ${b} is outside ±${Number.MAX_SAFE_INTEGER}, the integers this engine represents exactly.`);
+}
+
+/** Integer division truncating toward zero (7 / 2 is 3, -7 / 2 is -3), exact for every safe integer. */
+function integerQuotient(a: number, b: number): number {
+  // A float quotient of two numbers below 2^31 truncates to the exact integer one; larger ones go through BigInt.
+  const q = Math.abs(a) < 2 ** 31 && Math.abs(b) < 2 ** 31 ? Math.trunc(a / b) : Number(BigInt(a) / BigInt(b));
+  return q === 0 ? 0 : exactInteger(q, a, '/', b);
 }
 
 function call(expr: CallExpr, row: Row, ctx: RunContext): Value {

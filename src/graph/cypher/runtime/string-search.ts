@@ -39,3 +39,37 @@ function indexOfLinear(haystack: string, needle: string): number {
   }
   return -1;
 }
+
+/**
+ * Calls `visit` with the start of every non-overlapping occurrence of a non-empty `needle` in
+ * `haystack`, left to right (as `replace` and `split` find them), in time linear in the lengths:
+ * short needles by the native search from each position (linear for them), long ones by
+ * Knuth–Morris–Pratt (the caller charges `searchTableBytes(needle)` first).
+ */
+export function forEachOccurrence(haystack: string, needle: string, visit: (at: number) => void): void {
+  const m = needle.length;
+  if (m === 0 || m > haystack.length) return;
+  if (m <= NATIVE_NEEDLE_MAX) {
+    for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + m)) {
+      visit(at);
+    }
+    return;
+  }
+  const fail = new Int32Array(m);
+  for (let i = 1, k = 0; i < m; i++) {
+    const c = needle.charCodeAt(i);
+    while (k > 0 && needle.charCodeAt(k) !== c) k = fail[k - 1]!;
+    if (needle.charCodeAt(k) === c) k++;
+    fail[i] = k;
+  }
+  for (let i = 0, k = 0; i < haystack.length; i++) {
+    const c = haystack.charCodeAt(i);
+    while (k > 0 && needle.charCodeAt(k) !== c) k = fail[k - 1]!;
+    if (needle.charCodeAt(k) === c) k++;
+    if (k === m) {
+      visit(i - m + 1);
+      // Non-overlapping: the next occurrence starts after this one.
+      k = 0;
+    }
+  }
+}

@@ -10,4 +10,8 @@ export const AGGREGATE_FUNCTIONS = defineFunctions([
   aggregate('avg'),
   aggregate('min'),
   aggregate('max'),
+  aggregate('stDev'),
+  aggregate('stDevP'),
+  aggregate('percentileCont', 2),
+  aggregate('percentileDisc', 2),
 ]);

@@ -93,3 +93,18 @@ export function unary(name: string, f: (v: Exclude<Value, null>, ctx: RunContext
     },
   };
 }
+
+/** A function that gives null when any argument is null, else `f` of them (substring, range, atan2, ...). */
+export function nullIn(name: string, minArgs: number, maxArgs: number, f: (args: readonly Value[], ctx: RunContext, call: CallExpr) => Value): EagerFunction {
+  return {
+    name,
+    minArgs,
+    maxArgs,
+    evaluate: (args, ctx, call) => (args.includes(null) ? null : f(args, ctx, call)),
+  };
+}
+
+/** A function of no arguments (pi(), rand()). */
+export function constant(name: string, f: () => Value): EagerFunction {
+  return { name, minArgs: 0, maxArgs: 0, evaluate: f };
+}

@@ -1,6 +1,6 @@
 import { chargeMapCopy } from '../value-size.ts';
 import { EdgeRef, NodeRef, compareCodePoints, isMap, newMap, type Value, type ValueMap } from '../values.ts';
-import { defineFunctions, typeError, unary } from './define.ts';
+import { argumentError, defineFunctions, typeError, unary } from './define.ts';
 import type { RunContext } from '../run-context.ts';
 
 /** The map keys() and properties() read: a node's stored properties, a relationship's (none), a map itself. */
@@ -19,6 +19,15 @@ export const GRAPH_FUNCTIONS = defineFunctions([
   unary('id', (v) => {
     if (v instanceof NodeRef) return v.id;
     throw typeError('id()', 'a node (edges have no id)', v);
+  }),
+  // elementId(): a string naming the element. A node's is its id; a relationship, which has no id of
+  // its own (an edge is its source, type and target), names them: `["src","TYPE","tgt"]` as JSON,
+  // stable for as long as the edge exists. Node ids are any text, so a node could have that very text
+  // as its id: an elementId identifies a node among nodes and a relationship among relationships.
+  unary('elementId', (v) => {
+    if (v instanceof NodeRef) return v.id;
+    if (v instanceof EdgeRef) return JSON.stringify([v.edge.src, v.edge.type, v.edge.tgt]);
+    throw argumentError('elementId', 'a Node or a Relationship', v);
   }),
   unary('labels', (v, ctx) => {
     if (!(v instanceof NodeRef)) throw typeError('labels()', 'a node', v);

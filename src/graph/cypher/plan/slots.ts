@@ -176,6 +176,25 @@ function forEachVariableUse(expr: Expr, use: (name: string) => void, skip?: (exp
       for (const pattern of expr.patterns) forEachPatternVariable(pattern, use, (e) => forEachVariableUse(e, use, skip));
       if (expr.where !== null) forEachVariableUse(expr.where, use, skip);
       return;
+    case 'listComprehension':
+    case 'quantifier':
+    case 'reduce': {
+      // Inside the body the locals' names are the locals, not outer variables: they keep no slot live.
+      const locals = expr.kind === 'reduce' ? [expr.accumulator, expr.variable] : [expr.variable];
+      const outer = (name: string): void => {
+        if (!locals.includes(name)) use(name);
+      };
+      if (expr.kind === 'reduce') {
+        forEachVariableUse(expr.init, use, skip);
+        forEachVariableUse(expr.list, use, skip);
+        forEachVariableUse(expr.body, outer, skip);
+      } else {
+        forEachVariableUse(expr.list, use, skip);
+        if (expr.where !== null) forEachVariableUse(expr.where, outer, skip);
+        if (expr.kind === 'listComprehension' && expr.projection !== null) forEachVariableUse(expr.projection, outer, skip);
+      }
+      return;
+    }
     default:
       forEachOperand(expr, (operand) => forEachVariableUse(operand, use, skip));
   }

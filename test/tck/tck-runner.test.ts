@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { checkFloor } from '../../scripts/tck/baseline.ts';
 import { parseFeature } from '../../scripts/tck/gherkin.ts';
-import { runScenario } from '../../scripts/tck/scenario.ts';
+import { runScenario, type Outcome } from '../../scripts/tck/scenario.ts';
+import type { ScenarioResult, SuiteResult } from '../../scripts/tck/suite.ts';
 import { parseTckValue, showTck } from '../../scripts/tck/values.ts';
 
 function feature(body: string): string {
@@ -156,5 +158,22 @@ describe('a scenario through the real Cypher path', () => {
     Then the result should be empty
 `);
     expect(both).toMatchObject({ status: 'other', construct: 'the function noSuchFunction()' });
+  });
+});
+
+describe('the floor', () => {
+  const result = (key: string, status: Outcome['status']): ScenarioResult => ({ key, folder: 'f', status, reason: status === 'passed' ? '' : 'why', ms: 1 });
+  const suite = (...results: ScenarioResult[]): SuiteResult => ({ results, folders: new Map(), totals: { passed: 0, failed: 0, outside: 0, other: 0 }, ms: 1 });
+  const baseline = { totals: { passed: 2, failed: 0, outside: 0, other: 0 }, passed: ['a', 'b'] };
+
+  it('names every baseline scenario that no longer passes, and the newly passing ones apart', () => {
+    expect(checkFloor(suite(result('a', 'passed'), result('b', 'other'), result('c', 'passed')), baseline)).toEqual({
+      regressions: [{ key: 'b', reason: 'why' }],
+      newlyPassing: ['c'],
+    });
+  });
+
+  it('does not count scenarios a filtered run left out', () => {
+    expect(checkFloor(suite(result('a', 'passed')), baseline).regressions).toEqual([]);
   });
 });

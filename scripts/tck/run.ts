@@ -1,10 +1,10 @@
 // `npm run tck [-- --features DIR] [--filter PATH] [--verbose] [--json FILE] [--update-baseline]`:
 // runs the openCypher TCK's scenarios through toolgraph's Cypher path and prints a table per feature
 // folder (docs/tck.md). Exits non-zero when a scenario of the committed baseline no longer passes.
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { checkFloor, readBaseline, writeBaseline, BASELINE_PATH } from './baseline.ts';
-import { DEFAULT_FEATURES, loadScenarios, runSuite, table, todo } from './suite.ts';
+import { DEFAULT_FEATURES, WHERE_FEATURES_COME_FROM, loadScenarios, runSuite, table, todo } from './suite.ts';
 
 const { values } = parseArgs({
   options: {
@@ -16,6 +16,10 @@ const { values } = parseArgs({
   },
 });
 
+if (!existsSync(values.features)) {
+  console.error(`No TCK feature files at ${values.features}: ${WHERE_FEATURES_COME_FROM}.`);
+  process.exit(2);
+}
 const scenarios = loadScenarios(values.features, values.filter);
 const suite = await runSuite(scenarios);
 console.log(table(suite));

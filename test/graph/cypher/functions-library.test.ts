@@ -41,6 +41,7 @@ describe('string functions', () => {
     ["substring('0123456789', 1)", '123456789'],
     ["substring('0123456789', 1, 3)", '123'],
     ["substring('0123456789', 20)", ''],
+    ["substring('abc', 1, 1000000000000)", 'bc'],
     ["substring('a😀b', 1, 1)", '😀'],
     ["left('hello', 2)", 'he'],
     ["left('hello', 20)", 'hello'],

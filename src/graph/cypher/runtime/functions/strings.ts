@@ -37,7 +37,7 @@ function countArg(fn: string, v: Value, which: string): number {
 /** `text` from code point `start`, `length` code points long (to the end without one): charged as long as it is. */
 function codePointSlice(text: string, start: number, length: number | undefined, ctx: RunContext): string {
   // Finding the offsets walks the string up to them.
-  tickChars(ctx, length === undefined ? start : start + length);
+  tickChars(ctx, Math.min(text.length, length === undefined ? start : start + length));
   const from = unitOffset(text, start);
   const to = length === undefined ? text.length : unitOffset(text, length, from);
   ctx.budget.chargeBytes(to - from + 2);

@@ -4,7 +4,7 @@ import { DEFAULT_WRITE_LIMITS, WriteMeter, type GraphView, type NodeRecord, type
 import type { Query } from './language/ast.ts';
 import { checkQuery } from './language/check.ts';
 import { runtimeError, unsupported } from './language/cypher-error.ts';
-import { emptyRow, runSubquery } from './runtime/match.ts';
+import { emptyRow, prepareSubqueries, runSubquery } from './runtime/match.ts';
 import { evaluate } from './runtime/evaluate.ts';
 import { parseCypher } from './language/parser.ts';
 import { rowsForTransactions, runBody, runStatement } from './runtime/pipeline.ts';
@@ -190,6 +190,7 @@ function makeContext(view: GraphView, params: ReadonlyMap<string, Value>, statem
     resolve,
     prepared: new Map(),
     subquery: (expr: SubqueryExpr, row: Row) => runSubquery(expr, [row], ctx)[0]!,
+    prepare: (exprs, rows) => prepareSubqueries(exprs, rows, ctx),
     aggregates: null,
   };
   return ctx;

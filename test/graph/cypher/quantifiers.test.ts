@@ -154,3 +154,21 @@ describe('EXISTS { } and COUNT { } subqueries', () => {
     expect(error.code).toBe('TG_CYPHER_SYNTAX');
   });
 });
+
+describe('subqueries inside comprehensions and quantifiers', () => {
+  it('run for a batch of item rows at once, each item seeing its own results', async () => {
+    await engine.createGraph('many');
+    const mutations: Parameters<GraphEngine['commit']>[0]['mutations'][number][] = [];
+    for (let i = 0; i < 2_000; i++) mutations.push({ op: 'createNode', id: `n${i}`, label: 'N', props: { i } });
+    for (let i = 0; i < 2_000; i += 2) mutations.push({ op: 'addEdge', src: `n${i}`, tgt: `n${i + 1}`, type: 'R' });
+    await engine.commit({ graph: 'many', mutations });
+    const result = await runCypher(engine, 'many',
+      'MATCH (n:N) WITH collect(n) AS ns RETURN size([n IN ns WHERE EXISTS { (n)-->() } | COUNT { (n)-->() }]) AS c, any(n IN ns WHERE COUNT { (n)<--() } > 1) AS a, single(n IN ns WHERE (n)-->({i: 1})) AS s',
+      null, { limits: { ...DEFAULT_BUDGET_LIMITS, maxStallMs: 10_000 } });
+    expect(result.rows).toEqual([[1000, false, true]]);
+    // Per item: the counts line up with the items they were computed for, across batch boundaries.
+    const counts = await runCypher(engine, 'many', 'MATCH (n:N) WITH collect(n) AS ns RETURN [n IN ns WHERE n.i >= 250 AND n.i < 262 | COUNT { (n)<--() }] AS c',
+      null, { limits: { ...DEFAULT_BUDGET_LIMITS, maxStallMs: 10_000 } });
+    expect(counts.rows).toEqual([[[0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1]]]);
+  });
+});

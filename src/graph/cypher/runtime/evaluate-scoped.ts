@@ -3,7 +3,10 @@
  * binds its local (and reduce's accumulator) in a copy of the row, made once per evaluation, so the
  * row itself never holds it: an outer variable of the same name keeps its value for the rest of the
  * row, and nothing else sees the local. A body that runs a subquery gets a fresh copy per item,
- * because subquery results are cached by row object (match-subqueries.ts).
+ * because subquery results are cached by row object (match-subqueries.ts): comprehensions and
+ * quantifiers make those rows a batch at a time and compute the batch's subqueries together (one
+ * expansion per pattern step for the batch, as for a chunk of MATCH rows); reduce, whose next row
+ * depends on the last, runs them item by item.
  *
  * Bounds: the items are told to the budget before they are visited, in batches, as many units each as
  * the body weighs, so a million-item list with a heavy body is stopped by the time budget (one
@@ -94,6 +97,47 @@ function localSlot(ctx: RunContext, name: string): number {
   return slot;
 }
 
+/** Copies of `row` binding `slot` to the items start..end-1, with the subqueries of `exprs` computed for all of them. */
+function itemRows(row: Row, slot: number, list: readonly Value[], start: number, end: number, exprs: readonly Expr[], ctx: RunContext): Row[] {
+  const rows: Row[] = [];
+  for (let i = start; i < end; i++) {
+    const r = row.slice();
+    r[slot] = list[i]!;
+    rows.push(r);
+  }
+  if (exprs.length > 0) ctx.prepare(exprs, rows);
+  return rows;
+}
+
+/** A comprehension whose body runs subqueries: a batch of item rows at a time, their subqueries together. */
+function comprehendInBatches(expr: ListComprehension, list: readonly Value[], row: Row, ctx: RunContext, evaluate: Evaluate): Value[] {
+  const { where, projection } = expr;
+  const budget = ctx.budget;
+  const slot = localSlot(ctx, expr.variable);
+  const weight = itemWeight(expr);
+  const out: Value[] = [];
+  for (let start = 0; start < list.length; start += BATCH) {
+    const end = Math.min(list.length, start + BATCH);
+    budget.tick((end - start) * weight);
+    let rows = itemRows(row, slot, list, start, end, where === null ? [] : [where], ctx);
+    if (where !== null) {
+      const kept: Row[] = [];
+      for (let i = 0; i < rows.length; i++) {
+        if (predicate(evaluate(where, rows[i]!, ctx), 'the WHERE of a list comprehension') !== true) continue;
+        budget.chargeBytes(LIST_SLOT_BYTES);
+        kept.push(rows[i]!);
+      }
+      rows = kept;
+    }
+    if (projection === null) for (let i = 0; i < rows.length; i++) out.push(rows[i]![slot]!);
+    else {
+      ctx.prepare([projection], rows);
+      for (let i = 0; i < rows.length; i++) out.push(evaluate(projection, rows[i]!, ctx));
+    }
+  }
+  return out;
+}
+
 /** `[x IN list WHERE pred | projection]`: the items for which pred is true (null drops one), projected. */
 export function evaluateComprehension(expr: ListComprehension, row: Row, ctx: RunContext, evaluate: Evaluate): Value {
   const list = listOf(evaluate(expr.list, row, ctx), 'a list comprehension');
@@ -103,16 +147,15 @@ export function evaluateComprehension(expr: ListComprehension, row: Row, ctx: Ru
   if (where === null && projection === null) return list as Value;
   const budget = ctx.budget;
   const n = list.length;
-  const slot = localSlot(ctx, expr.variable);
-  const fresh = needsFreshRows(expr);
-  const weight = itemWeight(expr);
   // Without WHERE the output is as long as the list: charged whole before it grows; with one, per kept item.
   budget.chargeBytes(where === null ? n * LIST_SLOT_BYTES + 2 : 2);
+  if (needsFreshRows(expr)) return comprehendInBatches(expr, list, row, ctx, evaluate);
+  const slot = localSlot(ctx, expr.variable);
+  const weight = itemWeight(expr);
   const out: Value[] = [];
-  let scope = row.slice();
+  const scope = row.slice();
   for (let i = 0; i < n; i++) {
     if ((i & (BATCH - 1)) === 0) budget.tick(Math.min(BATCH, n - i) * weight);
-    if (fresh && i > 0) scope = row.slice();
     const item = list[i]!;
     scope[slot] = item;
     if (where !== null) {
@@ -141,12 +184,18 @@ export function evaluateQuantifier(expr: QuantifierExpr, row: Row, ctx: RunConte
   const where = expr.where;
   let trues = 0;
   let unknown = false;
-  let scope = row.slice();
+  const scope = row.slice();
+  // With subqueries in the predicate, a batch of item rows at a time with their subqueries computed together.
+  let batch: Row[] = [];
   for (let i = 0; i < n; i++) {
-    if ((i & (BATCH - 1)) === 0) budget.tick(Math.min(BATCH, n - i) * weight);
-    if (fresh && i > 0) scope = row.slice();
-    scope[slot] = list[i]!;
-    const v = predicate(evaluate(where, scope, ctx), `the WHERE of ${q}()`);
+    if ((i & (BATCH - 1)) === 0) {
+      budget.tick(Math.min(BATCH, n - i) * weight);
+      if (fresh) batch = itemRows(row, slot, list, i, Math.min(n, i + BATCH), [where], ctx);
+    }
+    let item: Row = scope;
+    if (fresh) item = batch[i & (BATCH - 1)]!;
+    else scope[slot] = list[i]!;
+    const v = predicate(evaluate(where, item, ctx), `the WHERE of ${q}()`);
     if (v === null) unknown = true;
     else if (v) {
       trues++;

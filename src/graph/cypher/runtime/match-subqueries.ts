@@ -121,6 +121,11 @@ export function prepareSubqueriesPausing(exprs: readonly Expr[], rows: readonly 
   if (rows.length > 0 && exprs.some(hasSubqueries)) return drive(prepareSteps(exprs, rows, ctx), ctx);
 }
 
+/** `prepareSteps` run to the end without pauses, for rows made inside one evaluation. */
+export function prepareSubqueries(exprs: readonly Expr[], rows: readonly Row[], ctx: RunContext): void {
+  if (rows.length > 0 && exprs.some(hasSubqueries)) finish(prepareSteps(exprs, rows, ctx), ctx);
+}
+
 function hasSubqueries(expr: Expr): boolean {
   return subqueriesOf(expr).length > 0;
 }

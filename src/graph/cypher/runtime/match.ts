@@ -12,7 +12,7 @@ import { CHUNK_ROWS, chunksOf, collectSync, type Chunk, type ChunkStream } from 
 import { slotOf, type Row, type RunContext } from './run-context.ts';
 import type { Value } from './values.ts';
 
-export { prepareSubqueriesPausing, runSubquery } from './match-subqueries.ts';
+export { prepareSubqueries, prepareSubqueriesPausing, runSubquery } from './match-subqueries.ts';
 
 /** A row with every slot unbound: the input of a statement's first clause. */
 export function emptyRow(ctx: RunContext): Row {

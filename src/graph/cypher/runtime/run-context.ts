@@ -25,6 +25,11 @@ export interface RunContext {
   readonly prepared: Map<SubqueryExpr, WeakMap<Row, Value>>;
   /** Evaluates a pattern comprehension or predicate for one row that was not prepared in bulk. */
   subquery(expr: SubqueryExpr, row: Row): Value;
+  /**
+   * Computes the subqueries of `exprs` for all `rows` at once into `prepared`, without pauses: for rows
+   * made inside one evaluation (a list comprehension's items, a batch at a time).
+   */
+  prepare(exprs: readonly Expr[], rows: readonly Row[]): void;
   /** Aggregate results of the current group while projecting an aggregating RETURN. */
   aggregates: ReadonlyMap<Expr, Value> | null;
 }

@@ -21,6 +21,8 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
   };
 
   const checkExpr = (expr: Expr, names: ReadonlyMap<string, Kind>): void => {
+    if (expr.kind === 'and' || expr.kind === 'or' || expr.kind === 'xor') for (const operand of expr.operands) checkBooleanOperand(operand, expr.kind.toUpperCase(), source);
+    if (expr.kind === 'not') checkBooleanOperand(expr.operand, 'NOT', source);
     switch (expr.kind) {
       case 'variable':
         if (!names.has(expr.name)) fail(expr.offset, `variable \`${expr.name}\` is not defined.`);
@@ -201,4 +203,19 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
       if (union.query.union !== null && union.query.union.all !== union.all) fail(union.query.union.offset, 'UNION and UNION ALL cannot be mixed in one statement.');
     }
   }
+}
+
+/** What a literal is, when it can never be a boolean (a number, string, list or map written as such). */
+function literalKind(expr: Expr): string | null {
+  if (expr.kind === 'list') return 'List';
+  if (expr.kind === 'map') return 'Map';
+  if (expr.kind !== 'literal' || expr.value === null || typeof expr.value === 'boolean') return null;
+  if (typeof expr.value === 'string') return 'String';
+  return Number.isInteger(expr.value) ? 'Integer' : 'Float';
+}
+
+/** `1 AND true` fails before it runs, as Cypher's type check does (its runtime check covers the rest). */
+function checkBooleanOperand(operand: Expr, operator: string, source: string): void {
+  const kind = literalKind(operand);
+  if (kind !== null) throw syntaxProblem(source, operand.offset, `type mismatch: ${operator} expects Boolean operands, but this one is a ${kind} literal.`);
 }

@@ -7,7 +7,9 @@ const weights = new WeakMap<Expr, number>();
  * Units of work one evaluation of `expr` does at most, besides what its operations tell of large
  * values: one per operation written (the statement cache keeps the tree, so each is counted once).
  * A WHERE of 2,000 conditions is 2,000 units a row, so the budget reads its clock by the work done,
- * not every 256 rows. Pattern comprehensions and predicates count one: their rows are counted as made.
+ * not every 256 rows. Pattern comprehensions and predicates (EXISTS and COUNT too) count one: their
+ * rows are counted as made. List comprehensions, quantifiers and reduce count their body once here;
+ * they tell the budget the body's weight for every list item before visiting it (evaluate-scoped.ts).
  */
 export function exprWeight(expr: Expr): number {
   let weight = weights.get(expr);

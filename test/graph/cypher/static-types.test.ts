@@ -12,3 +12,20 @@ describe('type checks before a statement runs', () => {
     for (const text of ['RETURN null AND true', 'RETURN true OR false', 'MATCH (n) WHERE n.x AND n.y RETURN n', 'RETURN NOT null']) expect(() => prepareCypher(text)).not.toThrow();
   });
 });
+
+describe('projection checks before a statement runs', () => {
+  it.each([
+    ['RETURN 1 AS x SKIP -1', 'SKIP needs a non-negative integer'],
+    ['RETURN 1 AS x LIMIT 1.5', 'LIMIT needs a non-negative integer'],
+    ['MATCH (n) WITH n.x AS foo ORDER BY count(*) RETURN foo', 'ORDER BY cannot aggregate'],
+    ['MATCH (a) CREATE (a)', 'already bound'],
+    ['MATCH (a) MERGE (a)', 'already bound'],
+  ])('%s', async (text, message) => {
+    const error = await failure(Promise.resolve().then(() => prepareCypher(text)));
+    expect(error.code).toBe('TG_CYPHER_SYNTAX');
+    expect(error.message).toContain(message);
+  });
+  it('still takes parameters and aggregates sorted by in an aggregating projection', () => {
+    for (const text of ['RETURN 1 AS x SKIP $s LIMIT $l', 'MATCH (n) RETURN n.x AS x, count(*) AS c ORDER BY count(*) DESC', 'MATCH (a) CREATE (a)-[:T]->(:B)']) expect(() => prepareCypher(text)).not.toThrow();
+  });
+});

@@ -1,6 +1,7 @@
 import type { Expr, Pattern, Query, ReturnClause, SetItem, UpdatingClause, WithClause } from './ast.ts';
 import { syntaxProblem, unsupported } from './cypher-error.ts';
 import { forEachOperand } from './expr-operands.ts';
+import { functionSpec } from '../runtime/functions.ts';
 
 /** `unknown`: a comprehension's, quantifier's or reduce's local variable, whose items may be of any kind. */
 type Kind = 'node' | 'rel' | 'value' | 'unknown';
@@ -96,6 +97,9 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
   const bindCreated = (pattern: Pattern, scope: Map<string, Kind>, clause: 'CREATE' | 'MERGE'): void => {
     const nodes = [pattern.start, ...pattern.steps.map((s) => s.node)];
     const before = new Map(scope);
+    if (pattern.steps.length === 0 && pattern.start.variable !== null && before.has(pattern.start.variable)) {
+      fail(pattern.start.offset, `variable \`${pattern.start.variable}\` is already bound, so ${clause} (${pattern.start.variable}) would ${clause === 'CREATE' ? 'create' : 'merge'} nothing new.`);
+    }
     for (const node of nodes) {
       const bound = node.variable !== null && before.has(node.variable);
       if (bound && (node.label !== null || node.properties !== null)) {
@@ -158,8 +162,18 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
     const withAliases = new Map(scope);
     for (const [name, kind] of projected) withAliases.set(name, kind);
     for (const sort of clause.orderBy) checkExpr(sort.expr, withAliases);
-    if (clause.skip !== null) checkExpr(clause.skip, new Map());
-    if (clause.limit !== null) checkExpr(clause.limit, new Map());
+    if (!clause.items.some((item) => aggregates(item.expr))) {
+      const sort = clause.orderBy.find((s) => aggregates(s.expr));
+      if (sort !== undefined) fail(sort.expr.offset, `ORDER BY cannot aggregate when ${word} does not; aggregate in ${word} and sort by its alias.`);
+    }
+    for (const [what, expr] of [['SKIP', clause.skip], ['LIMIT', clause.limit]] as const) {
+      if (expr === null) continue;
+      checkExpr(expr, new Map());
+      const value = expr.kind === 'literal' ? expr.value : expr.kind === 'negate' && expr.operand.kind === 'literal' && typeof expr.operand.value === 'number' ? -expr.operand.value : undefined;
+      if (value !== undefined && (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)) {
+        fail(expr.offset, `${what} needs a non-negative integer, got ${JSON.stringify(value)}.`);
+      }
+    }
     if (clause.kind === 'with' && clause.where !== null) checkExpr(clause.where, withAliases);
     return projected;
   };
@@ -218,4 +232,14 @@ function literalKind(expr: Expr): string | null {
 function checkBooleanOperand(operand: Expr, operator: string, source: string): void {
   const kind = literalKind(operand);
   if (kind !== null) throw syntaxProblem(source, operand.offset, `type mismatch: ${operator} expects Boolean operands, but this one is a ${kind} literal.`);
+}
+
+/** Whether an expression calls an aggregate function (outside subqueries, which hold none). */
+function aggregates(expr: Expr): boolean {
+  if (expr.kind === 'call' && functionSpec(expr.name)?.aggregate === true) return true;
+  let found = false;
+  forEachOperand(expr, (operand) => {
+    found ||= aggregates(operand);
+  });
+  return found;
 }

@@ -240,7 +240,8 @@ export class PendingWrites implements MergeSource {
         const value = map[key]!;
         if (key === 'id') {
           // `id` is the node id, never a property: CREATE (n:Person {id: 'p1'}) names the node.
-          if (typeof value !== 'string') throw runtimeError(`CREATE: id must be a string, got ${typeName(value)}.`);
+          // `id` names the node: a string. A number there is a property called id, which the model reserves.
+          if (typeof value !== 'string') throw outsideModel(`CREATE of a node whose id is ${typeName(value) === 'Integer' || typeName(value) === 'Float' ? 'a number' : `a ${typeName(value)}`} (id is the node id, a string)`, 'a property named id');
           id = value;
           continue;
         }

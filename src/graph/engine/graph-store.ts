@@ -293,7 +293,18 @@ export class GraphStore implements GraphView {
       }
       return result;
     }
-    for (let i = 0; i < n; i++) result[i] = this.#neighbours(frontier[i]!, edgeType, direction);
+    // Several types or both directions merge lists per entry, which costs their length: a frontier
+    // repeating a node (every row of a cross product holding the same hub) merges it once.
+    let merged: Map<NodeRecord | string, readonly NodeRecord[]> | null = null;
+    for (let i = 0; i < n; i++) {
+      const entry = frontier[i]!;
+      let list = merged?.get(entry);
+      if (list === undefined) {
+        list = this.#neighbours(entry, edgeType, direction);
+        if (list.length > 64) (merged ??= new Map()).set(entry, list);
+      }
+      result[i] = list;
+    }
     return result;
   }
 

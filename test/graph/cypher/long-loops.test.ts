@@ -104,6 +104,17 @@ describe('long loops inside one chunk of rows', () => {
     expect((await runCypher(engine, 'hubs', 'MATCH (a:Hub) WHERE (a)-[:LINK]->(:Leaf {n: -1}) OR a.h = 0 RETURN count(*) AS n')).rows).toEqual([[1]]);
   });
 
+  it('COUNT { } and EXISTS { } over hubs pause between slices (fuzzer: /healthz waited 3.6 s on COUNT { (a)--() })', async () => {
+    expectPaused(await loopDuring('MATCH (a:Hub), (b:Hub), (c:Hub) RETURN COUNT { (a)--() } AS s'));
+    expectPaused(await loopDuring('MATCH (a:Hub), (b:Hub) WHERE EXISTS { (a)-[:LINK]->(:Leaf {n: -1}) } OR b.h = 0 RETURN count(*) AS n'));
+    expect((await runCypher(engine, 'hubs', 'MATCH (a:Hub) RETURN COUNT { (a)-[:LINK]->(x) } AS s LIMIT 1')).rows).toEqual([[LEAVES]]);
+  });
+
+  it('WITH, UNWIND and MERGE over many rows pause between slices', async () => {
+    expectPaused(await loopDuring('MATCH (a:Hub)-[:LINK]->(x) WITH x, count(a) AS n WITH n, count(x) AS m RETURN n, m'));
+    expectPaused(await loopDuring('MATCH (a:Hub) UNWIND range(1, 20000) AS i RETURN count(*) AS n'));
+  });
+
   it('an aggregate folding large values (collect of wide-node copies) pauses inside a chunk', async () => {
     const limits = { ...DEFAULT_BUDGET_LIMITS, maxResultBytes: 64 * 1024 * 1024 };
     expectPaused(await loopDuring('MATCH (a:Wide), (b:Leaf) RETURN size(collect(properties(a))) AS n', limits));

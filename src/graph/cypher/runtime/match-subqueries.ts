@@ -167,6 +167,8 @@ function* subquerySteps(sub: SubqueryExpr, rows: readonly Row[], ctx: RunContext
     const counts = new Float64Array(rows.length);
     for (const chunk of stream) {
       const origins = chunk.origins;
+      // Counting is work as projecting is: told, so the clock is read and the loop paused in time.
+      budget.tick(origins.length);
       for (let i = 0; i < origins.length; i++) {
         const o = origins[i]!;
         counts[o] = counts[o]! + 1;

@@ -162,6 +162,8 @@ export interface RelPattern {
   /** Alternatives from `:A|B`; empty means any type. */
   readonly types: readonly string[];
   readonly direction: Direction;
+  /** A variable-length relationship (`*`, `*2`, `*1..3`): hop bounds, max null for unbounded; absent for one hop. */
+  readonly length?: { readonly min: number; readonly max: number | null };
   readonly offset: number;
 }
 

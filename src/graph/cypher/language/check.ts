@@ -83,7 +83,8 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
       if (node.properties !== null) checkExpr(node.properties, outer);
       if (node.variable !== null) declare(target, node.variable, 'node', node.offset);
     }
-    for (const step of pattern.steps) if (step.rel.variable !== null) declare(target, step.rel.variable, 'rel', step.rel.offset);
+    // A variable-length relationship's variable holds the list of its relationships.
+    for (const step of pattern.steps) if (step.rel.variable !== null) declare(target, step.rel.variable, step.rel.length ? 'value' : 'rel', step.rel.offset);
   };
 
   const checkSetItems = (items: readonly SetItem[], names: ReadonlyMap<string, Kind>): void => {
@@ -120,6 +121,7 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
   const checkUpdates = (clauses: readonly UpdatingClause[], scope: Map<string, Kind>): void => {
     for (const clause of clauses) {
       switch (clause.kind) {
+      if (step.rel.length) throw unsupported(source, step.rel.offset, `${clause} of a variable-length relationship (it creates exactly one relationship per step)`);
         case 'create':
           for (const pattern of clause.patterns) bindCreated(pattern, scope, 'CREATE');
           break;

@@ -550,6 +550,7 @@ class Parser {
     this.expectSymbol('-', "'-'");
     let variable: string | null = null;
     const types: string[] = [];
+    let length: { min: number; max: number | null } | undefined;
     if (this.isSymbol('[')) {
       const open = this.advance();
       this.enter(open);
@@ -561,7 +562,7 @@ class Parser {
           types.push(this.parseName('a relationship type after |'));
         }
       }
-      if (this.isSymbol('*')) throw unsupported(this.source, this.peek().offset, 'a variable-length relationship (*)');
+      if (this.acceptSymbol('*')) length = this.parseHopRange();
       if (this.isSymbol('{') || this.peek().kind === 'parameter') {
         throw unsupported(this.source, this.peek().offset, 'a property map on a relationship (edges carry no properties)', 'a relationship with properties');
       }
@@ -572,7 +573,23 @@ class Parser {
     this.expectSymbol('-', "'-' to finish the relationship");
     const rightArrow = this.acceptSymbol('>');
     const direction: Direction = leftArrow === rightArrow ? 'both' : leftArrow ? 'in' : 'out';
-    return { kind: 'rel', variable, types, direction, offset: start.offset };
+    return length === undefined ? { kind: 'rel', variable, types, direction, offset: start.offset } : { kind: 'rel', variable, types, direction, length, offset: start.offset };
+  }
+
+  /** After `*`: nothing (1..unbounded), `n` (exactly n), `n..`, `..m` or `n..m` hops. */
+  private parseHopRange(): { min: number; max: number | null } {
+    const bound = (): number | null => {
+      const t = this.peek();
+      if (t.kind !== 'number') return null;
+      if (!/^[0-9]+$/.test(t.text)) throw syntaxError(this.source, t.offset, 'a whole number of hops', t.text);
+      this.advance();
+      return Number(t.text);
+    };
+    const min = bound();
+    if (!this.acceptSymbol('..')) return min === null ? { min: 1, max: null } : { min, max: min };
+    const max = bound();
+    if (max !== null && max < (min ?? 1)) throw syntaxError(this.source, this.peek().offset, 'a hop range whose upper bound is at least its lower bound', String(max));
+    return { min: min ?? 1, max };
   }
 
   // ---- expressions ----

@@ -4,6 +4,7 @@ import { constraintOf } from '../runtime/match-constraints.ts';
 import { Expand, type ExpandPlan } from '../runtime/match-expand.ts';
 import type { PatternPlan } from '../runtime/match-paths.ts';
 import { BoundStart, ScanStart } from '../runtime/match-start.ts';
+import { VarExpand } from '../runtime/match-var-expand.ts';
 import type { Row, RunContext } from '../runtime/run-context.ts';
 import type { SlotLayout } from './slots.ts';
 
@@ -84,6 +85,7 @@ function buildShape(pattern: Pattern, first: Row, layout: SlotLayout, pushdown: 
     rels = rels.reverse();
     directions = directions.reverse().map(flip);
   }
+  const reversed = nodes[0] !== pattern.start;
   const bound = new Set<number>();
   for (let i = 0; i < first.length; i++) if (first[i] !== undefined) bound.add(i);
   // Columns for the live slots this pattern binds; everything else is read from the input row.
@@ -112,7 +114,7 @@ function buildShape(pattern: Pattern, first: Row, layout: SlotLayout, pushdown: 
     const nodeBound = bound.has(nodeSlot);
     steps.push({
       rel, direction: directions[i]!, relSlot, relBound, relColumn: track(relSlot), partners: layout.partners(rel),
-      node, nodeSlot, nodeBound, nodeColumn: track(nodeSlot),
+      node, nodeSlot, nodeBound, nodeColumn: track(nodeSlot), reversed,
     });
     if (relSlot >= 0) bound.add(relSlot);
     bound.add(nodeSlot);
@@ -125,7 +127,11 @@ export function planPattern(pattern: Pattern, first: Row, ctx: RunContext, pushd
   const shape = shapeOf(pattern, first, ctx.layout, pushdown);
   const { start, startBound, tracked } = shape;
   const c = constraintOf(start, ctx, startBound || start.variable === null ? undefined : pushdown.get(start.variable));
-  const steps = shape.steps.map((step) => new Expand({ ...step, constraint: constraintOf(step.node, ctx, undefined) }, ctx));
+  const steps = shape.steps.map((step) => {
+    const p = { ...step, constraint: constraintOf(step.node, ctx, undefined) };
+    // Variable-length steps get their own operator; one-hop steps keep Expand's fast paths.
+    return step.rel.length ? new VarExpand(p, ctx) : new Expand(p, ctx);
+  });
   const plan: PatternPlan = {
     tracked, column: shape.column,
     start: startBound ? new BoundStart(start, shape.startSlot, c, tracked.length, ctx) : new ScanStart(shape.startColumn, c, tracked.length, ctx),

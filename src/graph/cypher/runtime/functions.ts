@@ -5,6 +5,7 @@ import { GENERAL_FUNCTIONS } from './functions/general.ts';
 import { GRAPH_FUNCTIONS } from './functions/graph.ts';
 import { LIST_FUNCTIONS } from './functions/lists.ts';
 import { MATH_FUNCTIONS } from './functions/math.ts';
+import { PATH_FUNCTIONS } from './functions/paths.ts';
 import { STRING_FUNCTIONS } from './functions/strings.ts';
 
 export type { CallExpr, CypherFunction } from './functions/define.ts';
@@ -22,6 +23,7 @@ const AREAS: readonly (readonly CypherFunction[])[] = [
   CONVERSION_FUNCTIONS,
   MATH_FUNCTIONS,
   LIST_FUNCTIONS,
+  PATH_FUNCTIONS,
 ];
 
 const TABLE = new Map<string, CypherFunction>();

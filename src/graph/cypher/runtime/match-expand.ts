@@ -20,6 +20,8 @@ export interface ExpandPlan {
   readonly nodeBound: boolean;
   readonly nodeColumn: number;
   readonly constraint: NodeConstraint;
+  /** The pattern is read from its last node back: a variable-length step's list is reversed into pattern order. */
+  readonly reversed?: boolean;
 }
 
 function sameEdge(a: EdgeRecord, b: EdgeRecord): boolean {
@@ -143,6 +145,8 @@ export class Expand implements PathStep {
     for (const slot of e.partners) {
       const other = valueAt(this.plan, paths, p, slot);
       if (other instanceof EdgeRef && sameEdge(other.edge, edge)) return false;
+      // A variable-length partner holds its relationships as a list.
+      if (Array.isArray(other)) for (const r of other) if (r instanceof EdgeRef && sameEdge(r.edge, edge)) return false;
     }
     return true;
   }
@@ -153,7 +157,7 @@ function* none(): Generator<Paths, void, undefined> {
 }
 
 /** One whole-frontier expand per relationship type; several types are merged in (neighbour id, type) order. */
-function expandFrontier(frontier: string[], rel: RelPattern, direction: Direction, ctx: RunContext): Map<string, readonly EdgeHit[]> {
+export function expandFrontier(frontier: string[], rel: RelPattern, direction: Direction, ctx: RunContext): Map<string, readonly EdgeHit[]> {
   if (rel.types.length <= 1) return ctx.view.edges(frontier, rel.types[0] ?? null, direction);
   const merged = new Map<string, EdgeHit[]>();
   for (const type of new Set(rel.types)) {

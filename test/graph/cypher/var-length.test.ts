@@ -118,7 +118,7 @@ describe('variable-length expansion against a naive enumerator', () => {
       async (edges, types, dir, min, span) => {
         const max = min + span;
         engine = await graphOf(ids, edges);
-        const rel = `[r${types.length > 0 ? ':' + types.join('|') : ''}*${min}..${max}]`;
+        const rel = `[r${types.length > 0 ? `:${types.join('|')}` : ''}*${min}..${max}]`;
         const pattern = dir === 'out' ? `-${rel}->` : dir === 'in' ? `<-${rel}-` : `-${rel}-`;
         const got = (await rows(`MATCH (a)${pattern}(b) RETURN a.name, b.name, [x IN r | startNode(x).name + '>' + endNode(x).name + '>' + type(x)]`))
           .map(([a, b, path]) => `${a as string}|${b as string}|${(path as string[]).join(',')}`).sort();

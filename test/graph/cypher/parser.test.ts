@@ -113,7 +113,6 @@ describe('parseCypher: errors', () => {
     ['CASE without END', 'RETURN CASE WHEN true THEN 1', 'TG_CYPHER_SYNTAX', 1, 29, 'expected WHEN, ELSE or END'],
     ['unclosed slice', 'RETURN [1][0..', 'TG_CYPHER_SYNTAX', 1, 15, 'expected an expression'],
     ['two labels', 'MATCH (n:A:B) RETURN n', 'TG_CYPHER_UNSUPPORTED', 1, 11, 'more than one label'],
-    ['regex', "MATCH (n) WHERE n.x =~ 'a.*' RETURN n", 'TG_CYPHER_UNSUPPORTED', 1, 21, '=~'],
     ['huge integer', 'RETURN 9007199254740993', 'TG_CYPHER_UNSUPPORTED', 1, 8, '9007199254740993'],
   ];
   it.each(cases)('%s', (_name, text, code, line, column, fragment) => {

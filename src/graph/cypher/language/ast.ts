@@ -198,6 +198,8 @@ export type Expr =
   | { readonly kind: 'isNull'; readonly operand: Expr; readonly negated: boolean; readonly offset: number }
   | { readonly kind: 'in'; readonly element: Expr; readonly list: Expr; readonly offset: number }
   | { readonly kind: 'string'; readonly op: StringOp; readonly left: Expr; readonly right: Expr; readonly offset: number }
+  /** `left =~ right`: whether the whole string matches the (Java-dialect) pattern; runtime/regex-vm.ts. */
+  | { readonly kind: 'regex'; readonly left: Expr; readonly right: Expr; readonly offset: number }
   /** `count(*)` has `star`; other calls list their arguments. Names are lower-cased. */
   | { readonly kind: 'call'; readonly name: string; readonly distinct: boolean; readonly star: boolean; readonly args: readonly Expr[]; readonly offset: number }
   | { readonly kind: 'mapProjection'; readonly variable: string; readonly items: readonly ProjectionItem[]; readonly offset: number }

@@ -35,6 +35,7 @@ export function forEachOperand(expr: Expr, visit: (operand: Expr) => void): void
       return;
     case 'in': visit(expr.element); visit(expr.list); return;
     case 'string': visit(expr.left); visit(expr.right); return;
+    case 'regex': visit(expr.left); visit(expr.right); return;
     case 'call': for (const e of expr.args) visit(e); return;
     case 'mapProjection':
       for (const item of expr.items) if (item.kind === 'literalEntry') visit(item.value);

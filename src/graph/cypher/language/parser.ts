@@ -637,8 +637,6 @@ class Parser {
         return t.text;
       case '!=':
         throw syntaxError(this.source, t.offset, "'<>' for inequality", '!=');
-      case '=~':
-        throw unsupported(this.source, t.offset, 'the regular-expression operator =~');
       default:
         return null;
     }
@@ -678,6 +676,9 @@ class Parser {
       } else if (this.isKeyword('CONTAINS')) {
         this.advance();
         expr = { kind: 'string', op: 'CONTAINS', left: expr, right: this.parseAdditive(), offset: expr.offset };
+      } else if (t.kind === 'symbol' && t.text === '=~') {
+        this.advance();
+        expr = { kind: 'regex', left: expr, right: this.parseAdditive(), offset: expr.offset };
       } else break;
       // Each suffix wraps the tree one level deeper; count it so chains stay within the nesting limit.
       this.enter(t);

@@ -3,6 +3,7 @@ import { runtimeError } from '../language/cypher-error.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
 import { functionSpec, type CallExpr } from './functions.ts';
 import { containsText, searchTableBytes } from './string-search.ts';
+import { regexMatches } from './regex-vm.ts';
 import { evaluateComprehension, evaluateQuantifier, evaluateReduce } from './evaluate-scoped.ts';
 import { LIST_SLOT_BYTES, chargeMapCopy, jsonSizeOf } from './value-size.ts';
 import { CHARS_PER_UNIT_SHIFT, EdgeRef, NodeRef, compareCodePoints, isMap, newMap, storedProperty, typeName, type Value, type ValueMap, type WorkMeter } from './values.ts';
@@ -143,6 +144,13 @@ export function evaluate(expr: Expr, row: Row, ctx: RunContext): Value {
       }
       budget.tick(right.length >>> CHARS_PER_UNIT_SHIFT);
       return expr.op === 'STARTS WITH' ? left.startsWith(right) : left.endsWith(right);
+    }
+    case 'regex': {
+      const left = evaluate(expr.left, row, ctx);
+      const right = evaluate(expr.right, row, ctx);
+      if (typeof left !== 'string' || typeof right !== 'string') return null;
+      // Linear in the text whatever the pattern; it tells the budget of its work as it goes.
+      return regexMatches(left, right, ctx.budget);
     }
     case 'call':
       return call(expr, row, ctx);

@@ -3,13 +3,16 @@
  * the result ending as canonical JSON text), timed per path row, against the engine's
  * own per-row cost for the same traversal written by hand on the GraphView API (label scan, then one
  * whole-frontier expandEach per step), in the same run, the two sides taking turns.
- * Usage: node scripts/bench/cypher.ts [--people N] [--rounds N] [--out FILE]
+ * Write rows (issue 24, item 6): one UNWIND CREATE / UNWIND MERGE … SET statement of --write-rows rows (1000)
+ * against the same rows as one CREATE / MATCH … SET statement each through runCypher, rows per second,
+ * each turn on a fresh graph.
+ * Usage: node scripts/bench/cypher.ts [--people N] [--rounds N] [--write-rows N] [--only writes] [--out FILE]
  * The default graph has 200k nodes and 400k edges (issue 7, item 11): 100k Person, 100k Paper;
  * 200k KNOWS (Person→Person), 50k CITES Person→Paper and 150k CITES Paper→Paper, so
  * `MATCH (a:Person)-[:KNOWS]->(b)-[:CITES]->(c)` has about 100k paths. Target: Cypher within 3× of the engine.
  */
 import { writeFile } from 'node:fs/promises';
-import { runCypherJson } from '../../src/graph/cypher/index.ts';
+import { runCypher, runCypherJson } from '../../src/graph/cypher/index.ts';
 import { GraphEngine, type GraphView, type MutationInput, type NodeRecord } from '../../src/graph/engine/index.ts';
 import { rng } from './seeded-random.ts';
 import { arg } from './bench-args.ts';
@@ -21,6 +24,8 @@ const PEOPLE = Number(arg('--people') ?? 100_000);
 const PAPERS = PEOPLE;
 const ROUNDS = Number(arg('--rounds') ?? 7);
 const OUT = arg('--out');
+/** `--only writes` runs only the write rows (no 200k-node graph to build). */
+const ONLY = arg('--only');
 
 
 
@@ -123,7 +128,117 @@ function round(n: number): number {
   return Math.round(n * 100) / 100;
 }
 
+/** Rows per write statement in the write rows (issue 24, item 6). */
+const WRITE_ROWS = Number(arg('--write-rows') ?? 1000);
+
+interface WriteCase {
+  name: string;
+  /** Prepares round `round`'s graph (fresh per round, so both sides do the same work) and returns its name. */
+  setup: (engine: GraphEngine, round: number, side: string) => Promise<string>;
+  /** One UNWIND statement over all the rows. */
+  unwind: (engine: GraphEngine, graph: string, rows: { id: string; name: string }[]) => Promise<void>;
+  /** The same rows, one statement each. */
+  single: (engine: GraphEngine, graph: string, rows: { id: string; name: string }[]) => Promise<void>;
+}
+
+const writeRows = (round: number) => Array.from({ length: WRITE_ROWS }, (_, i) => ({ id: `w${String(i).padStart(6, '0')}`, name: `Name ${i} round ${round}` }));
+
+const CREATE_UNWIND = 'UNWIND $rows AS r CREATE (:Person {id: r.id, name: r.name})';
+
+const WRITE_CASES: WriteCase[] = [
+  {
+    name: `UNWIND CREATE of ${WRITE_ROWS} rows vs ${WRITE_ROWS} CREATE statements`,
+    setup: async (engine, round, side) => {
+      const graph = `create-${side}-${round}`;
+      await engine.createGraph(graph);
+      return graph;
+    },
+    unwind: async (engine, graph, rows) => {
+      await runCypher(engine, graph, CREATE_UNWIND, { rows });
+    },
+    single: async (engine, graph, rows) => {
+      for (const r of rows) await runCypher(engine, graph, 'CREATE (:Person {id: $id, name: $name})', r);
+    },
+  },
+  {
+    name: `UNWIND MERGE … SET upsert of ${WRITE_ROWS} rows, all matching, vs ${WRITE_ROWS} MATCH … SET statements`,
+    setup: async (engine, round, side) => {
+      const graph = `upsert-${side}-${round}`;
+      await engine.createGraph(graph);
+      await runCypher(engine, graph, CREATE_UNWIND, { rows: writeRows(-1) });
+      return graph;
+    },
+    unwind: async (engine, graph, rows) => {
+      await runCypher(engine, graph, 'UNWIND $rows AS r MERGE (p:Person {id: r.id}) SET p.name = r.name', { rows });
+    },
+    single: async (engine, graph, rows) => {
+      for (const r of rows) await runCypher(engine, graph, 'MATCH (p:Person {id: $id}) SET p.name = $name', r);
+    },
+  },
+];
+
+async function checkWritten(engine: GraphEngine, graph: string, rows: { id: string; name: string }[]): Promise<void> {
+  const result = await runCypher(engine, graph, 'MATCH (p:Person) RETURN count(p) AS n, count(DISTINCT p.id) AS ids, min(p.name) AS lo, max(p.name) AS hi');
+  const [n, ids] = result.rows[0] as [number, number];
+  const names = rows.map((r) => r.name).sort();
+  const [lo, hi] = [(result.rows[0] as unknown[])[2], (result.rows[0] as unknown[])[3]];
+  if (n !== rows.length || ids !== rows.length || lo !== names[0] || hi !== names[names.length - 1]) {
+    throw new Error(`${graph}: ${JSON.stringify(result.rows[0])} after writing ${rows.length} rows`);
+  }
+}
+
+/** Write rows: rows per second of one UNWIND statement against one statement per row, sides taking turns. */
+async function writeBench(): Promise<unknown[]> {
+  const engine = await GraphEngine.open({ persistence: new NullPersistence(), snapshotEvery: 0 });
+  const results = [];
+  for (const c of WRITE_CASES) {
+    const unwindRps: number[] = [];
+    const singleRps: number[] = [];
+    const ratios: number[] = [];
+    // Turns -2 and -1 warm both sides.
+    for (let turn = -2; turn < ROUNDS; turn++) {
+      const rows = writeRows(turn);
+      const timeSide = async (side: 'unwind' | 'single') => {
+        const graph = await c.setup(engine, turn, side);
+        const t = process.hrtime.bigint();
+        await c[side](engine, graph, rows);
+        const s = Number(process.hrtime.bigint() - t) / 1e9;
+        await checkWritten(engine, graph, rows);
+        await engine.dropGraph(graph);
+        return rows.length / s;
+      };
+      // A B, then B A in the next round, so other load falls on both alike.
+      const u = turn % 2 === 0 ? await timeSide('unwind') : 0;
+      const s = await timeSide('single');
+      const u2 = turn % 2 === 0 ? u : await timeSide('unwind');
+      if (turn < 0) continue;
+      unwindRps.push(u2);
+      singleRps.push(s);
+      ratios.push(u2 / s);
+    }
+    results.push({
+      case: c.name, rows: WRITE_ROWS,
+      unwindRowsPerSecMin: Math.round(Math.min(...unwindRps)), unwindRowsPerSecMedian: Math.round(median(unwindRps)),
+      singleRowsPerSecMin: Math.round(Math.min(...singleRps)), singleRowsPerSecMedian: Math.round(median(singleRps)),
+      ratioMin: round(Math.min(...ratios)), ratioMedian: round(median(ratios)),
+    });
+  }
+  console.table(results.map((r) => ({
+    case: r.case,
+    'UNWIND rows/s min/med': `${r.unwindRowsPerSecMin} / ${r.unwindRowsPerSecMedian}`,
+    'one per row rows/s min/med': `${r.singleRowsPerSecMin} / ${r.singleRowsPerSecMedian}`,
+    'speed-up min/med': `${r.ratioMin} / ${r.ratioMedian}`,
+  })));
+  await engine.close();
+  return results;
+}
+
 async function main(): Promise<void> {
+  if (ONLY === 'writes') {
+    const writes = await writeBench();
+    if (OUT) await writeFile(OUT, `${JSON.stringify({ bench: 'cypher', node: process.version, rounds: ROUNDS, writes }, null, 2)}\n`);
+    return;
+  }
   const t0 = performance.now();
   const engine = await build();
   const view = engine.view('bench');
@@ -168,8 +283,9 @@ async function main(): Promise<void> {
     'engine ns/row min/med': `${r.engineNsPerRowMin} / ${r.engineNsPerRowMedian}`,
     'ratio min/med': `${r.ratioMin} / ${r.ratioMedian}`, target: `≤ ${r.target}`,
   })));
+  const writes = await writeBench();
   if (OUT) {
-    await writeFile(OUT, `${JSON.stringify({ bench: 'cypher', node: process.version, rounds: ROUNDS, results }, null, 2)}\n`);
+    await writeFile(OUT, `${JSON.stringify({ bench: 'cypher', node: process.version, rounds: ROUNDS, results, writes }, null, 2)}\n`);
     console.log(`wrote ${OUT}`);
   }
   await engine.close();

@@ -118,7 +118,7 @@ function checkInTransactions(query: Query, source: string): boolean {
 }
 
 /** Progress of `CALL { … } IN TRANSACTIONS`, told after each batch commits. */
-export interface BatchProgress {
+interface BatchProgress {
   readonly committedBatches: number;
   readonly committedRows: number;
   readonly totalRows: number;

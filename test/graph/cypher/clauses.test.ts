@@ -177,3 +177,15 @@ describe('FOREACH', () => {
     expect((await failure(q('FOREACH (x IN 1 | CREATE (:T))'))).message).toContain('expected a list');
   });
 });
+
+describe('RETURN * and literals', () => {
+  it('RETURN * names the variables in scope even when no row arrives', async () => {
+    const result = await q('OPTIONAL MATCH (a:Nothing) WITH a MATCH (a)-->(b) RETURN *');
+    expect(result.columns).toEqual(['a', 'b']);
+    expect(result.rows).toEqual([]);
+  });
+  it('reads octal integers, and refuses one past 64 bits as a syntax error', async () => {
+    expect(await rows('RETURN 0o17 AS a, -0o10 AS b')).toEqual([[15, -8]]);
+    expect((await failure(q('RETURN 0o1000000000000000000000 AS x'))).code).toBe('TG_CYPHER_SYNTAX');
+  });
+});

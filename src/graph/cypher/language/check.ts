@@ -4,6 +4,16 @@ import { forEachOperand } from './expr-operands.ts';
 import { functionSpec } from '../runtime/functions.ts';
 
 /** `unknown`: a comprehension's, quantifier's or reduce's local variable, whose items may be of any kind. */
+/**
+ * The names `RETURN *` / `WITH *` project, by clause, in code-point order: what is in scope there, so
+ * the columns are the same whether or not any row arrives.
+ */
+export const STAR_NAMES = new WeakMap<ReturnClause | WithClause, readonly string[]>();
+
+function compareCodePoints(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 type Kind = 'node' | 'rel' | 'value' | 'unknown';
 
 /**
@@ -111,6 +121,7 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
       if (node.variable !== null) declare(scope, node.variable, 'node', node.offset);
     }
     for (const step of pattern.steps) {
+      if (step.rel.length) throw unsupported(source, step.rel.offset, `${clause} of a variable-length relationship (it creates exactly one relationship per step)`);
       if (step.rel.variable !== null) {
         if (before.has(step.rel.variable)) fail(step.rel.offset, `variable \`${step.rel.variable}\` is already bound; ${clause} needs a new relationship variable.`);
         declare(scope, step.rel.variable, 'rel', step.rel.offset);
@@ -121,7 +132,6 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
   const checkUpdates = (clauses: readonly UpdatingClause[], scope: Map<string, Kind>): void => {
     for (const clause of clauses) {
       switch (clause.kind) {
-      if (step.rel.length) throw unsupported(source, step.rel.offset, `${clause} of a variable-length relationship (it creates exactly one relationship per step)`);
         case 'create':
           for (const pattern of clause.patterns) bindCreated(pattern, scope, 'CREATE');
           break;
@@ -156,7 +166,10 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
     if (clause.star && scope.size === 0) fail(clause.offset, `${word} * needs at least one variable in scope.`);
     for (const item of clause.items) checkExpr(item.expr, scope);
     const projected = new Map<string, Kind>();
-    if (clause.star) for (const [name, kind] of scope) projected.set(name, kind);
+    if (clause.star) {
+      for (const [name, kind] of scope) projected.set(name, kind);
+      STAR_NAMES.set(clause, [...scope.keys()].sort(compareCodePoints));
+    }
     for (const item of clause.items) {
       const kind = item.expr.kind === 'variable' ? (scope.get(item.expr.name) ?? 'value') : 'value';
       projected.set(item.name, kind);

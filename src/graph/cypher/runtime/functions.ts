@@ -39,8 +39,3 @@ for (const area of AREAS) {
 export function functionSpec(lowerName: string): CypherFunction | undefined {
   return TABLE.get(lowerName);
 }
-
-/** Every entry, for documentation and tests. */
-export function allFunctions(): readonly CypherFunction[] {
-  return [...TABLE.values()];
-}

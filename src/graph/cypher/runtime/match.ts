@@ -8,7 +8,7 @@ import { evaluate } from './evaluate.ts';
 import { EMPTY_PUSHDOWN, pushdownOf, type Pushdown } from '../plan/match-plan.ts';
 import { matchPattern } from './match-pattern.ts';
 import { filterWhere } from './match-subqueries.ts';
-import { CHUNK_ROWS, chunksOf, collectSync, type Chunk, type ChunkStream } from './row-stream.ts';
+import { CHUNK_ROWS, collectSync, type Chunk, type ChunkStream } from './row-stream.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
 import type { Value } from './values.ts';
 
@@ -24,11 +24,6 @@ export function readPart(part: Query, input: ChunkStream, ctx: RunContext): Chun
   let stream = input;
   for (const clause of part.reading) stream = clause.kind === 'unwind' ? unwind(clause, stream, ctx) : matchClause(clause, stream, ctx);
   return stream;
-}
-
-/** The reading part of a statement of one part: its reading clauses over one empty row. */
-export function matchAll(query: Query, ctx: RunContext): ChunkStream {
-  return readPart(query, chunksOf([emptyRow(ctx)]), ctx);
 }
 
 /**

@@ -8,6 +8,7 @@ import { emptyRow, prepareSubqueriesPausing } from './match.ts';
 import type { Chunk, ChunkStream } from './row-stream.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
 import { exprsWeight } from '../plan/expr-weight.ts';
+import { STAR_NAMES } from '../language/check.ts';
 import { budgetedKey } from './value-size.ts';
 import { compareCodePoints, compareValues, typeName, type Value } from './values.ts';
 
@@ -123,13 +124,16 @@ export async function runReturn(clause: Projection | WithClause, source: ChunkSt
   const limit = nonNegativeInteger(clause.limit, 'LIMIT', ctx);
   let first: Chunk | null = null;
   let plan = plans.get(clause);
-  if (clause.star) {
-    // RETURN * lists the variables bound in the rows, by name in code-point order.
-    const next = nextChunk(source, ctx);
-    first = next instanceof Promise ? await next : next;
-    const row = first?.rows[0];
-    const names = row === undefined ? [] : ctx.layout.names.filter((_, slot) => row[slot] !== undefined).sort(compareCodePoints);
-    plan = planOf(clause, names.map((name) => ({ expr: { kind: 'variable', name, offset: clause.offset } as Expr, name, aliased: false })));
+  if (clause.star && plan === undefined) {
+    // RETURN * lists the variables in scope (check.ts), by name in code-point order, rows or none.
+    let names = STAR_NAMES.get(clause);
+    if (names === undefined) {
+      const next = nextChunk(source, ctx);
+      first = next instanceof Promise ? await next : next;
+      const row = first?.rows[0];
+      names = row === undefined ? [] : ctx.layout.names.filter((_, slot) => row[slot] !== undefined).sort(compareCodePoints);
+    } else plans.set(clause, (plan = planOf(clause, names.map((name) => ({ expr: { kind: 'variable', name, offset: clause.offset } as Expr, name, aliased: false })))));
+    plan ??= planOf(clause, names.map((name) => ({ expr: { kind: 'variable', name, offset: clause.offset } as Expr, name, aliased: false })));
   } else if (plan === undefined) plans.set(clause, (plan = planOf(clause, clause.items)));
   try {
     if (plan.aggregateCalls.length > 0) await aggregateRows(clause, plan, source, first, ctx, sink, skip, limit);

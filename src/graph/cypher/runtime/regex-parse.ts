@@ -47,7 +47,7 @@ const LINE_TERMINATORS: CodeRanges = [0x0a, 0x0a, 0x0d, 0x0d, 0x85, 0x85, 0x2028
 const MAX_CODE_POINT = 0x10ffff;
 
 /** The complement of a range set. */
-export function complement(ranges: CodeRanges): number[] {
+function complement(ranges: CodeRanges): number[] {
   const out: number[] = [];
   let next = 0;
   for (let i = 0; i < ranges.length; i += 2) {

@@ -21,7 +21,7 @@ export interface EagerFunction extends FunctionArity {
 }
 
 /** A scalar function that evaluates its own arguments, when and if it needs them (`coalesce` stops at the first non-null). */
-export interface LazyFunction extends FunctionArity {
+interface LazyFunction extends FunctionArity {
   readonly aggregate?: false;
   readonly lazy: true;
   /** `arg(i)` evaluates argument i (of `call.args.length`) against the current row. */
@@ -44,7 +44,7 @@ export function defineFunctions(entries: readonly CypherFunction[]): readonly Cy
 }
 
 /** `Integer 3`, `String "ab"` (shortened), `List`, `null`: a value as an error message names it. */
-export function describeValue(value: Value): string {
+function describeValue(value: Value): string {
   if (typeof value === 'number' || typeof value === 'boolean') return `${typeName(value)} ${String(value)}`;
   if (typeof value === 'string') return `String ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}`;
   return typeName(value);

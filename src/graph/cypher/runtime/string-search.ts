@@ -20,10 +20,9 @@ export function containsText(haystack: string, needle: string): boolean {
   return indexOfLinear(haystack, needle) !== -1;
 }
 
-/** Knuth–Morris–Pratt: at most 2·(n + m) comparisons. */
-function indexOfLinear(haystack: string, needle: string): number {
+/** fail[i]: the length of the longest proper prefix of needle[0..i] that is also its suffix (KMP's table). */
+function failureTable(needle: string): Int32Array {
   const m = needle.length;
-  // fail[i]: the length of the longest proper prefix of needle[0..i] that is also its suffix.
   const fail = new Int32Array(m);
   for (let i = 1, k = 0; i < m; i++) {
     const c = needle.charCodeAt(i);
@@ -31,6 +30,13 @@ function indexOfLinear(haystack: string, needle: string): number {
     if (needle.charCodeAt(k) === c) k++;
     fail[i] = k;
   }
+  return fail;
+}
+
+/** Knuth–Morris–Pratt: at most 2·(n + m) comparisons. */
+function indexOfLinear(haystack: string, needle: string): number {
+  const m = needle.length;
+  const fail = failureTable(needle);
   for (let i = 0, k = 0; i < haystack.length; i++) {
     const c = haystack.charCodeAt(i);
     while (k > 0 && needle.charCodeAt(k) !== c) k = fail[k - 1]!;
@@ -55,13 +61,7 @@ export function forEachOccurrence(haystack: string, needle: string, visit: (at: 
     }
     return;
   }
-  const fail = new Int32Array(m);
-  for (let i = 1, k = 0; i < m; i++) {
-    const c = needle.charCodeAt(i);
-    while (k > 0 && needle.charCodeAt(k) !== c) k = fail[k - 1]!;
-    if (needle.charCodeAt(k) === c) k++;
-    fail[i] = k;
-  }
+  const fail = failureTable(needle);
   for (let i = 0, k = 0; i < haystack.length; i++) {
     const c = haystack.charCodeAt(i);
     while (k > 0 && needle.charCodeAt(k) !== c) k = fail[k - 1]!;

@@ -5,11 +5,12 @@ import { parseFeature, scenarioKey, type Scenario } from './gherkin.ts';
 import { runScenario, type Outcome, type Status } from './scenario.ts';
 
 /** Where the features are by default: the openCypher repository's `tck/features`, beside the clone. */
-export const DEFAULT_FEATURES = new URL('../../../shared/tck/features', import.meta.url).pathname;
+/** Where the feature files are: TOOLGRAPH_TCK_FEATURES, else ../shared/tck/features beside the clone. */
+export const DEFAULT_FEATURES = process.env.TOOLGRAPH_TCK_FEATURES || new URL('../../../shared/tck/features', import.meta.url).pathname;
 
 export const WHERE_FEATURES_COME_FROM =
   'the feature files are the openCypher repository\'s tck/features folder (https://github.com/opencypher/openCypher, the commit noted in shared/tck/README.md beside the clone); '
-  + 'put them at ../shared/tck/features relative to the clone, or pass --features DIR';
+  + 'put them at ../shared/tck/features relative to the clone, set TOOLGRAPH_TCK_FEATURES, or pass --features DIR';
 
 function featureFiles(dir: string): string[] {
   const out: string[] = [];

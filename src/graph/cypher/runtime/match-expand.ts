@@ -33,6 +33,15 @@ function sameEdge(a: EdgeRecord, b: EdgeRecord): boolean {
  * each path grows by its neighbours. A relationship nothing reads (unnamed or unused, and compared
  * with no other) takes the engine's record-in, list-out path and builds no edge objects.
  */
+/** Whether `record` may end path p of a step: the node a bound variable holds, and the node pattern's constraint. */
+export function stepNodeFits(plan: PatternPlan, e: ExpandPlan, record: NodeRecord, paths: Paths, p: number, ctx: RunContext): boolean {
+  if (e.nodeBound) {
+    const bound = valueAt(plan, paths, p, e.nodeSlot);
+    if (!(bound instanceof NodeRef) || bound.id !== record.id) return false;
+  }
+  return satisfies(record, e.constraint, paths.input.rows[paths.parent[p]!]!, ctx, true);
+}
+
 export class Expand implements PathStep {
   readonly #p: ExpandPlan;
   readonly #ctx: RunContext;
@@ -51,12 +60,7 @@ export class Expand implements PathStep {
   }
 
   #nodeFits(record: NodeRecord, paths: Paths, p: number): boolean {
-    const e = this.#p;
-    if (e.nodeBound) {
-      const bound = valueAt(this.plan, paths, p, e.nodeSlot);
-      if (!(bound instanceof NodeRef) || bound.id !== record.id) return false;
-    }
-    return satisfies(record, e.constraint, paths.input.rows[paths.parent[p]!]!, this.#ctx, true);
+    return stepNodeFits(this.plan, this.#p, record, paths, p, this.#ctx);
   }
 
   /** Extends path p to `record` (over `edge` when the relationship has a column). */

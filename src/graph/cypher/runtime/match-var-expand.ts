@@ -6,8 +6,7 @@
  */
 import type { EdgeHit, EdgeRecord, NodeRecord } from '../../engine/index.ts';
 import { runtimeError } from '../language/cypher-error.ts';
-import { satisfies } from './match-constraints.ts';
-import { expandFrontier, type ExpandPlan } from './match-expand.ts';
+import { expandFrontier, stepNodeFits, type ExpandPlan } from './match-expand.ts';
 import { emptyPaths, valueAt, type PathStep, type Paths, type PatternPlan } from './match-paths.ts';
 import { CHUNK_ROWS } from './row-stream.ts';
 import type { RunContext } from './run-context.ts';
@@ -125,12 +124,7 @@ export class VarExpand implements PathStep {
   }
 
   #nodeFits(record: NodeRecord, paths: Paths, p: number): boolean {
-    const e = this.#p;
-    if (e.nodeBound) {
-      const bound = valueAt(this.plan, paths, p, e.nodeSlot);
-      if (!(bound instanceof NodeRef) || bound.id !== record.id) return false;
-    }
-    return satisfies(record, e.constraint, paths.input.rows[paths.parent[p]!]!, this.#ctx, true);
+    return stepNodeFits(this.plan, this.#p, record, paths, p, this.#ctx);
   }
 
   #push(out: Paths, paths: Paths, p: number, record: NodeRecord, stack: readonly Frame[]): void {

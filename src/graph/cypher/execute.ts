@@ -99,19 +99,15 @@ function checkReadsAfterWrites(query: Query, source: string): boolean {
  * alone (no UNION).
  */
 function checkInTransactions(query: Query, source: string): boolean {
-  let found: Query | null = null;
+  // The clause ends its statement (the parser sees to that), so it is in the last part or nowhere.
+  let found: Query = query;
+  while (found.next !== null) found = found.next;
+  if (found.transactions === null) return false;
   for (let part: Query | null = query; part !== null; part = part.next) {
-    if (part.transactions !== null) found = part;
-    else if (part.updating.length > 0 && found === null) {
-      const later = part.next;
-      let batched = false;
-      for (let p: Query | null = later; p !== null; p = p.next) if (p.transactions !== null) batched = true;
-      if (batched) throw unsupported(source, part.updating[0]!.offset, 'an update outside the CALL { … } IN TRANSACTIONS subquery of its statement');
-    }
+    if (part.updating.length > 0) throw unsupported(source, part.updating[0]!.offset, 'an update outside the CALL { … } IN TRANSACTIONS subquery of its statement');
   }
-  if (found === null) return false;
   if (query.union !== null) throw unsupported(source, query.union.offset, 'UNION with CALL { … } IN TRANSACTIONS');
-  for (const part of partsOf(found.transactions!.body)) {
+  for (const part of partsOf(found.transactions.body)) {
     if (part.transactions !== null) throw unsupported(source, part.transactions.offset, 'CALL { … } IN TRANSACTIONS nested in another');
   }
   return true;

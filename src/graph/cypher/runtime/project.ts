@@ -126,14 +126,17 @@ export async function runReturn(clause: Projection | WithClause, source: ChunkSt
   let plan = plans.get(clause);
   if (clause.star && plan === undefined) {
     // RETURN * lists the variables in scope (check.ts), by name in code-point order, rows or none.
-    let names = STAR_NAMES.get(clause);
+    const known = STAR_NAMES.get(clause);
+    let names = known;
     if (names === undefined) {
       const next = nextChunk(source, ctx);
       first = next instanceof Promise ? await next : next;
       const row = first?.rows[0];
       names = row === undefined ? [] : ctx.layout.names.filter((_, slot) => row[slot] !== undefined).sort(compareCodePoints);
-    } else plans.set(clause, (plan = planOf(clause, names.map((name) => ({ expr: { kind: 'variable', name, offset: clause.offset } as Expr, name, aliased: false })))));
-    plan ??= planOf(clause, names.map((name) => ({ expr: { kind: 'variable', name, offset: clause.offset } as Expr, name, aliased: false })));
+    }
+    plan = planOf(clause, names.map((name) => ({ expr: { kind: 'variable', name, offset: clause.offset } as Expr, name, aliased: false })));
+    // Names from the scope are the same for every run of the statement: plan them once.
+    if (known !== undefined) plans.set(clause, plan);
   } else if (plan === undefined) plans.set(clause, (plan = planOf(clause, clause.items)));
   try {
     if (plan.aggregateCalls.length > 0) await aggregateRows(clause, plan, source, first, ctx, sink, skip, limit);

@@ -7,6 +7,8 @@ import { runtimeError, unsupported } from './language/cypher-error.ts';
 import { emptyRow, prepareSubqueries, runSubquery } from './runtime/match.ts';
 import { evaluate } from './runtime/evaluate.ts';
 import { parseCypher } from './language/parser.ts';
+import { resolveProcedureCalls } from './language/procedure-resolve.ts';
+import { BUILTIN_REGISTRY, type ProcedureRegistry } from './runtime/procedures/registry.ts';
 import { rowsForTransactions, runBody, runStatement } from './runtime/pipeline.ts';
 import { ResultJson } from './runtime/result-json.ts';
 import type { Row, RunContext, SubqueryExpr } from './runtime/run-context.ts';
@@ -47,7 +49,16 @@ export interface RunOptions {
   writeLimits?: WriteLimits;
   /** Told after each batch of `CALL { … } IN TRANSACTIONS` commits. */
   onBatch?: (progress: BatchProgress) => void;
+  /**
+   * The procedures statements may CALL: `procedureRegistry([...])`, the built-ins plus an embedder's
+   * own. Default: the built-ins. A statement given as text is prepared against it; one prepared
+   * already must have been prepared against the same registry.
+   */
+  procedures?: ProcedureRegistry;
 }
+
+/** What preparing a statement depends on besides its text. */
+export type PrepareOptions = Pick<RunOptions, 'procedures'>;
 
 export interface PreparedCypher {
   readonly query: Query;
@@ -56,19 +67,25 @@ export interface PreparedCypher {
   /** Whether the statement writes (needs a write scope). */
   readonly writes: boolean;
   readonly layout: SlotLayout;
+  /** The registry its procedure calls were resolved in. */
+  readonly procedures: ProcedureRegistry;
 }
 
 /** Prepared statements by text: at most 1000 of them and 4 Mi characters of text in all. */
 const prepared = statementCache<PreparedCypher>(1000, 4 * 1024 * 1024);
 
-/** Parses and checks a statement without running it; a text seen before comes from a bounded cache. */
-export function prepareCypher(source: string): PreparedCypher {
+/**
+ * Parses and checks a statement without running it, its procedure calls resolved in `options.procedures`
+ * (default: the built-ins); a text seen before (with the same registry) comes from a bounded cache.
+ */
+export function prepareCypher(source: string, options: PrepareOptions = {}): PreparedCypher {
+  const procedures = options.procedures ?? BUILTIN_REGISTRY;
   const cached = prepared.get(source);
-  if (cached !== undefined) return cached;
-  const query = parseCypher(source);
+  if (cached !== undefined && cached.procedures === procedures) return cached;
+  const query = resolveProcedureCalls(parseCypher(source), procedures, source);
   checkQuery(query, source);
   const batched = checkInTransactions(query, source);
-  const statement: PreparedCypher = Object.freeze({ query, batched, writes: batched || checkReadsAfterWrites(query, source), layout: layoutOf(query) });
+  const statement: PreparedCypher = Object.freeze({ query, batched, writes: batched || checkReadsAfterWrites(query, source), layout: layoutOf(query), procedures });
   prepared.set(source, statement);
   return statement;
 }
@@ -84,8 +101,9 @@ function checkReadsAfterWrites(query: Query, source: string): boolean {
     let written = false;
     for (let part: Query | null = statement; part !== null; part = part.next) {
       if (written) {
-        const match = part.reading.find((clause) => clause.kind === 'match');
-        if (match !== undefined) throw unsupported(source, match.offset, 'MATCH after an update in the same statement (reading the statement\'s own writes)');
+        // A procedure reads the graph as a MATCH does (db.labels() would miss the new labels).
+        const read = part.reading.find((clause) => clause.kind !== 'unwind');
+        if (read !== undefined) throw unsupported(source, read.offset, `${read.kind === 'match' ? 'MATCH' : 'a procedure call'} after an update in the same statement (reading the statement's own writes)`);
       }
       if (part.updating.length > 0) written = writes = true;
     }
@@ -202,7 +220,10 @@ function makeContext(view: GraphView, params: ReadonlyMap<string, Value>, statem
  * refused by the budget leaves the write uncommitted).
  */
 export async function runCypherJson(engine: CypherEngine, graph: string, statement: string | PreparedCypher, params?: Readonly<Record<string, unknown>> | null, options: RunOptions = {}): Promise<string> {
-  const prepared = typeof statement === 'string' ? prepareCypher(statement) : statement;
+  const prepared = typeof statement === 'string' ? prepareCypher(statement, options) : statement;
+  if (options.procedures !== undefined && prepared.procedures !== options.procedures) {
+    throw new Error('runCypher: the statement was prepared against another procedure registry than RunOptions.procedures; prepare it with the same options.');
+  }
   const values = toParams(params);
   const limits = options.limits ?? DEFAULT_BUDGET_LIMITS;
   if (!prepared.writes) return engine.read(graph, (view) => runRead(view, prepared, values, limits));

@@ -69,7 +69,7 @@ function run(request: NativeRequest, principal: Principal, deps: DispatchDeps): 
     return inSpan('cypher', undefined, (span) => {
       // Scope checks need to know whether the statement writes, so parse first; parsing reads nothing.
       requireScope(principal, ANY_CYPHER_SCOPE, 'A Cypher query');
-      const prepared = prepareCypher(method.Cypher.query);
+      const prepared = prepareCypher(method.Cypher.query, deps.cypher);
       span.set('toolgraph.cypher.writes', prepared.writes);
       if (prepared.writes) requireScope(principal, WRITE_SCOPES, 'A Cypher statement with CREATE, SET, REMOVE or DELETE');
       else requireScope(principal, CYPHER_READ_SCOPES, 'A Cypher read');

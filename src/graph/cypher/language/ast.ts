@@ -24,7 +24,34 @@ export interface Query {
   readonly union: { readonly all: boolean; readonly query: Query; readonly offset: number } | null;
 }
 
-export type ReadingClause = MatchClause | UnwindClause;
+export type ReadingClause = MatchClause | UnwindClause | ProcedureCallClause;
+
+/**
+ * `CALL ns.name(args) [YIELD field [AS name], … [WHERE …]]`: each row joined with the procedure's
+ * rows for it (a void procedure passes it through). language/procedure-call.ts parses it,
+ * procedure-resolve.ts resolves it against the registry when the statement is prepared.
+ */
+export interface ProcedureCallClause {
+  readonly kind: 'procedureCall';
+  /** The dotted name as written: `db.labels`. */
+  readonly name: string;
+  /** The arguments; null for `CALL ns.name` without parentheses (the statement's parameters of the procedure's parameter names). */
+  readonly args: readonly Expr[] | null;
+  /** The outputs bound (`field AS variable`); null without YIELD. */
+  readonly yields: readonly YieldItem[] | null;
+  /** `YIELD *` (only when the call is the whole statement). */
+  readonly yieldStar: boolean;
+  readonly where: Expr | null;
+  /** The call is the whole statement: its outputs are the result's columns. */
+  readonly standalone: boolean;
+  readonly offset: number;
+}
+
+export interface YieldItem {
+  readonly field: string;
+  readonly variable: string;
+  readonly offset: number;
+}
 
 /**
  * `CALL { body } IN TRANSACTIONS [OF n ROWS]`: the body runs over the rows before it, n rows at a time

@@ -1,6 +1,7 @@
 import type { Expr, Pattern, Query, ReturnClause, SetItem, UpdatingClause, WithClause } from './ast.ts';
 import { syntaxProblem, unsupported } from './cypher-error.ts';
 import { forEachOperand } from './expr-operands.ts';
+import { checkProcedureCall } from './procedure-call.ts';
 import { functionSpec } from '../runtime/functions.ts';
 
 /** `unknown`: a comprehension's, quantifier's or reduce's local variable, whose items may be of any kind. */
@@ -208,6 +209,11 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
         if (clause.kind === 'unwind') {
           checkExpr(clause.list, scope);
           declare(scope, clause.variable, 'value', clause.offset);
+          continue;
+        }
+        if (clause.kind === 'procedureCall') {
+          const names = scope;
+          checkProcedureCall(clause, { bound: (name) => names.has(name), bind: (name) => names.set(name, 'value'), expr: (e) => checkExpr(e, names), fail });
           continue;
         }
         const before = new Map(scope);

@@ -33,6 +33,7 @@ import { TEMPORAL_FUNCTIONS, positionOf, syntaxError, syntaxProblem, unsupported
 import { forEachOperand } from './expr-operands.ts';
 import { functionSpec } from '../runtime/functions.ts';
 import { lex, type Token } from './lexer.ts';
+import { isProcedureCallStart, isStandaloneCall, parseProcedureCall, type ClauseReader } from './procedure-call.ts';
 import { MAX_NESTING, tooDeep } from './limits.ts';
 
 /** Words that cannot name a variable (they still work as labels, property keys and map keys). */
@@ -83,6 +84,21 @@ class Parser {
     this.tokens = lexed.tokens;
     this.closers = lexed.closers;
   }
+
+  /** The token helpers, for clauses parsed in their own modules (procedure-call.ts). */
+  private readonly reader: ClauseReader = {
+    source: () => this.source,
+    peek: (k) => this.peek(k),
+    advance: () => this.advance(),
+    isSymbol: (text, k) => this.isSymbol(text, k),
+    isKeyword: (word, k) => this.isKeyword(word, k),
+    acceptSymbol: (text) => this.acceptSymbol(text),
+    acceptKeyword: (word) => this.acceptKeyword(word),
+    expectSymbol: (text, expected) => this.expectSymbol(text, expected),
+    parseName: (what) => this.parseName(what),
+    parseVariable: () => this.parseVariable(),
+    parseExpression: () => this.parseExpression(),
+  };
 
   // ---- token helpers ----
 
@@ -203,8 +219,9 @@ class Parser {
     const reading: ReadingClause[] = [];
     const updating: UpdatingClause[] = [];
     this.rejectUnsupportedClause();
-    while (this.isKeyword('MATCH') || this.isKeyword('OPTIONAL') || this.isKeyword('UNWIND')) {
-      reading.push(this.isKeyword('UNWIND') ? this.parseUnwind() : this.parseMatch());
+    while (this.isKeyword('MATCH') || this.isKeyword('OPTIONAL') || this.isKeyword('UNWIND') || isProcedureCallStart(this.reader)) {
+      if (isProcedureCallStart(this.reader)) reading.push(parseProcedureCall(this.reader, this.pos === 0));
+      else reading.push(this.isKeyword('UNWIND') ? this.parseUnwind() : this.parseMatch());
       this.rejectUnsupportedClause();
     }
     for (;;) {
@@ -229,6 +246,7 @@ class Parser {
       return { ...part, with: clause, next: this.parsePart() };
     }
     if (this.isKeyword('RETURN')) return { ...part, returns: this.parseReturn() };
+    if (isStandaloneCall(reading)) return part;
     if (reading.length === 0 && updating.length === 0) this.fail(CLAUSE_START);
     if (updating.length === 0) {
       throw syntaxProblem(this.source, this.peek().offset, 'a query must end with RETURN or an update clause (CREATE, MERGE, SET, REMOVE, DELETE, FOREACH).');

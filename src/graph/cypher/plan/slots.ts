@@ -1,5 +1,6 @@
 import type { Expr, NodePattern, Pattern, Query, RelPattern, ReturnClause, SetItem, UpdatingClause, WithClause } from '../language/ast.ts';
 import { forEachOperand } from '../language/expr-operands.ts';
+import { callExpressions, yieldedVariables } from '../language/procedure-call.ts';
 
 /**
  * Where each variable of a statement lives in a row. Rows are arrays, one slot per variable, decided
@@ -112,6 +113,13 @@ function neverNull(query: Query): Set<string> {
         if (clause.kind === 'unwind') {
           nullable.add(clause.variable);
           seen.add(clause.variable);
+          continue;
+        }
+        if (clause.kind === 'procedureCall') {
+          for (const name of yieldedVariables(clause)) {
+            nullable.add(name);
+            seen.add(name);
+          }
           continue;
         }
         for (const pattern of clause.patterns) {
@@ -249,6 +257,11 @@ function usedNames(query: Query, rowCounts: Set<Expr>): { uses: Map<string, numb
         use(clause.variable);
         continue;
       }
+      if (clause.kind === 'procedureCall') {
+        callExpressions(clause).forEach(expr);
+        yieldedVariables(clause).forEach(use);
+        continue;
+      }
       for (const pattern of clause.patterns) forEachPatternVariable(pattern, use, expr);
       if (clause.where !== null) expr(clause.where);
     }
@@ -330,6 +343,11 @@ export function layoutOf(query: Query): SlotLayout {
       if (clause.kind === 'unwind') {
         exprs.push(clause.list);
         name(clause.variable);
+        continue;
+      }
+      if (clause.kind === 'procedureCall') {
+        exprs.push(...callExpressions(clause));
+        yieldedVariables(clause).forEach(name);
         continue;
       }
       scopes.push([...clause.patterns]);

@@ -7,6 +7,7 @@ import type { MatchClause, Pattern, Query, UnwindClause } from '../language/ast.
 import { evaluate } from './evaluate.ts';
 import { EMPTY_PUSHDOWN, pushdownOf, type Pushdown } from '../plan/match-plan.ts';
 import { matchPattern } from './match-pattern.ts';
+import { procedureCall } from './procedure-call.ts';
 import { filterWhere } from './match-subqueries.ts';
 import { CHUNK_ROWS, collectSync, type Chunk, type ChunkStream } from './row-stream.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
@@ -19,10 +20,12 @@ export function emptyRow(ctx: RunContext): Row {
   return new Array<Value | undefined>(ctx.layout.width).fill(undefined);
 }
 
-/** The reading clauses of one part of a statement (MATCH, OPTIONAL MATCH, UNWIND) over its input rows. */
+/** The reading clauses of one part of a statement (MATCH, OPTIONAL MATCH, UNWIND, CALL of a procedure) over its input rows. */
 export function readPart(part: Query, input: ChunkStream, ctx: RunContext): ChunkStream {
   let stream = input;
-  for (const clause of part.reading) stream = clause.kind === 'unwind' ? unwind(clause, stream, ctx) : matchClause(clause, stream, ctx);
+  for (const clause of part.reading) {
+    stream = clause.kind === 'unwind' ? unwind(clause, stream, ctx) : clause.kind === 'procedureCall' ? procedureCall(clause, stream, ctx) : matchClause(clause, stream, ctx);
+  }
   return stream;
 }
 

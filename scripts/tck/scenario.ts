@@ -2,12 +2,13 @@
 // (parse and checks: "compile time") then `runCypher` (the executor `/dispatch` runs: "runtime").
 import { isToolgraphError } from '../../src/errors/index.ts';
 import { DEFAULT_BUDGET_LIMITS } from '../../src/graph/budget/index.ts';
-import { prepareCypher, runCypher, type CypherResult } from '../../src/graph/cypher/index.ts';
+import { prepareCypher, procedureRegistry, runCypher, type CypherResult, type Procedure, type RunOptions } from '../../src/graph/cypher/index.ts';
 import type { PreparedCypher } from '../../src/graph/cypher/execute.ts';
 import { GraphEngine } from '../../src/graph/engine/index.ts';
 import { MemoryPersistence } from '../../src/graph/persist/index.ts';
 import { compareRows, graphState, sideEffects, type GraphState, type SideEffects } from './compare.ts';
 import type { Scenario, Step } from './gherkin.ts';
+import { declaresProcedure, tckProcedure } from './procedure.ts';
 import { parseTckValue, tckToJson } from './values.ts';
 
 export type Status = 'passed' | 'failed' | 'outside' | 'other';
@@ -70,7 +71,8 @@ const queryText = (s: Step) => (/^executing (control )?query:$/.test(s.text) ? s
 
 class ScenarioRun {
   #counter = 0;
-  readonly options = {
+  readonly #procedures: Procedure[] = [];
+  readonly options: RunOptions = {
     newId: () => `tck-${++this.#counter}`,
     limits: STATEMENT_LIMITS,
   };
@@ -85,6 +87,12 @@ class ScenarioRun {
     this.scenario = scenario;
   }
 
+  /** Registers a test procedure: statements from now on may call it (with the built-ins). */
+  declare(procedure: Procedure): void {
+    this.#procedures.push(procedure);
+    this.options.procedures = procedureRegistry(this.#procedures);
+  }
+
   state(): Promise<GraphState> {
     return this.engine.read('g', (view) => graphState(view));
   }
@@ -93,7 +101,7 @@ class ScenarioRun {
     const before = await this.state();
     let prepared: PreparedCypher;
     try {
-      prepared = prepareCypher(text);
+      prepared = prepareCypher(text, this.options);
     } catch (error) {
       const refused = refusal(error);
       if (refused !== null) throw new Refusal(refused);
@@ -179,8 +187,9 @@ async function runSteps(run: ScenarioRun): Promise<Outcome> {
   for (const step of run.scenario.steps) {
     const text = step.text;
     if (text === 'an empty graph' || text === 'any graph') continue;
-    if (text.startsWith('there exists a procedure')) {
-      return { status: 'other', reason: 'the scenario declares a test procedure; toolgraph has no procedures', construct: 'procedures (CALL)' };
+    if (declaresProcedure(text)) {
+      run.declare(tckProcedure(text, step.table));
+      continue;
     }
     if (text === 'parameters are:') {
       for (const [name, value] of step.table ?? []) run.params[name!] = tckToJson(parseTckValue(value!));

@@ -69,7 +69,7 @@ function lookUp(clause: ProcedureCallClause, registry: ProcedureRegistry, source
 function checkCall(clause: ProcedureCallClause, procedure: Procedure, source: string): void {
   const signature = signatureOf(procedure);
   if (clause.args === null) {
-    if (procedure.parameters.length > 0) {
+    if (!clause.standalone && procedure.parameters.length > 0) {
       const explicit = procedure.parameters.map((p) => `$${p.name}`).join(', ');
       throw syntaxProblem(source, clause.offset, `CALL ${procedure.name} without parentheses takes its arguments from the parameters, which only a CALL that is the whole statement may do; write them here: CALL ${procedure.name}(${explicit}). Its signature: ${signature}.`);
     }

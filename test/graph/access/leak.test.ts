@@ -37,6 +37,10 @@ const CYPHER: readonly string[] = [
   "MATCH (d:Document {team: 'blue'}) RETURN d.title",
   'MATCH (d:Document) RETURN d ORDER BY d.title DESC',
   'MATCH (p:Person) OPTIONAL MATCH (p)-[:AUTHORED]->(d) RETURN p.id, count(d)',
+  'CALL db.labels()',
+  'CALL db.propertyKeys()',
+  'CALL db.relationshipTypes()',
+  'MATCH (p:Person) CALL db.labels() YIELD label RETURN label, count(p)',
 ];
 
 let engine: GraphEngine;
@@ -93,6 +97,19 @@ describe('what the hidden rows must never show through', () => {
     expect(await count(ADMIN)).toMatchObject({ rows: [[6]] });
     expect(await count(alice)).toMatchObject({ rows: [[3]] });
     expect(await count(bob)).toMatchObject({ rows: [[2]] });
+  });
+
+  it('db.labels(), db.propertyKeys() and db.relationshipTypes() leave out a label whose every row is hidden', async () => {
+    // Cypher reaches the procedures only through engineAs: they read the caller's filtered view.
+    const list = async (p: Principal, procedure: string) => ((await cypher(engine, 'g', p, `CALL ${procedure}()`))['result'] as { rows: unknown[][] }).rows.flat();
+    expect(await list(ADMIN, 'db.labels')).toEqual(['Document', 'Person', 'Topic']);
+    expect(await list(alice, 'db.labels')).toEqual(['Document', 'Person']);
+    expect(await list(ADMIN, 'db.relationshipTypes')).toEqual(['AUTHORED', 'CITES', 'LIKES']);
+    expect(await list(alice, 'db.relationshipTypes')).toEqual(['AUTHORED', 'CITES']);
+    await engine.commit({ graph: 'g', mutations: [{ op: 'updateNode', id: 't1', set: { secretKey: 1 } }] });
+    expect(await list(ADMIN, 'db.propertyKeys')).toContain('secretKey');
+    expect(await list(alice, 'db.propertyKeys')).toEqual(['name', 'team', 'title']);
+    expect(await cypher(engine, 'g', eve, 'CALL db.labels()')).toMatchObject({ error: { code: 'TG_GRAPH_NOT_FOUND' } });
   });
 
   it('a principal no read matcher grants meets the graph exactly as a graph that does not exist', async () => {

@@ -145,7 +145,8 @@ const cypherValueRead = fc.tuple(
  * The language issue 24 added, each shape aimed at where it could run away: UNWIND over huge ranges and
  * parameter cross products, WITH that groups or sorts a cross product, variable-length expansions and
  * shortest paths around 10,000-edge hubs, comprehensions, quantifiers and reduce over large lists,
- * regular expressions that backtrack elsewhere, UNION of cross products, EXISTS and COUNT subqueries.
+ * regular expressions that backtrack elsewhere, UNION of cross products, EXISTS and COUNT subqueries,
+ * and procedure calls (CALL db.labels() YIELD …) joined to cross products and huge UNWINDs.
  */
 const clauseReads = [
   'UNWIND range(0, $n) AS i RETURN count(i) AS x',
@@ -172,6 +173,11 @@ const clauseReads = [
   "RETURN size(split($a, 'a')) AS x",
   "RETURN size(replace($a, 'a', $a)) AS x",
   'RETURN substring($a, 1, $n) AS x',
+  'CALL db.labels() YIELD label MATCH (a) WHERE labels(a)[0] = label RETURN label, count(a) AS x',
+  'MATCH (a), (b) CALL db.propertyKeys() YIELD propertyKey RETURN count(*) AS x',
+  'UNWIND range(0, $n) AS i CALL db.labels() YIELD label AS l WHERE l STARTS WITH $a RETURN count(*) AS x',
+  'CALL db.relationshipTypes() YIELD relationshipType AS t WITH collect(t) AS ts UNWIND $l AS i CALL db.labels() YIELD label RETURN size(ts) + count(label) AS x',
+  'CALL db.labels() YIELD label WHERE label =~ $r RETURN label AS x',
 ];
 const clauseWrites = [
   'UNWIND range(1, $k) AS i CREATE (:Fz {i: i})',

@@ -58,6 +58,12 @@ describe('built-in procedures', () => {
     expect(await rows('MATCH (s:Seen) RETURN s.label ORDER BY s.label')).toEqual([['Company'], ['Person']]);
   });
 
+  it('feeds CALL { … } IN TRANSACTIONS, which keeps its own CALL', async () => {
+    const result = await runCypher(engine, 'g', 'CALL db.labels() YIELD label CALL { WITH label CREATE (:Seen {label: label}) } IN TRANSACTIONS OF 1 ROWS');
+    expect(result.stats).toMatchObject({ nodesCreated: 2, transactions: 2 });
+    expect(await rows('CALL db.labels() YIELD `label` AS l RETURN collect(l)')).toEqual([[['Company', 'Person', 'Seen']]]);
+  });
+
   it('runCypherJson answers the same canonical JSON', async () => {
     expect(await runCypherJson(engine, 'g', 'CALL db.labels() YIELD label RETURN label')).toBe('{"columns":["label"],"rows":[["Company"],["Person"]],"version":2}');
   });

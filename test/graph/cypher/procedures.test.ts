@@ -151,8 +151,9 @@ describe('embedder procedures (RunOptions.procedures)', () => {
 
   it('a void procedure passes each row through', async () => {
     let calls = 0;
-    const touch: Procedure = { name: 'test.touch', description: 'counts its calls', parameters: [], outputs: [], *rows() {
+    const touch: Procedure = { name: 'test.touch', description: 'counts its calls', parameters: [], outputs: [], rows() {
       calls++;
+      return [];
     } };
     const withTouch = { procedures: procedureRegistry([touch]) };
     expect(await rows('MATCH (p:Person) CALL test.touch() RETURN p.name ORDER BY p.name', null, withTouch)).toEqual([['Ann'], ['Bob']]);

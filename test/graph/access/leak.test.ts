@@ -41,6 +41,9 @@ const CYPHER: readonly string[] = [
   'CALL db.propertyKeys()',
   'CALL db.relationshipTypes()',
   'MATCH (p:Person) CALL db.labels() YIELD label RETURN label, count(p)',
+  'MATCH (p:Person) CALL { WITH p MATCH (p)-[:AUTHORED]->(d) RETURN count(d) AS n } RETURN p.id, n ORDER BY p.id',
+  'CALL { MATCH (d:Document) RETURN d.id AS id UNION MATCH (t:Topic) RETURN t.id AS id } RETURN id ORDER BY id',
+  'MATCH (p:Person) CALL { MATCH (d:Document) RETURN d.title AS title ORDER BY title LIMIT 2 } RETURN p.id, title ORDER BY p.id, title',
 ];
 
 let engine: GraphEngine;

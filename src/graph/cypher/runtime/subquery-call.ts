@@ -33,24 +33,29 @@ export async function subqueryCall(clause: SubqueryCallClause, input: ChunkStrea
         await runBody(clause.body, row, discard);
         budget.chargeBytes(rowBytes);
         out.push(row);
-        continue;
-      }
-      const returned: (readonly Value[])[] = [];
-      const columns = await runBody(clause.body, row, {
-        push(values) {
-          budget.addRows(1);
-          budget.chargeBytes(rowBytes);
-          returned.push(values);
-        },
-      });
-      const slots = columns.map((name) => slotOf(ctx, name));
-      for (const values of returned) {
-        const joined = row.slice();
-        for (let i = 0; i < slots.length; i++) joined[slots[i]!] = values[i]!;
-        out.push(joined);
-      }
+      } else await joinReturned(clause, row, ctx, runBody, out);
       if (budget.yieldDue) await budget.pause();
     }
   }
   return chunksOf(out);
+}
+
+/** Runs a returning body for `row` and appends the row joined with each row it returns to `out`. */
+async function joinReturned(clause: SubqueryCallClause, row: Row, ctx: RunContext, runBody: BodyRunner, out: Row[]): Promise<void> {
+  const budget = ctx.budget;
+  const rowBytes = LIST_SLOT_BYTES * (ctx.layout.width + 1);
+  const returned: (readonly Value[])[] = [];
+  const columns = await runBody(clause.body, row, {
+    push(values) {
+      budget.addRows(1);
+      budget.chargeBytes(rowBytes);
+      returned.push(values);
+    },
+  });
+  const slots = columns.map((name) => slotOf(ctx, name));
+  for (const values of returned) {
+    const joined = row.slice();
+    for (let i = 0; i < slots.length; i++) joined[slots[i]!] = values[i]!;
+    out.push(joined);
+  }
 }

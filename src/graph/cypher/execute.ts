@@ -148,6 +148,7 @@ function checkInTransactions(query: Query, source: string): boolean {
   if (query.union !== null) throw unsupported(source, query.union.offset, 'UNION with CALL { … } IN TRANSACTIONS');
   for (const part of partsOf(found.transactions.body)) {
     if (part.transactions !== null) throw unsupported(source, part.transactions.offset, 'CALL { … } IN TRANSACTIONS nested in another');
+    for (const call of subqueryCallsOf(part)) checkSubqueryCallWrites(call, source);
   }
   return true;
 }

@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { GraphEngine } from '../../../src/graph/engine/index.ts';
 import { MemoryPersistence } from '../../../src/graph/persist/index.ts';
 import { runCypher } from '../../../src/graph/cypher/index.ts';
+import { DEFAULT_BUDGET_LIMITS } from '../../../src/graph/budget/index.ts';
 import { failure } from '../../support/toolgraph-failure.ts';
 
 let engine: GraphEngine;
@@ -81,5 +82,24 @@ describe('CALL { … } subqueries', () => {
     expect((await failure(runCypher(engine, 'g', 'UNWIND [1, 2] AS i CALL { MATCH (p:Person) CREATE (:Copy) }'))).code).toBe('TG_CYPHER_UNSUPPORTED');
     expect((await failure(runCypher(engine, 'g', 'UNWIND [1] AS i CALL { CREATE (:Copy) } MATCH (c:Copy) RETURN c'))).code).toBe('TG_CYPHER_UNSUPPORTED');
     expect((await failure(runCypher(engine, 'g', 'UNWIND [1] AS i CALL { CALL { WITH i CREATE (:Copy) } IN TRANSACTIONS }'))).code).toBe('TG_CYPHER_UNSUPPORTED');
+  });
+
+  it('counts the rows a subquery returns against the row budget before it keeps them', async () => {
+    const limits = { ...DEFAULT_BUDGET_LIMITS, maxRows: 60 };
+    const text = 'UNWIND range(1, 10) AS i CALL { UNWIND range(1, 10) AS j RETURN j } RETURN count(*) AS n';
+    const error = await failure(runCypher(engine, 'g', text, null, { limits }));
+    expect(error.code).toBe('TG_QUERY_BUDGET_EXCEEDED');
+    expect(error.details).toMatchObject({ limit: 'maxRows' });
+    expect((await runCypher(engine, 'g', text)).rows).toEqual([[100]]);
+  });
+
+  it('works with CALL { … } IN TRANSACTIONS: a reading subquery before it, a unit one inside its body', async () => {
+    const result = await runCypher(engine, 'g', "CALL { MATCH (p:Person) RETURN p.name AS name } CALL { WITH name CREATE (:Copy {name: name}) } IN TRANSACTIONS OF 2 ROWS");
+    expect(result.stats).toMatchObject({ nodesCreated: 4, transactions: 2 });
+    const inner = await runCypher(engine, 'g', 'MATCH (c:Copy) CALL { WITH c CALL { WITH c SET c.seen = true } } IN TRANSACTIONS OF 3 ROWS');
+    expect(inner.stats).toMatchObject({ transactions: 2 });
+    expect(await rows('MATCH (c:Copy) WHERE c.seen RETURN count(*)')).toEqual([[4]]);
+    // A writing subquery before IN TRANSACTIONS is an update outside it.
+    expect((await failure(runCypher(engine, 'g', 'UNWIND [1] AS i CALL { CREATE (:X) } CALL { WITH i CREATE (:Y) } IN TRANSACTIONS'))).code).toBe('TG_CYPHER_UNSUPPORTED');
   });
 });

@@ -47,6 +47,13 @@ describe('CALL { … } subqueries', () => {
     expect(await rows('MATCH (p:Person) WITH p ORDER BY p.age LIMIT 2 CALL { WITH p RETURN p.age * 2 AS twice } RETURN p.name, twice')).toEqual([['Di', 40], ['Ann', 60]]);
   });
 
+  it('imports every variable with WITH *, and RETURN * after the clause lists the returned names', async () => {
+    const text = "MATCH (p:Person {name: 'Bob'}) CALL { WITH * MATCH (p)-[:KNOWS]->(f) RETURN f.name AS friend } RETURN *";
+    const result = await runCypher(engine, 'g', text);
+    expect(result.columns).toEqual(['friend', 'p']);
+    expect(result.rows.map((row) => row[0])).toEqual(['Cy']);
+  });
+
   it('hides variables that are not imported, and refuses a returned name that is already bound', async () => {
     expect((await failure(runCypher(engine, 'g', 'MATCH (p:Person) CALL { RETURN p.name AS n } RETURN n'))).code).toBe('TG_CYPHER_SYNTAX');
     const clash = await failure(runCypher(engine, 'g', 'MATCH (p:Person) CALL { MATCH (p:Person) RETURN p } RETURN p'));

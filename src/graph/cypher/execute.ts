@@ -1,7 +1,8 @@
 import { ToolgraphError, isToolgraphError } from '../../errors/index.ts';
 import { DEFAULT_BUDGET_LIMITS, QueryBudget, type BudgetLimits } from '../budget/index.ts';
 import { DEFAULT_WRITE_LIMITS, WriteMeter, type GraphView, type NodeRecord, type TransactCommit, type WriteLimits } from '../engine/index.ts';
-import type { Query } from './language/ast.ts';
+import type { Query, SubqueryCallClause } from './language/ast.ts';
+import { bodyGraphRead, bodyTransactions, bodyWrites, subqueryCallsOf } from './language/subquery-call.ts';
 import { checkQuery } from './language/check.ts';
 import { runtimeError, unsupported } from './language/cypher-error.ts';
 import { emptyRow, prepareSubqueries, runSubquery } from './runtime/match.ts';
@@ -100,15 +101,33 @@ function checkReadsAfterWrites(query: Query, source: string): boolean {
   for (let statement: Query | null = query; statement !== null; statement = statement.union?.query ?? null) {
     let written = false;
     for (let part: Query | null = statement; part !== null; part = part.next) {
-      if (written) {
-        // A procedure reads the graph as a MATCH does (db.labels() would miss the new labels).
-        const read = part.reading.find((clause) => clause.kind !== 'unwind');
-        if (read !== undefined) throw unsupported(source, read.offset, `${read.kind === 'match' ? 'MATCH' : 'a procedure call'} after an update in the same statement (reading the statement's own writes)`);
+      for (const clause of part.reading) {
+        if (written) {
+          // A procedure reads the graph as a MATCH does (db.labels() would miss the new labels).
+          const read = clause.kind === 'subqueryCall' ? bodyGraphRead(clause.body) : clause.kind === 'unwind' ? null : clause;
+          if (read !== null) throw unsupported(source, read.offset, `${read.kind === 'match' ? 'MATCH' : 'a procedure call'} after an update in the same statement (reading the statement's own writes)`);
+        }
+        if (clause.kind === 'subqueryCall') written = checkSubqueryCallWrites(clause, source) || written;
       }
+      if (written) writes = true;
       if (part.updating.length > 0) written = writes = true;
     }
   }
   return writes;
+}
+
+/**
+ * Whether a `CALL { … }` body writes. Its runs follow one another, each after the writes of the runs
+ * before it, so a body that writes may not match the graph (matching does not see the pending
+ * writes); `CALL { … } IN TRANSACTIONS` inside a body is refused (it commits on its own).
+ */
+function checkSubqueryCallWrites(clause: SubqueryCallClause, source: string): boolean {
+  const nested = bodyTransactions(clause.body);
+  if (nested !== null) throw unsupported(source, nested, 'CALL { … } IN TRANSACTIONS inside a CALL { … } subquery');
+  if (!bodyWrites(clause.body)) return false;
+  const read = bodyGraphRead(clause.body);
+  if (read !== null) throw unsupported(source, read.offset, `${read.kind === 'match' ? 'MATCH' : 'a procedure call'} in a CALL { … } subquery that updates the graph (each run would read the writes of the runs before it)`);
+  return true;
 }
 
 /**
@@ -123,10 +142,13 @@ function checkInTransactions(query: Query, source: string): boolean {
   if (found.transactions === null) return false;
   for (let part: Query | null = query; part !== null; part = part.next) {
     if (part.updating.length > 0) throw unsupported(source, part.updating[0]!.offset, 'an update outside the CALL { … } IN TRANSACTIONS subquery of its statement');
+    const writing = subqueryCallsOf(part).find((call) => bodyWrites(call.body));
+    if (writing !== undefined) throw unsupported(source, writing.offset, 'an update outside the CALL { … } IN TRANSACTIONS subquery of its statement');
   }
   if (query.union !== null) throw unsupported(source, query.union.offset, 'UNION with CALL { … } IN TRANSACTIONS');
   for (const part of partsOf(found.transactions.body)) {
     if (part.transactions !== null) throw unsupported(source, part.transactions.offset, 'CALL { … } IN TRANSACTIONS nested in another');
+    for (const call of subqueryCallsOf(part)) checkSubqueryCallWrites(call, source);
   }
   return true;
 }

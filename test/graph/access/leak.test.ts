@@ -41,6 +41,9 @@ const CYPHER: readonly string[] = [
   'CALL db.propertyKeys()',
   'CALL db.relationshipTypes()',
   'MATCH (p:Person) CALL db.labels() YIELD label RETURN label, count(p)',
+  'MATCH (p:Person) CALL { WITH p MATCH (p)-[:AUTHORED]->(d) RETURN count(d) AS n } RETURN p.id, n ORDER BY p.id',
+  'CALL { MATCH (d:Document) RETURN d.id AS id UNION MATCH (t:Topic) RETURN t.id AS id } RETURN id ORDER BY id',
+  'MATCH (p:Person) CALL { MATCH (d:Document) RETURN d.title AS title ORDER BY title LIMIT 2 } RETURN p.id, title ORDER BY p.id, title',
 ];
 
 let engine: GraphEngine;
@@ -180,7 +183,13 @@ describe('what the hidden rows must never show through', () => {
     const refused = await gql(pipeline, 'g', bob, 'mutation { createNode(label: "Document", id: "d9", props: {team: "blue"}) { id } }');
     expect(refused).toMatchObject({ data: null, errors: [{ extensions: { code: 'TG_ACCESS_DENIED' } }] });
     expect(await cypher(engine, 'g', bob, "CREATE (d:Document {team: 'blue'}) RETURN d")).toMatchObject({ error: { code: 'TG_ACCESS_DENIED' } });
+    expect(await cypher(engine, 'g', bob, "UNWIND [1] AS i CALL { CREATE (d:Document {team: 'blue'}) RETURN d } RETURN d")).toMatchObject({ error: { code: 'TG_ACCESS_DENIED' } });
     expect(engine.view('g').node('d9')).toBeUndefined();
+    // A subquery writes only what its caller sees: alice's rows are her three documents.
+    const viaCall = await cypher(engine, 'g', alice, 'MATCH (d:Document) CALL { WITH d SET d.called = true } RETURN count(d)');
+    expect(viaCall).toMatchObject({ result: { rows: [[3]] } });
+    const called = (await cypher(engine, 'g', ADMIN, 'MATCH (d:Document) WHERE d.called = true RETURN d.id'))['result'] as { rows: unknown[] };
+    expect(called.rows).toEqual([['d1'], ['d3'], ['d6']]);
     const touched = await cypher(engine, 'g', alice, 'MATCH (d:Document) SET d.seen = true RETURN count(d)');
     expect(touched).toMatchObject({ result: { rows: [[3]] } });
     const seen = (await cypher(engine, 'g', ADMIN, 'MATCH (d:Document) WHERE d.seen = true RETURN d.id'))['result'] as { rows: unknown[] };

@@ -115,6 +115,20 @@ describe('long loops inside one chunk of rows', () => {
     expect((await runCypher(engine, 'hubs', 'MATCH (a:Hub) RETURN COUNT { (a)-[:LINK]->(x) } AS s LIMIT 1')).rows).toEqual([[LEAVES]]);
   });
 
+  it('CALL { … } per outer row: a cross product of leaves × leaves is refused by the budget, pausing between slices', async () => {
+    const cross = 'MATCH (a:Leaf) CALL { MATCH (b:Leaf) RETURN b.n AS m } RETURN count(*) AS n';
+    // 64 million joined rows: the rows the subquery returns count before they are kept.
+    const start = performance.now();
+    const error = await runCypherJson(engine, 'hubs', cross).then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolgraphError);
+    expect((error as ToolgraphError).code).toBe('TG_QUERY_BUDGET_EXCEEDED');
+    expect(performance.now() - start).toBeLessThan(DEFAULT_BUDGET_LIMITS.timeoutMs + 2000);
+    // With the row budget out of the way, the time budget ends it, and the loop kept turning.
+    const untilTime = { ...DEFAULT_BUDGET_LIMITS, timeoutMs: 800, maxRows: Number.MAX_SAFE_INTEGER, maxResultBytes: Number.MAX_SAFE_INTEGER };
+    expectPaused(await loopDuring(cross, untilTime));
+    expectPaused(await loopDuring('MATCH (a:Leaf) CALL { WITH a MATCH (h:Hub)-[:LINK]->(a) RETURN count(h) AS hubs } RETURN sum(hubs) AS n', untilTime));
+  });
+
   it('WITH, UNWIND and MERGE over many rows pause between slices', async () => {
     expectPaused(await loopDuring('MATCH (a:Hub)-[:LINK]->(x) WITH x, count(a) AS n WITH n, count(x) AS m RETURN n, m'));
     expectPaused(await loopDuring('MATCH (a:Hub) UNWIND range(1, 20000) AS i RETURN count(*) AS n'));

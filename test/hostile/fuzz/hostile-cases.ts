@@ -146,7 +146,8 @@ const cypherValueRead = fc.tuple(
  * parameter cross products, WITH that groups or sorts a cross product, variable-length expansions and
  * shortest paths around 10,000-edge hubs, comprehensions, quantifiers and reduce over large lists,
  * regular expressions that backtrack elsewhere, UNION of cross products, EXISTS and COUNT subqueries,
- * and procedure calls (CALL db.labels() YIELD …) joined to cross products and huge UNWINDs.
+ * procedure calls (CALL db.labels() YIELD …) joined to cross products and huge UNWINDs, and CALL { … }
+ * subqueries per row of a cross product (nested, with UNION, sorting a cross product inside).
  */
 const clauseReads = [
   'UNWIND range(0, $n) AS i RETURN count(i) AS x',
@@ -178,6 +179,11 @@ const clauseReads = [
   'UNWIND range(0, $n) AS i CALL db.labels() YIELD label AS l WHERE l STARTS WITH $a RETURN count(*) AS x',
   'CALL db.relationshipTypes() YIELD relationshipType AS t WITH collect(t) AS ts UNWIND $l AS i CALL db.labels() YIELD label RETURN size(ts) + count(label) AS x',
   'CALL db.labels() YIELD label WHERE label =~ $r RETURN label AS x',
+  'MATCH (a) CALL { MATCH (b) RETURN b } RETURN count(*) AS x',
+  'MATCH (a:Leaf) CALL { WITH a MATCH (a)-[*1..3]-(b) RETURN count(b) AS c } RETURN sum(c) AS x',
+  'UNWIND range(0, $n) AS i CALL { MATCH (a), (b) RETURN a.n AS m ORDER BY m DESC LIMIT $n } RETURN count(*) AS x',
+  'MATCH (a:Hub) CALL { WITH a MATCH (a)-[:LINK]->(b) RETURN b.n AS m UNION MATCH (c), (d) RETURN c.n AS m } RETURN count(*) AS x',
+  'UNWIND $l AS i CALL { WITH i CALL { UNWIND range(0, $n) AS j RETURN j } RETURN collect(j) AS js } RETURN size(js) AS x',
 ];
 const clauseWrites = [
   'UNWIND range(1, $k) AS i CREATE (:Fz {i: i})',
@@ -189,6 +195,8 @@ const clauseWrites = [
   'MATCH (x:Fz) CALL { WITH x DETACH DELETE x } IN TRANSACTIONS OF 1000 ROWS',
   'UNWIND range(1, $k) AS i CALL { WITH i CREATE (:Fz {i: i, s: $p}) } IN TRANSACTIONS OF 500 ROWS',
   'UNWIND range(1, $k) AS i CALL { WITH i MATCH (a), (b) SET a.tmp = i } IN TRANSACTIONS OF 1 ROWS',
+  'UNWIND range(1, $k) AS i CALL { WITH i CREATE (:Fz {i: i, s: $p}) }',
+  'UNWIND range(1, $k) AS i CALL { WITH i UNWIND range(1, $k) AS j MERGE (f:Fz {i: j % 100}) RETURN count(f) AS c } RETURN sum(c) AS x',
 ];
 
 const clauseParameters = fc.record({

@@ -24,7 +24,20 @@ export interface Query {
   readonly union: { readonly all: boolean; readonly query: Query; readonly offset: number } | null;
 }
 
-export type ReadingClause = MatchClause | UnwindClause | ProcedureCallClause;
+export type ReadingClause = MatchClause | UnwindClause | ProcedureCallClause | SubqueryCallClause;
+
+/**
+ * `CALL { body }` (without IN TRANSACTIONS): the body runs once per row. A union branch of the body
+ * that starts with an importing `WITH a, b` (plain variables only, or `WITH *`) sees those variables
+ * of the row; any other branch starts from nothing. A body ending with RETURN joins the row with each
+ * row it returns (no row drops it); a body ending with updates keeps the row as it came.
+ * runtime/subquery-call.ts runs it.
+ */
+export interface SubqueryCallClause {
+  readonly kind: 'subqueryCall';
+  readonly body: Query;
+  readonly offset: number;
+}
 
 /**
  * `CALL ns.name(args) [YIELD field [AS name], … [WHERE …]]`: each row joined with the procedure's

@@ -2,6 +2,8 @@ import type { Expr, Pattern, Query, ReturnClause, SetItem, UpdatingClause, WithC
 import { syntaxProblem, unsupported } from './cypher-error.ts';
 import { forEachOperand } from './expr-operands.ts';
 import { checkProcedureCall } from './procedure-call.ts';
+import { checkSubqueryCall, type ScopeKind } from './subquery-check.ts';
+import { importsVariables } from './subquery-call.ts';
 import { functionSpec } from '../runtime/functions.ts';
 
 /** `unknown`: a comprehension's, quantifier's or reduce's local variable, whose items may be of any kind. */
@@ -15,13 +17,14 @@ function compareCodePoints(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-type Kind = 'node' | 'rel' | 'value' | 'unknown';
+type Kind = ScopeKind;
 
 /**
  * Scope rules checked before anything runs, so an error does not depend on the data: every
  * variable is defined before use, a variable keeps one kind, and CREATE makes new nodes with a label.
  */
-export function checkQuery(query: Query, source: string, outer: ReadonlyMap<string, Kind> = new Map()): void {
+export function checkQuery(query: Query, source: string, outer: ReadonlyMap<string, Kind> = new Map(), subquery = false): ReadonlyMap<string, Kind> | null {
+  let returned: ReadonlyMap<string, Kind> | null = null;
   const fail = (offset: number, problem: string): never => {
     throw syntaxProblem(source, offset, problem);
   };
@@ -202,8 +205,9 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
   };
 
   for (let statement: Query | null = query; statement !== null; statement = statement.union?.query ?? null) {
-    // A CALL subquery's body starts from the variables of the statement around it.
-    let scope = new Map<string, Kind>(outer);
+    // A CALL subquery's body starts from the variables of the statement around it (a CALL { … }
+    // branch only when it imports them with its first WITH).
+    let scope = new Map<string, Kind>(subquery && !importsVariables(statement) ? [] : outer);
     for (let part: Query | null = statement; part !== null; part = part.next) {
       for (const clause of part.reading) {
         if (clause.kind === 'unwind') {
@@ -216,6 +220,10 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
           checkProcedureCall(clause, { bound: (name) => names.has(name), bind: (name) => names.set(name, 'value'), expr: (e) => checkExpr(e, names), fail });
           continue;
         }
+        if (clause.kind === 'subqueryCall') {
+          checkSubqueryCall(clause, scope, source, (inner, body) => checkQuery(body, source, inner, true));
+          continue;
+        }
         const before = new Map(scope);
         for (const pattern of clause.patterns) bindPattern(pattern, scope, before);
         if (clause.where !== null) checkExpr(clause.where, scope);
@@ -226,7 +234,10 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
         checkQuery(part.transactions.body, source, scope);
       }
       if (part.with !== null) scope = checkProjection(part.with, scope);
-      else if (part.returns !== null) checkProjection(part.returns, scope);
+      else if (part.returns !== null) {
+        const projected = checkProjection(part.returns, scope);
+        returned ??= projected;
+      }
     }
     const union = statement.union;
     if (union !== null) {
@@ -238,6 +249,7 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
       if (union.query.union !== null && union.query.union.all !== union.all) fail(union.query.union.offset, 'UNION and UNION ALL cannot be mixed in one statement.');
     }
   }
+  return returned;
 }
 
 /** What a literal is, when it can never be a boolean (a number, string, list or map written as such). */

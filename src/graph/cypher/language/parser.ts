@@ -27,6 +27,7 @@ import type {
   ForeachClause,
   WithClause,
   CallInTransactions,
+  SubqueryCallClause,
   Quantifier,
 } from './ast.ts';
 import { TEMPORAL_FUNCTIONS, positionOf, syntaxError, syntaxProblem, unsupported } from './cypher-error.ts';
@@ -35,6 +36,7 @@ import { functionSpec } from '../runtime/functions.ts';
 import { lex, type Token } from './lexer.ts';
 import { isProcedureCallStart, isStandaloneCall, parseProcedureCall, type ClauseReader } from './procedure-call.ts';
 import { MAX_NESTING, tooDeep } from './limits.ts';
+import { endsWithUnitSubquery } from './subquery-call.ts';
 
 /** Words that cannot name a variable (they still work as labels, property keys and map keys). */
 /** Words the subset reserves: a variable with one of these names must be backtick-quoted. */
@@ -219,8 +221,9 @@ class Parser {
     const reading: ReadingClause[] = [];
     const updating: UpdatingClause[] = [];
     this.rejectUnsupportedClause();
-    while (this.isKeyword('MATCH') || this.isKeyword('OPTIONAL') || this.isKeyword('UNWIND') || isProcedureCallStart(this.reader)) {
-      if (isProcedureCallStart(this.reader)) reading.push(parseProcedureCall(this.reader, this.pos === 0));
+    while (this.isKeyword('MATCH') || this.isKeyword('OPTIONAL') || this.isKeyword('UNWIND') || isProcedureCallStart(this.reader) || this.isSubqueryCallStart()) {
+      if (this.isSubqueryCallStart()) reading.push(this.parseSubqueryCall());
+      else if (isProcedureCallStart(this.reader)) reading.push(parseProcedureCall(this.reader, this.pos === 0));
       else reading.push(this.isKeyword('UNWIND') ? this.parseUnwind() : this.parseMatch());
       this.rejectUnsupportedClause();
     }
@@ -248,10 +251,34 @@ class Parser {
     if (this.isKeyword('RETURN')) return { ...part, returns: this.parseReturn() };
     if (isStandaloneCall(reading)) return part;
     if (reading.length === 0 && updating.length === 0) this.fail(CLAUSE_START);
-    if (updating.length === 0) {
+    if (updating.length === 0 && !endsWithUnitSubquery(reading)) {
       throw syntaxProblem(this.source, this.peek().offset, 'a query must end with RETURN or an update clause (CREATE, MERGE, SET, REMOVE, DELETE, FOREACH).');
     }
     return part;
+  }
+
+  /** `CALL {` of a subquery that runs per row: one whose closing brace IN TRANSACTIONS does not follow. */
+  private isSubqueryCallStart(): boolean {
+    if (!this.isKeyword('CALL') || !this.isSymbol('{', 1)) return false;
+    let depth = 0;
+    for (let k = 1; ; k++) {
+      const t = this.peek(k);
+      if (t.kind === 'eof') return true;
+      if (t.kind !== 'symbol') continue;
+      if (t.text === '{') depth++;
+      else if (t.text === '}' && --depth === 0) return !this.isKeyword('IN', k + 1);
+    }
+  }
+
+  /** `CALL { body }`: the body a whole statement (UNION included), run per row (ast.ts SubqueryCallClause). */
+  private parseSubqueryCall(): SubqueryCallClause {
+    const start = this.expectKeyword('CALL');
+    this.enter();
+    this.advance();
+    const body = this.parseUnion();
+    this.expectSymbol('}', "'}' after the CALL subquery");
+    this.leave();
+    return { kind: 'subqueryCall', body, offset: start.offset };
   }
 
   /** `CALL { body } IN TRANSACTIONS [OF n ROWS]`, the last clause of its statement. */

@@ -15,6 +15,7 @@ import type { Procedure } from '../runtime/procedures/procedure.ts';
 import { signatureOf } from '../runtime/procedures/procedure.ts';
 import { literalMismatch } from '../runtime/procedures/procedure-types.ts';
 import type { ProcedureRegistry } from '../runtime/procedures/registry.ts';
+import { subqueryCallsOf } from './subquery-call.ts';
 
 /** The procedure each call of a prepared statement resolved to (the clause objects are the statement's own). */
 const RESOLVED = new WeakMap<ProcedureCallClause, Procedure>();
@@ -32,6 +33,7 @@ function* partsOf(query: Query): Generator<Query> {
     for (let part: Query | null = statement; part !== null; part = part.next) {
       yield part;
       if (part.transactions !== null) yield* partsOf(part.transactions.body);
+      for (const call of subqueryCallsOf(part)) yield* partsOf(call.body);
     }
   }
 }

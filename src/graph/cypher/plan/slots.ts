@@ -1,6 +1,7 @@
 import type { Expr, NodePattern, Pattern, Query, RelPattern, ReturnClause, SetItem, UpdatingClause, WithClause } from '../language/ast.ts';
 import { forEachOperand } from '../language/expr-operands.ts';
 import { callExpressions, yieldedVariables } from '../language/procedure-call.ts';
+import { subqueryCallsOf } from '../language/subquery-call.ts';
 
 /**
  * Where each variable of a statement lives in a row. Rows are arrays, one slot per variable, decided
@@ -86,6 +87,7 @@ export function partsOf(query: Query): Query[] {
     for (let part: Query | null = statement; part !== null; part = part.next) {
       parts.push(part);
       if (part.transactions !== null) parts.push(...partsOf(part.transactions.body));
+      for (const call of subqueryCallsOf(part)) parts.push(...partsOf(call.body));
     }
   }
   return parts;
@@ -117,6 +119,15 @@ function neverNull(query: Query): Set<string> {
         }
         if (clause.kind === 'procedureCall') {
           for (const name of yieldedVariables(clause)) {
+            nullable.add(name);
+            seen.add(name);
+          }
+          continue;
+        }
+        if (clause.kind === 'subqueryCall') {
+          // A body's names are its own scope's (and may be null there): never counted as rows.
+          const inner = usedNames(clause.body, new Set()).uses;
+          for (const name of inner.keys()) {
             nullable.add(name);
             seen.add(name);
           }
@@ -262,6 +273,8 @@ function usedNames(query: Query, rowCounts: Set<Expr>): { uses: Map<string, numb
         yieldedVariables(clause).forEach(use);
         continue;
       }
+      // Its body's parts are among partsOf's.
+      if (clause.kind === 'subqueryCall') continue;
       for (const pattern of clause.patterns) forEachPatternVariable(pattern, use, expr);
       if (clause.where !== null) expr(clause.where);
     }
@@ -350,6 +363,7 @@ export function layoutOf(query: Query): SlotLayout {
         yieldedVariables(clause).forEach(name);
         continue;
       }
+      if (clause.kind === 'subqueryCall') continue;
       scopes.push([...clause.patterns]);
       for (const pattern of clause.patterns) patternExprs(pattern);
       if (clause.where !== null) exprs.push(clause.where);

@@ -3,7 +3,7 @@
  * in match-plan.ts, starts in match-start.ts, grows step by step in match-expand.ts (match-pattern.ts
  * runs the three); WHERE filters and pattern subqueries are match-subqueries.ts.
  */
-import type { MatchClause, Pattern, Query, UnwindClause } from '../language/ast.ts';
+import type { MatchClause, Pattern, ReadingClause, UnwindClause } from '../language/ast.ts';
 import { evaluate } from './evaluate.ts';
 import { EMPTY_PUSHDOWN, pushdownOf, type Pushdown } from '../plan/match-plan.ts';
 import { matchPattern } from './match-pattern.ts';
@@ -20,10 +20,11 @@ export function emptyRow(ctx: RunContext): Row {
   return new Array<Value | undefined>(ctx.layout.width).fill(undefined);
 }
 
-/** The reading clauses of one part of a statement (MATCH, OPTIONAL MATCH, UNWIND, CALL of a procedure) over its input rows. */
-export function readPart(part: Query, input: ChunkStream, ctx: RunContext): ChunkStream {
+/** Reading clauses of one part of a statement (MATCH, OPTIONAL MATCH, UNWIND, CALL of a procedure) over its input rows; pipeline.ts runs `CALL { … }` between them. */
+export function readClauses(clauses: readonly ReadingClause[], input: ChunkStream, ctx: RunContext): ChunkStream {
   let stream = input;
-  for (const clause of part.reading) {
+  for (const clause of clauses) {
+    if (clause.kind === 'subqueryCall') throw new Error('a CALL { … } subquery among the synchronous reading clauses');
     stream = clause.kind === 'unwind' ? unwind(clause, stream, ctx) : clause.kind === 'procedureCall' ? procedureCall(clause, stream, ctx) : matchClause(clause, stream, ctx);
   }
   return stream;

@@ -3,8 +3,10 @@
  * projected, its updates, then WITH into the next part or RETURN into the result. UNION runs each
  * statement it joins in turn into one result (UNION without ALL keeps each row once).
  */
-import type { CallInTransactions, Query, WithClause } from '../language/ast.ts';
-import { emptyRow, readPart } from './match.ts';
+import type { CallInTransactions, Query, ReadingClause, WithClause } from '../language/ast.ts';
+import { emptyRow, readClauses } from './match.ts';
+import { subqueryCall } from './subquery-call.ts';
+import { branchesOf, importsVariables } from '../language/subquery-call.ts';
 import { filterWhere } from './match-subqueries.ts';
 import { containsAggregate, nonNegativeInteger, runReturn, type RowSink } from './project.ts';
 import { evaluate } from './evaluate.ts';
@@ -42,7 +44,7 @@ export async function runStatement(query: Query, ctx: RunContext, pending: Pendi
 export async function rowsForTransactions(query: Query, ctx: RunContext): Promise<{ rows: Row[]; clause: CallInTransactions }> {
   let stream: ChunkStream = chunksOf([emptyRow(ctx)]);
   for (let part: Query = query; ; part = part.next!) {
-    stream = readPart(part, stream, ctx);
+    stream = await readPart(part, stream, ctx, null);
     if (part.transactions !== null) {
       const rows: Row[] = [];
       for (;;) {
@@ -64,10 +66,51 @@ export async function runBody(body: Query, rows: Row[], ctx: RunContext, pending
   await runBranch(body, ctx, pending, { push: () => undefined }, chunksOf(rows));
 }
 
+/**
+ * A part's reading clauses over `input`: runs of MATCH, UNWIND and procedure calls stream; each
+ * `CALL { … }` between them runs its body per row (runtime/subquery-call.ts).
+ */
+async function readPart(part: Query, input: ChunkStream, ctx: RunContext, pending: PendingWrites | null): Promise<ChunkStream> {
+  let stream = input;
+  let segment: ReadingClause[] = [];
+  for (const clause of part.reading) {
+    if (clause.kind !== 'subqueryCall') {
+      segment.push(clause);
+      continue;
+    }
+    stream = readClauses(segment, stream, ctx);
+    segment = [];
+    stream = await subqueryCall(clause, stream, ctx, (body, row, sink) => runSubqueryBody(body, row, ctx, pending, sink));
+  }
+  return segment.length === 0 ? stream : readClauses(segment, stream, ctx);
+}
+
+/**
+ * A `CALL { … }` body for one row: each union branch in turn, from the row when it imports its
+ * variables and from an empty row otherwise; UNION without ALL keeps each of the run's rows once.
+ */
+async function runSubqueryBody(body: Query, row: Row, ctx: RunContext, pending: PendingWrites | null, sink: RowSink): Promise<string[]> {
+  const seen = body.union === null || body.union.all ? null : new Set<string>();
+  const target: RowSink = seen === null ? sink : {
+    push(values) {
+      const key = budgetedKey(values, ctx.budget);
+      if (seen.has(key)) return;
+      seen.add(key);
+      sink.push(values);
+    },
+  };
+  let columns: string[] | null = null;
+  for (const branch of branchesOf(body)) {
+    const names = await runBranch(branch, ctx, pending, target, chunksOf([importsVariables(branch) ? row : emptyRow(ctx)]));
+    columns ??= names;
+  }
+  return columns ?? [];
+}
+
 async function runBranch(statement: Query, ctx: RunContext, pending: PendingWrites | null, sink: RowSink, input?: ChunkStream): Promise<string[]> {
   let stream: ChunkStream = input ?? chunksOf([emptyRow(ctx)]);
   for (let part: Query = statement; ; part = part.next!) {
-    stream = readPart(part, stream, ctx);
+    stream = await readPart(part, stream, ctx, pending);
     if (part.updating.length > 0) {
       if (pending === null) throw new Error('an update clause in a read statement');
       let rows = await collect(stream, ctx.budget);

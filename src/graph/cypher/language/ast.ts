@@ -162,6 +162,8 @@ export interface SortItem {
 
 /** A path: a node followed by zero or more (relationship, node) steps. */
 export interface Pattern {
+  /** `p = (...)`: the variable the whole matched (or created) path is bound to. */
+  readonly path?: string;
   readonly start: NodePattern;
   readonly steps: readonly PatternStep[];
   readonly offset: number;

@@ -96,6 +96,14 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
     }
     // A variable-length relationship's variable holds the list of its relationships.
     for (const step of pattern.steps) if (step.rel.variable !== null) declare(target, step.rel.variable, step.rel.length ? 'value' : 'rel', step.rel.offset);
+    bindPath(pattern, target, outer);
+  };
+
+  /** A named path's variable is new: a path is made by its pattern, never matched against a bound value. */
+  const bindPath = (pattern: Pattern, target: Map<string, Kind>, outer: ReadonlyMap<string, Kind>): void => {
+    if (pattern.path === undefined) return;
+    if (outer.has(pattern.path) || target.has(pattern.path)) fail(pattern.offset, `variable \`${pattern.path}\` is already bound, so it cannot name a path.`);
+    target.set(pattern.path, 'value');
   };
 
   const checkSetItems = (items: readonly SetItem[], names: ReadonlyMap<string, Kind>): void => {
@@ -128,6 +136,7 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
         declare(scope, step.rel.variable, 'rel', step.rel.offset);
       }
     }
+    bindPath(pattern, scope, before);
   };
 
   const checkUpdates = (clauses: readonly UpdatingClause[], scope: Map<string, Kind>): void => {

@@ -517,10 +517,16 @@ class Parser {
   }
 
   private parsePattern(): Pattern {
-    const t = this.peek();
-    if ((t.kind === 'ident' || t.kind === 'quoted') && this.isSymbol('=', 1)) {
-      throw unsupported(this.source, t.offset, 'a named path (p = ...)');
+    if (this.isVariableStart() && this.isSymbol('=', 1)) {
+      const path = this.advance().text;
+      this.advance();
+      return { path, ...this.parseUnnamedPattern() };
     }
+    return this.parseUnnamedPattern();
+  }
+
+  private parseUnnamedPattern(): Pattern {
+    const t = this.peek();
     if (t.kind === 'ident' && this.isSymbol('(', 1)) {
       throw unsupported(this.source, t.offset, `the path function ${t.text}()`);
     }
@@ -916,10 +922,10 @@ class Parser {
   }
 
   private parseListOrComprehension(open: Token): Expr {
-    const next = this.peek(1);
     if (this.isVariableStart(1) && this.isKeyword('IN', 2)) return this.parseListComprehension(open);
-    if ((next.kind === 'ident' || next.kind === 'quoted') && this.isSymbol('=', 2)) {
-      throw unsupported(this.source, next.offset, 'a named path (p = ...)');
+    if (this.isVariableStart(1) && this.isSymbol('=', 2) && this.isSymbol('(', 3)) {
+      const close = this.closers[this.pos + 3] ?? -1;
+      if (close !== -1 && this.relStartsAt(close + 1)) return this.parsePatternComprehension(open);
     }
     if (this.isSymbol('(', 1)) {
       const close = this.closers[this.pos + 1] ?? -1;

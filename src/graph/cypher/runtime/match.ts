@@ -112,6 +112,7 @@ function* optionalMatch(clause: MatchClause, input: ChunkStream, ctx: RunContext
 
 function patternVariables(pattern: Pattern): string[] {
   const names: string[] = [];
+  if (pattern.path !== undefined) names.push(pattern.path);
   if (pattern.start.variable !== null) names.push(pattern.start.variable);
   for (const step of pattern.steps) {
     if (step.rel.variable !== null) names.push(step.rel.variable);

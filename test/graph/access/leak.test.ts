@@ -41,6 +41,8 @@ const CYPHER: readonly string[] = [
   'CALL db.propertyKeys()',
   'CALL db.relationshipTypes()',
   'MATCH (p:Person) CALL db.labels() YIELD label RETURN label, count(p)',
+  'MATCH path = (a)-[*0..3]-(b) RETURN path ORDER BY path',
+  'MATCH path = (:Person)-[:AUTHORED]->(d) RETURN nodes(path), relationships(path), length(path) ORDER BY d.id',
 ];
 
 let engine: GraphEngine;

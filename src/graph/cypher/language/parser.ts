@@ -611,9 +611,8 @@ class Parser {
     };
     const min = bound();
     if (!this.acceptSymbol('..')) return min === null ? { min: 1, max: null } : { min, max: min };
-    const max = bound();
-    if (max !== null && max < (min ?? 1)) throw syntaxError(this.source, this.peek().offset, 'a hop range whose upper bound is at least its lower bound', String(max));
-    return { min: min ?? 1, max };
+    // An upper bound below the lower one (`*2..1`) is an empty range: it matches nothing, as in Cypher.
+    return { min: min ?? 1, max: bound() };
   }
 
   // ---- expressions ----

@@ -108,3 +108,44 @@ describe('named paths in updates', () => {
     expect(await rows('MATCH (n) RETURN count(n)')).toEqual([[0]]);
   });
 });
+
+describe('shortestPath and allShortestPaths', () => {
+  beforeEach(async () => {
+    // Two shortest routes a→d (via b, via c), a longer one via e→f, and an isolated z.
+    engine = await graphOf(['a', 'b', 'c', 'd', 'e', 'f', 'z'], [
+      ['a', 'b', 'T'], ['b', 'd', 'T'], ['a', 'c', 'T'], ['c', 'd', 'T'], ['a', 'e', 'T'], ['e', 'f', 'T'], ['f', 'd', 'T'], ['d', 'a', 'U'],
+    ]);
+  });
+
+  it.each<[string, string, unknown[][]]>([
+    ['one shortest path', "MATCH p = shortestPath((x {id: 'a'})-[:T*]->(y {id: 'd'})) RETURN length(p), head(nodes(p)).name, last(nodes(p)).name", [[2, 'a', 'd']]],
+    ['all shortest paths', "MATCH p = allShortestPaths((x {id: 'a'})-[:T*]->(y {id: 'd'})) RETURN [n IN nodes(p) | n.name] AS ns ORDER BY ns", [[['a', 'b', 'd']], [['a', 'c', 'd']]]],
+    ['any type, either way: one hop back', "MATCH p = shortestPath((x {id: 'a'})-[*]-(y {id: 'd'})) RETURN length(p), [r IN relationships(p) | type(r)]", [[1, ['U']]]],
+    ['the relationship variable is the list', "MATCH shortestPath((x {id: 'd'})<-[r:T*]-(y {id: 'a'})) RETURN size(r), type(r[0])", [[2, 'T']]],
+    ['an upper bound too short finds nothing', "MATCH p = shortestPath((x {id: 'a'})-[:T*..1]->(y {id: 'd'})) RETURN p", []],
+    ['no path, no row', "MATCH p = shortestPath((x {id: 'a'})-[*]-(y {id: 'z'})) RETURN p", []],
+    ['OPTIONAL MATCH gives null', "MATCH (x {id: 'a'}), (y {id: 'z'}) OPTIONAL MATCH p = shortestPath((x)-[*]-(y)) RETURN p", [[null]]],
+    ['the same node at *0.. is a path of length 0', "MATCH p = shortestPath((x {id: 'a'})-[*0..]-(y {id: 'a'})) RETURN length(p)", [[0]]],
+    ['the same node at *1.. finds nothing', "MATCH p = shortestPath((x {id: 'a'})-[*]-(y {id: 'a'})) RETURN length(p)", []],
+    ['ends scanned by label', "MATCH p = shortestPath((x:N {id: 'b'})-[:T*]->(y:N)) RETURN y.name, length(p) ORDER BY y.name", [['d', 1]]],
+    ['a single-hop relationship', "MATCH p = shortestPath((x {id: 'a'})-[r:T]->(y {id: 'b'})) RETURN type(r), length(p)", [['T', 1]]],
+  ])('%s', async (_name, text, expected) => {
+    expect(await rows(text)).toEqual(expected);
+  });
+
+  it('refuses a minimal length above 1, several relationships, and use outside MATCH', async () => {
+    expect((await failure(q("MATCH p = shortestPath((x)-[*2..]-(y)) RETURN p"))).code).toBe('TG_CYPHER_SYNTAX');
+    expect((await failure(q("MATCH p = shortestPath((x)-->()-->(y)) RETURN p"))).code).toBe('TG_CYPHER_SYNTAX');
+    expect((await failure(q("MATCH p = shortestPath((x)) RETURN p"))).code).toBe('TG_CYPHER_SYNTAX');
+    expect((await failure(q("MATCH (a:N {id: 'a'}) CREATE p = shortestPath((a)-[:T]->(:N)) RETURN p"))).code).toBe('TG_CYPHER_UNSUPPORTED');
+    expect((await failure(q("MATCH (a {id: 'a'}) RETURN [p = shortestPath((a)-[*]->()) | p]"))).code).toBe('TG_CYPHER_UNSUPPORTED');
+  });
+
+  it('a search across a large graph runs to the budget and is refused', async () => {
+    // A 40,000-node chain, searched from every node to an isolated one: every search visits the chain.
+    const ids = Array.from({ length: 40_000 }, (_, i) => `n${i}`);
+    engine = await graphOf([...ids, 'z'], ids.slice(1).map((id, i) => [ids[i]!, id, 'T'] as const));
+    const error = await failure(runCypher(engine, 'g', "MATCH (y {id: 'z'}) MATCH p = shortestPath((x)-[*]-(y)) RETURN p", {}, { limits: { ...DEFAULT_BUDGET_LIMITS, timeoutMs: 2_000 } }));
+    expect(error.code).toBe('TG_QUERY_BUDGET_EXCEEDED');
+  }, 60_000);
+});

@@ -47,6 +47,7 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
         }
         return;
       case 'patternComprehension': {
+        matchOnly(expr.pattern, 'a pattern comprehension');
         const inner = new Map(names);
         bindPattern(expr.pattern, inner, names);
         if (expr.where !== null) checkExpr(expr.where, inner);
@@ -54,6 +55,7 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
         return;
       }
       case 'patternPredicate': {
+        matchOnly(expr.pattern, 'a pattern predicate');
         const inner = new Map(names);
         bindPattern(expr.pattern, inner, names);
         return;
@@ -61,6 +63,7 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
       case 'existsSubquery':
       case 'countSubquery': {
         const inner = new Map(names);
+        for (const pattern of expr.patterns) matchOnly(pattern, 'EXISTS { } or COUNT { }');
         for (const pattern of expr.patterns) bindPattern(pattern, inner, names);
         if (expr.where !== null) checkExpr(expr.where, inner);
         for (const item of expr.returns) checkExpr(item, inner);
@@ -99,6 +102,11 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
     bindPath(pattern, target, outer);
   };
 
+  /** shortestPath() and allShortestPaths() are patterns of MATCH alone (not of CREATE, MERGE or a subquery). */
+  const matchOnly = (pattern: Pattern, where: string): void => {
+    if (pattern.shortest !== undefined) throw unsupported(source, pattern.offset, `${pattern.shortest === 'one' ? 'shortestPath' : 'allShortestPaths'}() in ${where} (it is a pattern of MATCH)`);
+  };
+
   /** A named path's variable is new: a path is made by its pattern, never matched against a bound value. */
   const bindPath = (pattern: Pattern, target: Map<string, Kind>, outer: ReadonlyMap<string, Kind>): void => {
     if (pattern.path === undefined) return;
@@ -115,6 +123,7 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
 
   /** Binds what CREATE (or MERGE, `merge` set) makes: new nodes need a label; bound ones take none. */
   const bindCreated = (pattern: Pattern, scope: Map<string, Kind>, clause: 'CREATE' | 'MERGE'): void => {
+    matchOnly(pattern, clause);
     const nodes = [pattern.start, ...pattern.steps.map((s) => s.node)];
     const before = new Map(scope);
     if (pattern.steps.length === 0 && pattern.start.variable !== null && before.has(pattern.start.variable)) {

@@ -528,6 +528,8 @@ class Parser {
   private parseUnnamedPattern(): Pattern {
     const t = this.peek();
     if (t.kind === 'ident' && this.isSymbol('(', 1)) {
+      const fn = t.text.toLowerCase();
+      if (fn === 'shortestpath' || fn === 'allshortestpaths') return this.parseShortestPath(fn === 'shortestpath' ? 'one' : 'all');
       throw unsupported(this.source, t.offset, `the path function ${t.text}()`);
     }
     const start = this.parseNodePattern();
@@ -538,6 +540,22 @@ class Parser {
       steps.push({ rel, node });
     }
     return { start, steps, offset: start.offset };
+  }
+
+  /** `shortestPath((a)-[*]-(b))`: one relationship between two nodes, of at least 0 or 1 hops (as Cypher allows). */
+  private parseShortestPath(shortest: 'one' | 'all'): Pattern {
+    const name = this.advance();
+    const open = this.expectSymbol('(', "'(' after the path function");
+    this.enter(open);
+    const inner = this.parseUnnamedPattern();
+    this.expectSymbol(')', `')' to close ${name.text}()`);
+    this.leave();
+    const step = inner.steps[0];
+    if (step === undefined || inner.steps.length > 1) throw syntaxProblem(this.source, name.offset, `${name.text}() takes a pattern of exactly one relationship, like (a)-[*]-(b).`);
+    if (step.rel.length !== undefined && step.rel.length.min > 1) {
+      throw syntaxProblem(this.source, step.rel.offset, `${name.text}() finds paths of the shortest length; a minimal length other than 0 or 1 is not allowed.`);
+    }
+    return { ...inner, shortest, offset: name.offset };
   }
 
   private isRelStart(k = 0): boolean {

@@ -446,6 +446,8 @@ export function layoutOf(query: Query): SlotLayout {
   for (const list of partnerSlots.values()) for (const slot of list) live.add(slot);
   for (const scope of scopes) {
     for (const pattern of scope) {
+      // A shortest-path search reads its two ends from the rows that matched them.
+      if (pattern.shortest !== undefined) for (const node of [pattern.start, ...pattern.steps.map((s) => s.node)]) live.add(nodeSlots.get(node)!);
       if (pattern.path === undefined || !live.has(slots.get(pattern.path)!)) continue;
       for (const node of [pattern.start, ...pattern.steps.map((s) => s.node)]) live.add(nodeSlots.get(node)!);
       for (const step of pattern.steps) live.add(relSlots.get(step.rel)!);

@@ -7,6 +7,7 @@ import type { MatchClause, Pattern, Query, UnwindClause } from '../language/ast.
 import { evaluate } from './evaluate.ts';
 import { EMPTY_PUSHDOWN, pushdownOf, type Pushdown } from '../plan/match-plan.ts';
 import { matchPattern } from './match-pattern.ts';
+import { matchShortest } from './match-shortest.ts';
 import { procedureCall } from './procedure-call.ts';
 import { filterWhere } from './match-subqueries.ts';
 import { CHUNK_ROWS, collectSync, type Chunk, type ChunkStream } from './row-stream.ts';
@@ -68,7 +69,7 @@ function matchClause(clause: MatchClause, input: ChunkStream, ctx: RunContext): 
 
 function clauseBody(clause: MatchClause, input: ChunkStream, ctx: RunContext, pushdown: Pushdown): ChunkStream {
   let stream = input;
-  for (const pattern of clause.patterns) stream = matchPattern(pattern, stream, ctx, pushdown);
+  for (const pattern of clause.patterns) stream = pattern.shortest === undefined ? matchPattern(pattern, stream, ctx, pushdown) : matchShortest(pattern, stream, ctx, pushdown);
   if (clause.where !== null) stream = filterWhere(clause.where, stream, ctx);
   return stream;
 }

@@ -62,10 +62,24 @@ describe('named paths in MATCH', () => {
   });
 
   it('length() is of paths alone; nodes() and relationships() too', async () => {
-    for (const text of ["MATCH (n {id: 'ann'}) RETURN length(n)", "MATCH ()-[r]->() RETURN length(r)", "RETURN length('abc')", 'RETURN nodes([1])', 'RETURN relationships(1)']) {
+    for (const text of ["MATCH (n {id: 'ann'}) WITH [n] AS l RETURN length(l[0])", "MATCH ()-[r]->() WITH [r] AS l RETURN length(l[0])", "RETURN length('abc')",
+    "MATCH p = ({id: 'ann'})-->() WITH [p] AS l RETURN size(l[0])", 'RETURN nodes([1])', 'RETURN relationships(1)']) {
       expect((await failure(q(text))).code).toBe('TG_CYPHER_RUNTIME');
     }
     expect(await rows('RETURN length(null), nodes(null), relationships(null)')).toEqual([[null, null, null]]);
+  });
+
+  it.each([
+    ['MATCH (n) RETURN length(n)', 'length() takes a path'],
+    ['MATCH ()-[r]->() RETURN nodes(r)', 'nodes() takes a path'],
+    ['MATCH p = (a)-->(b) RETURN size(p)', 'size() takes a string or list'],
+    ['MATCH p = (a)-[*]->(b) WHERE p.name = 1 RETURN p', 'a path has no properties'],
+    ['MATCH p = ()-->(), ()-[p]-() RETURN p', 'already a path'],
+    ['MATCH p = ()-->() WITH p MATCH ()-[p*]-() RETURN p', 'already a path'],
+  ])('refuses before it runs: %s', async (text, message) => {
+    const error = await failure(q(text));
+    expect(error.code).toBe('TG_CYPHER_SYNTAX');
+    expect(error.message).toContain(message);
   });
 
   it('a path variable must be new', async () => {

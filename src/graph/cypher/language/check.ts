@@ -15,7 +15,7 @@ function compareCodePoints(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-type Kind = 'node' | 'rel' | 'value' | 'unknown';
+type Kind = 'node' | 'rel' | 'path' | 'value' | 'unknown';
 
 /**
  * Scope rules checked before anything runs, so an error does not depend on the data: every
@@ -35,6 +35,7 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
   const checkExpr = (expr: Expr, names: ReadonlyMap<string, Kind>): void => {
     if (expr.kind === 'and' || expr.kind === 'or' || expr.kind === 'xor') for (const operand of expr.operands) checkBooleanOperand(operand, expr.kind.toUpperCase(), source);
     if (expr.kind === 'not') checkBooleanOperand(expr.operand, 'NOT', source);
+    checkPathUse(expr, names, source);
     switch (expr.kind) {
       case 'variable':
         if (!names.has(expr.name)) fail(expr.offset, `variable \`${expr.name}\` is not defined.`);
@@ -111,7 +112,7 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
   const bindPath = (pattern: Pattern, target: Map<string, Kind>, outer: ReadonlyMap<string, Kind>): void => {
     if (pattern.path === undefined) return;
     if (outer.has(pattern.path) || target.has(pattern.path)) fail(pattern.offset, `variable \`${pattern.path}\` is already bound, so it cannot name a path.`);
-    target.set(pattern.path, 'value');
+    target.set(pattern.path, 'path');
   };
 
   const checkSetItems = (items: readonly SetItem[], names: ReadonlyMap<string, Kind>): void => {
@@ -271,6 +272,27 @@ function literalKind(expr: Expr): string | null {
 function checkBooleanOperand(operand: Expr, operator: string, source: string): void {
   const kind = literalKind(operand);
   if (kind !== null) throw syntaxProblem(source, operand.offset, `type mismatch: ${operator} expects Boolean operands, but this one is a ${kind} literal.`);
+}
+
+/** What takes a path alone, and what never takes one: argument kinds a variable's kind settles before anything runs. */
+const PATH_ONLY = new Set(['length', 'nodes', 'relationships']);
+const NEVER_PATH = new Set(['size']);
+
+/**
+ * Uses of a variable whose kind rules them out, as Cypher refuses them when it compiles: length(),
+ * nodes() or relationships() of a node or relationship, size() of a path, a property of a path.
+ */
+function checkPathUse(expr: Expr, names: ReadonlyMap<string, Kind>, source: string): void {
+  const kindOf = (e: Expr | undefined): Kind | undefined => (e?.kind === 'variable' ? names.get(e.name) : undefined);
+  if (expr.kind === 'property' && kindOf(expr.target) === 'path') {
+    throw syntaxProblem(source, expr.offset, `type mismatch: a path has no properties (.${expr.key}).`);
+  }
+  if (expr.kind !== 'call' || expr.args.length !== 1) return;
+  const kind = kindOf(expr.args[0]);
+  if (PATH_ONLY.has(expr.name) && (kind === 'node' || kind === 'rel')) {
+    throw syntaxProblem(source, expr.offset, `type mismatch: ${expr.name}() takes a path, but this is a ${kind === 'node' ? 'node' : 'relationship'}.`);
+  }
+  if (NEVER_PATH.has(expr.name) && kind === 'path') throw syntaxProblem(source, expr.offset, `type mismatch: ${expr.name}() takes a string or list, but this is a path (length() is its length).`);
 }
 
 /** Whether an expression calls an aggregate function (outside subqueries, which hold none). */

@@ -21,7 +21,7 @@ export function chargePath(budget: QueryBudget, edges: number): void {
  * next node, read through the caller's view). Null when a node on it is not in the view (a walk
  * only reaches nodes the view shows, so only a node deleted meanwhile can be missing).
  */
-export function pathOfRow(pattern: Pattern, row: Row, ctx: RunContext): PathRef | null {
+function pathOfRow(pattern: Pattern, row: Row, ctx: RunContext): PathRef | null {
   const layout = ctx.layout;
   const first = row[layout.nodeSlot(pattern.start)];
   if (!(first instanceof NodeRef)) return null;

@@ -130,9 +130,17 @@ export function matches(expected: TckValue, actual: Actual, graph: GraphState, u
       if (actual === null || typeof actual !== 'object' || actual.kind !== 'list') return false;
       const items = actual.items;
       if (items.length !== 1 + 2 * expected.steps.length || !matches(expected.start, items[0]!, graph, unordered)) return false;
-      return expected.steps.every((s, i) => matches(s.rel, items[1 + 2 * i]!, graph, unordered) && matches(s.node, items[2 + 2 * i]!, graph, unordered));
+      return expected.steps.every((s, i) => matches(s.rel, items[1 + 2 * i]!, graph, unordered) && matches(s.node, items[2 + 2 * i]!, graph, unordered)
+        && pointsAlong(items[2 * i]!, items[1 + 2 * i]!, items[2 + 2 * i]!, s.forward));
     }
   }
+}
+
+/** Whether a path's relationship joins the nodes either side of it, pointing the way the expected path says. */
+function pointsAlong(from: Actual, rel: Actual, to: Actual, forward: boolean): boolean {
+  if (from === null || rel === null || to === null || typeof from !== 'object' || typeof rel !== 'object' || typeof to !== 'object') return false;
+  if (from.kind !== 'node' || rel.kind !== 'relationship' || to.kind !== 'node') return false;
+  return forward ? rel.src === from.id && rel.tgt === to.id : rel.src === to.id && rel.tgt === from.id;
 }
 
 export interface RowsExpectation {

@@ -75,6 +75,27 @@ describe('a scenario through the real Cypher path', () => {
 `)).toEqual({ status: 'passed', reason: '' });
   });
 
+  it('compares a path by its nodes, relationships and their directions', async () => {
+    const path = (expected: string) => outcomeOf(`  Scenario: s
+    Given an empty graph
+    And having executed:
+      """
+      CREATE (:A)-[:T]->(:B)
+      """
+    When executing query:
+      """
+      MATCH p = (:B)<--(:A) RETURN p
+      """
+    Then the result should be, in any order:
+      | p |
+      | ${expected} |
+    And no side effects
+`);
+    expect(await path('<(:B)<-[:T]-(:A)>')).toEqual({ status: 'passed', reason: '' });
+    expect((await path('<(:B)-[:T]->(:A)>')).status).toBe('failed');
+    expect((await path('<(:A)-[:T]->(:B)>')).status).toBe('failed');
+  });
+
   it('fails on a wrong label, a wrong count or a wrong side effect', async () => {
     const wrongLabel = await outcomeOf(`  Scenario: s
     Given an empty graph

@@ -44,6 +44,8 @@ const CYPHER: readonly string[] = [
   'MATCH (p:Person) CALL { WITH p MATCH (p)-[:AUTHORED]->(d) RETURN count(d) AS n } RETURN p.id, n ORDER BY p.id',
   'CALL { MATCH (d:Document) RETURN d.id AS id UNION MATCH (t:Topic) RETURN t.id AS id } RETURN id ORDER BY id',
   'MATCH (p:Person) CALL { MATCH (d:Document) RETURN d.title AS title ORDER BY title LIMIT 2 } RETURN p.id, title ORDER BY p.id, title',
+  'MATCH path = (a)-[*0..3]-(b) RETURN path ORDER BY path',
+  'MATCH path = (:Person)-[:AUTHORED]->(d) RETURN nodes(path), relationships(path), length(path) ORDER BY d.id',
 ];
 
 let engine: GraphEngine;

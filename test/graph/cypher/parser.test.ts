@@ -107,7 +107,7 @@ describe('parseCypher: errors', () => {
     ['wrong arity', 'RETURN size(1, 2)', 'TG_CYPHER_SYNTAX', 1, 8, 'takes 1 argument, got 2'],
     ['LOAD CSV', "LOAD CSV FROM 'f' AS l RETURN l", 'TG_CYPHER_UNSUPPORTED', 1, 1, 'the LOAD clause'],
     ['YIELD', 'MATCH (n) YIELD n RETURN n', 'TG_CYPHER_UNSUPPORTED', 1, 11, 'the YIELD clause'],
-    ['named path', 'MATCH p = (a)-->(b) RETURN p', 'TG_CYPHER_UNSUPPORTED', 1, 7, 'named path'],
+    ['path function', 'MATCH p = longestPath((a)-[*]-(b)) RETURN p', 'TG_CYPHER_UNSUPPORTED', 1, 11, 'the path function longestPath()'],
     ['unknown function', 'RETURN foo(1)', 'TG_CYPHER_UNSUPPORTED', 1, 8, 'the function foo()'],
     ['CASE without WHEN', 'RETURN CASE 1 END', 'TG_CYPHER_SYNTAX', 1, 15, 'expected WHEN in the CASE expression'],
     ['CASE without END', 'RETURN CASE WHEN true THEN 1', 'TG_CYPHER_SYNTAX', 1, 29, 'expected WHEN, ELSE or END'],

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { QueryBudget } from '../../../src/graph/budget/index.ts';
 import type { NodeRecord, PropertyValue } from '../../../src/graph/engine/index.ts';
 import { ResultJson, canonicalValue } from '../../../src/graph/cypher/runtime/result-json.ts';
-import { EdgeRef, NodeRef, newMap, toJson, type Value } from '../../../src/graph/cypher/runtime/values.ts';
+import { EdgeRef, NodeRef, PathRef, newMap, toJson, type Value } from '../../../src/graph/cypher/runtime/values.ts';
 
 /** Any UTF-16 code unit, lone surrogates included: the writer must agree with canonicalize on those too. */
 const unit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c));
@@ -36,6 +36,8 @@ const value: fc.Arbitrary<Value> = fc.letrec<{ value: Value }>((tie) => ({
     scalar,
     record.map((r) => new NodeRef(r)),
     fc.record({ src: text, tgt: text, type: text }).map((e) => new EdgeRef(e)),
+    fc.array(fc.tuple(record, fc.record({ src: text, tgt: text, type: text })), { maxLength: 3 }).chain((steps) =>
+      record.map((first) => new PathRef([first, ...steps.map(([n]) => n)].map((n) => new NodeRef(n)), steps.map(([, e]) => new EdgeRef(e))))),
     fc.array(tie('value'), { maxLength: 5 }),
     // Maps are null-prototype objects, so any key (`__proto__` included) is an ordinary key.
     fc.array(fc.tuple(fc.oneof(text, fc.constant('__proto__')), tie('value')), { maxLength: 5 }).map((entries) => {
@@ -83,6 +85,8 @@ describe('canonicalValue', () => {
     ['shortest round-trip numbers', [1e21, 1e-7, 0.1 + 0.2, 100], '[1e+21,1e-7,0.30000000000000004,100]'],
     ['a node: properties plus id, in code-unit order', new NodeRef({ id: 'n01', label: 'L', props: { b: 1, a: 'x', j: true } }), '{"a":"x","b":1,"id":"n01","j":true}'],
     ['a relationship', new EdgeRef({ src: 'a', tgt: 'b', type: 'T' }), '{"src":"a","tgt":"b","type":"T"}'],
+    ['a path: its nodes and relationships alternating', new PathRef([new NodeRef({ id: 'a', label: 'L', props: {} }), new NodeRef({ id: 'b', label: 'L', props: {} })], [new EdgeRef({ src: 'b', tgt: 'a', type: 'T' })]),
+      '[{"id":"a"},{"src":"b","tgt":"a","type":"T"},{"id":"b"}]'],
     ['keys in UTF-16 order (astral before U+FFFF)', Object.assign(newMap(), { '\uFFFF': 1, '😀': 2 }), '{"😀":2,"\uFFFF":1}'],
   ])('%s', (_name, v, want) => {
     expect(canonicalValue(v, resolve)).toBe(want);

@@ -68,6 +68,23 @@ describe('variable-length relationships', () => {
       .toEqual([['ann', 'bob']]);
   });
 
+  it('an empty hop range (upper bound below the lower) matches nothing', async () => {
+    for (const range of ['2..1', '1..0', '..0']) expect(await rows(`MATCH (a {id: 'ann'})-[:KNOWS*${range}]->(b) RETURN b`)).toEqual([]);
+  });
+
+  it('a bound relationship list matches exactly that list, in its direction', async () => {
+    const list = "MATCH ({id: 'ann'})-[r1]->({id: 'bob'})-[r2]->({id: 'cid'}) WITH [r1, r2] AS rs ";
+    expect(await rows(`${list}MATCH (a)-[rs*]->(b) RETURN a.name, b.name`)).toEqual([['ann', 'cid']]);
+    expect(await rows(`${list}MATCH (a {id: 'ann'})-[rs*]->(b {id: 'cid'}) RETURN count(*)`)).toEqual([[1]]);
+    // Read from the far end (b bound first), the list is walked from its last relationship.
+    expect(await rows(`${list}MATCH (b {id: 'cid'}) MATCH (a)-[rs*]->(b) RETURN a.name`)).toEqual([['ann']]);
+    expect(await rows(`${list}MATCH (a)<-[rs*]-(b) RETURN count(*)`)).toEqual([[0]]);
+    expect(await rows(`${list}MATCH (a)-[rs*1]->(b) RETURN count(*)`)).toEqual([[0]]);
+    expect(await rows(`${list}MATCH (a)-[rs:LIKES*]->(b) RETURN count(*)`)).toEqual([[0]]);
+    expect(await rows("MATCH ({id: 'ann'})-[r1]->({id: 'bob'}) WITH [r1, r1] AS rs MATCH (a)-[rs*]-(b) RETURN count(*)")).toEqual([[0]]);
+    expect((await failure(q('WITH [1] AS rs MATCH (a)-[rs*]->(b) RETURN a'))).code).toBe('TG_CYPHER_RUNTIME');
+  });
+
   it('refuses CREATE of a variable-length relationship', async () => {
     const error = await failure(q("MATCH (a {id: 'ann'}) CREATE (a)-[:KNOWS*2]->(:N)"));
     expect(error.code).toBe('TG_CYPHER_UNSUPPORTED');

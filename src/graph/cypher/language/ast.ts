@@ -175,6 +175,10 @@ export interface SortItem {
 
 /** A path: a node followed by zero or more (relationship, node) steps. */
 export interface Pattern {
+  /** `p = (...)`: the variable the whole matched (or created) path is bound to. */
+  readonly path?: string;
+  /** `shortestPath(...)` (one shortest path) or `allShortestPaths(...)` (every path of the shortest length). */
+  readonly shortest?: 'one' | 'all';
   readonly start: NodePattern;
   readonly steps: readonly PatternStep[];
   readonly offset: number;

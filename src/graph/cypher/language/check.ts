@@ -38,6 +38,7 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
   const checkExpr = (expr: Expr, names: ReadonlyMap<string, Kind>): void => {
     if (expr.kind === 'and' || expr.kind === 'or' || expr.kind === 'xor') for (const operand of expr.operands) checkBooleanOperand(operand, expr.kind.toUpperCase(), source);
     if (expr.kind === 'not') checkBooleanOperand(expr.operand, 'NOT', source);
+    checkPathUse(expr, names, source);
     switch (expr.kind) {
       case 'variable':
         if (!names.has(expr.name)) fail(expr.offset, `variable \`${expr.name}\` is not defined.`);
@@ -50,6 +51,7 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
         }
         return;
       case 'patternComprehension': {
+        matchOnly(expr.pattern, 'a pattern comprehension');
         const inner = new Map(names);
         bindPattern(expr.pattern, inner, names);
         if (expr.where !== null) checkExpr(expr.where, inner);
@@ -57,6 +59,7 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
         return;
       }
       case 'patternPredicate': {
+        matchOnly(expr.pattern, 'a pattern predicate');
         const inner = new Map(names);
         bindPattern(expr.pattern, inner, names);
         return;
@@ -64,6 +67,7 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
       case 'existsSubquery':
       case 'countSubquery': {
         const inner = new Map(names);
+        for (const pattern of expr.patterns) matchOnly(pattern, 'EXISTS { } or COUNT { }');
         for (const pattern of expr.patterns) bindPattern(pattern, inner, names);
         if (expr.where !== null) checkExpr(expr.where, inner);
         for (const item of expr.returns) checkExpr(item, inner);
@@ -99,6 +103,19 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
     }
     // A variable-length relationship's variable holds the list of its relationships.
     for (const step of pattern.steps) if (step.rel.variable !== null) declare(target, step.rel.variable, step.rel.length ? 'value' : 'rel', step.rel.offset);
+    bindPath(pattern, target, outer);
+  };
+
+  /** shortestPath() and allShortestPaths() are patterns of MATCH alone (not of CREATE, MERGE or a subquery). */
+  const matchOnly = (pattern: Pattern, where: string): void => {
+    if (pattern.shortest !== undefined) throw unsupported(source, pattern.offset, `${pattern.shortest === 'one' ? 'shortestPath' : 'allShortestPaths'}() in ${where} (it is a pattern of MATCH)`);
+  };
+
+  /** A named path's variable is new: a path is made by its pattern, never matched against a bound value. */
+  const bindPath = (pattern: Pattern, target: Map<string, Kind>, outer: ReadonlyMap<string, Kind>): void => {
+    if (pattern.path === undefined) return;
+    if (outer.has(pattern.path) || target.has(pattern.path)) fail(pattern.offset, `variable \`${pattern.path}\` is already bound, so it cannot name a path.`);
+    target.set(pattern.path, 'path');
   };
 
   const checkSetItems = (items: readonly SetItem[], names: ReadonlyMap<string, Kind>): void => {
@@ -110,6 +127,7 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
 
   /** Binds what CREATE (or MERGE, `merge` set) makes: new nodes need a label; bound ones take none. */
   const bindCreated = (pattern: Pattern, scope: Map<string, Kind>, clause: 'CREATE' | 'MERGE'): void => {
+    matchOnly(pattern, clause);
     const nodes = [pattern.start, ...pattern.steps.map((s) => s.node)];
     const before = new Map(scope);
     if (pattern.steps.length === 0 && pattern.start.variable !== null && before.has(pattern.start.variable)) {
@@ -131,6 +149,7 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
         declare(scope, step.rel.variable, 'rel', step.rel.offset);
       }
     }
+    bindPath(pattern, scope, before);
   };
 
   const checkUpdates = (clauses: readonly UpdatingClause[], scope: Map<string, Kind>): void => {
@@ -265,6 +284,27 @@ function literalKind(expr: Expr): string | null {
 function checkBooleanOperand(operand: Expr, operator: string, source: string): void {
   const kind = literalKind(operand);
   if (kind !== null) throw syntaxProblem(source, operand.offset, `type mismatch: ${operator} expects Boolean operands, but this one is a ${kind} literal.`);
+}
+
+/** What takes a path alone, and what never takes one: argument kinds a variable's kind settles before anything runs. */
+const PATH_ONLY = new Set(['length', 'nodes', 'relationships']);
+const NEVER_PATH = new Set(['size']);
+
+/**
+ * Uses of a variable whose kind rules them out, as Cypher refuses them when it compiles: length(),
+ * nodes() or relationships() of a node or relationship, size() of a path, a property of a path.
+ */
+function checkPathUse(expr: Expr, names: ReadonlyMap<string, Kind>, source: string): void {
+  const kindOf = (e: Expr | undefined): Kind | undefined => (e?.kind === 'variable' ? names.get(e.name) : undefined);
+  if (expr.kind === 'property' && kindOf(expr.target) === 'path') {
+    throw syntaxProblem(source, expr.offset, `type mismatch: a path has no properties (.${expr.key}).`);
+  }
+  if (expr.kind !== 'call' || expr.args.length !== 1) return;
+  const kind = kindOf(expr.args[0]);
+  if (PATH_ONLY.has(expr.name) && (kind === 'node' || kind === 'rel')) {
+    throw syntaxProblem(source, expr.offset, `type mismatch: ${expr.name}() takes a path, but this is a ${kind === 'node' ? 'node' : 'relationship'}.`);
+  }
+  if (NEVER_PATH.has(expr.name) && kind === 'path') throw syntaxProblem(source, expr.offset, `type mismatch: ${expr.name}() takes a string or list, but this is a path (length() is its length).`);
 }
 
 /** Whether an expression calls an aggregate function (outside subqueries, which hold none). */

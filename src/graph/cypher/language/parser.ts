@@ -544,11 +544,19 @@ class Parser {
   }
 
   private parsePattern(): Pattern {
-    const t = this.peek();
-    if ((t.kind === 'ident' || t.kind === 'quoted') && this.isSymbol('=', 1)) {
-      throw unsupported(this.source, t.offset, 'a named path (p = ...)');
+    if (this.isVariableStart() && this.isSymbol('=', 1)) {
+      const path = this.advance().text;
+      this.advance();
+      return { path, ...this.parseUnnamedPattern() };
     }
+    return this.parseUnnamedPattern();
+  }
+
+  private parseUnnamedPattern(): Pattern {
+    const t = this.peek();
     if (t.kind === 'ident' && this.isSymbol('(', 1)) {
+      const fn = t.text.toLowerCase();
+      if (fn === 'shortestpath' || fn === 'allshortestpaths') return this.parseShortestPath(fn === 'shortestpath' ? 'one' : 'all');
       throw unsupported(this.source, t.offset, `the path function ${t.text}()`);
     }
     const start = this.parseNodePattern();
@@ -559,6 +567,22 @@ class Parser {
       steps.push({ rel, node });
     }
     return { start, steps, offset: start.offset };
+  }
+
+  /** `shortestPath((a)-[*]-(b))`: one relationship between two nodes, of at least 0 or 1 hops (as Cypher allows). */
+  private parseShortestPath(shortest: 'one' | 'all'): Pattern {
+    const name = this.advance();
+    const open = this.expectSymbol('(', "'(' after the path function");
+    this.enter(open);
+    const inner = this.parseUnnamedPattern();
+    this.expectSymbol(')', `')' to close ${name.text}()`);
+    this.leave();
+    const step = inner.steps[0];
+    if (step === undefined || inner.steps.length > 1) throw syntaxProblem(this.source, name.offset, `${name.text}() takes a pattern of exactly one relationship, like (a)-[*]-(b).`);
+    if (step.rel.length !== undefined && step.rel.length.min > 1) {
+      throw syntaxProblem(this.source, step.rel.offset, `${name.text}() finds paths of the shortest length; a minimal length other than 0 or 1 is not allowed.`);
+    }
+    return { ...inner, shortest, offset: name.offset };
   }
 
   private isRelStart(k = 0): boolean {
@@ -632,9 +656,8 @@ class Parser {
     };
     const min = bound();
     if (!this.acceptSymbol('..')) return min === null ? { min: 1, max: null } : { min, max: min };
-    const max = bound();
-    if (max !== null && max < (min ?? 1)) throw syntaxError(this.source, this.peek().offset, 'a hop range whose upper bound is at least its lower bound', String(max));
-    return { min: min ?? 1, max };
+    // An upper bound below the lower one (`*2..1`) is an empty range: it matches nothing, as in Cypher.
+    return { min: min ?? 1, max: bound() };
   }
 
   // ---- expressions ----
@@ -943,10 +966,10 @@ class Parser {
   }
 
   private parseListOrComprehension(open: Token): Expr {
-    const next = this.peek(1);
     if (this.isVariableStart(1) && this.isKeyword('IN', 2)) return this.parseListComprehension(open);
-    if ((next.kind === 'ident' || next.kind === 'quoted') && this.isSymbol('=', 2)) {
-      throw unsupported(this.source, next.offset, 'a named path (p = ...)');
+    if (this.isVariableStart(1) && this.isSymbol('=', 2) && this.isSymbol('(', 3)) {
+      const close = this.closers[this.pos + 3] ?? -1;
+      if (close !== -1 && this.relStartsAt(close + 1)) return this.parsePatternComprehension(open);
     }
     if (this.isSymbol('(', 1)) {
       const close = this.closers[this.pos + 1] ?? -1;

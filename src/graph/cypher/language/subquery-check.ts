@@ -8,7 +8,7 @@ import { syntaxProblem } from './cypher-error.ts';
 import { bodyReturn } from './subquery-call.ts';
 
 /** What a name holds, as the scope check tracks it (`unknown`: a local of a comprehension). */
-export type ScopeKind = 'node' | 'rel' | 'value' | 'unknown';
+export type ScopeKind = 'node' | 'rel' | 'path' | 'value' | 'unknown';
 
 /**
  * Checks a `CALL { … }` clause in `scope` (the names bound before it) and binds what it returns there.

@@ -225,6 +225,7 @@ function forEachPatternVariable(pattern: Pattern, use: (name: string) => void, p
     if (node.properties !== null) properties(node.properties);
   }
   for (const step of pattern.steps) if (step.rel.variable !== null) use(step.rel.variable);
+  if (pattern.path !== undefined) use(pattern.path);
 }
 
 /**
@@ -335,6 +336,7 @@ export function layoutOf(query: Query): SlotLayout {
   };
   const created = (pattern: Pattern): void => {
     patternExprs(pattern);
+    if (pattern.path !== undefined) name(pattern.path);
     if (pattern.start.variable !== null) name(pattern.start.variable);
     for (const step of pattern.steps) {
       if (step.rel.variable !== null) name(step.rel.variable);
@@ -407,6 +409,7 @@ export function layoutOf(query: Query): SlotLayout {
   // Named variables first, so their slots are stable whatever the hidden ones are.
   for (const scope of scopes) {
     for (const pattern of scope) {
+      if (pattern.path !== undefined) name(pattern.path);
       if (pattern.start.variable !== null) name(pattern.start.variable);
       for (const step of pattern.steps) {
         if (step.rel.variable !== null) name(step.rel.variable);
@@ -418,9 +421,12 @@ export function layoutOf(query: Query): SlotLayout {
   const nodeSlots = new Map<NodePattern, number>();
   const relSlots = new Map<RelPattern, number>();
   const partnerSlots = new Map<RelPattern, number[]>();
+  // A named path reads every node and relationship of its pattern: each has a slot.
+  const onNamedPath = new Set<RelPattern>();
   for (const scope of scopes) {
     const rels: RelPattern[] = [];
     for (const pattern of scope) {
+      if (pattern.path !== undefined) for (const step of pattern.steps) onNamedPath.add(step.rel);
       for (const node of [pattern.start, ...pattern.steps.map((s) => s.node)]) {
         nodeSlots.set(node, node.variable !== null ? slots.get(node.variable)! : width++);
       }
@@ -437,7 +443,7 @@ export function layoutOf(query: Query): SlotLayout {
     }
     for (const rel of rels) {
       if (rel.variable !== null) relSlots.set(rel, slots.get(rel.variable)!);
-      else if (partnered.has(rel)) relSlots.set(rel, width++);
+      else if (partnered.has(rel) || onNamedPath.has(rel)) relSlots.set(rel, width++);
     }
     for (let i = 0; i < rels.length; i++) {
       const list: number[] = [];
@@ -452,6 +458,15 @@ export function layoutOf(query: Query): SlotLayout {
     if (all || (uses.get(n) ?? 0) > 1) live.add(slot);
   });
   for (const list of partnerSlots.values()) for (const slot of list) live.add(slot);
+  for (const scope of scopes) {
+    for (const pattern of scope) {
+      // A shortest-path search reads its two ends from the rows that matched them.
+      if (pattern.shortest !== undefined) for (const node of [pattern.start, ...pattern.steps.map((s) => s.node)]) live.add(nodeSlots.get(node)!);
+      if (pattern.path === undefined || !live.has(slots.get(pattern.path)!)) continue;
+      for (const node of [pattern.start, ...pattern.steps.map((s) => s.node)]) live.add(nodeSlots.get(node)!);
+      for (const step of pattern.steps) live.add(relSlots.get(step.rel)!);
+    }
+  }
   return {
     slots,
     names,

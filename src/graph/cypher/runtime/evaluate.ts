@@ -6,7 +6,7 @@ import { containsText, searchTableBytes } from './string-search.ts';
 import { regexMatches } from './regex-vm.ts';
 import { evaluateComprehension, evaluateQuantifier, evaluateReduce } from './evaluate-scoped.ts';
 import { LIST_SLOT_BYTES, chargeMapCopy, jsonSizeOf } from './value-size.ts';
-import { CHARS_PER_UNIT_SHIFT, EdgeRef, NodeRef, compareCodePoints, isMap, newMap, storedProperty, typeName, type Value, type ValueMap, type WorkMeter } from './values.ts';
+import { CHARS_PER_UNIT_SHIFT, EdgeRef, NodeRef, PathRef, compareCodePoints, isMap, newMap, storedProperty, typeName, type Value, type ValueMap, type WorkMeter } from './values.ts';
 
 /** Evaluates an expression against one row. Three-valued logic throughout: null means unknown. */
 export function evaluate(expr: Expr, row: Row, ctx: RunContext): Value {
@@ -294,6 +294,7 @@ function equalValues(a: Value, b: Value): boolean | null {
   if (a instanceof EdgeRef || b instanceof EdgeRef) {
     return a instanceof EdgeRef && b instanceof EdgeRef && a.edge.src === b.edge.src && a.edge.tgt === b.edge.tgt && a.edge.type === b.edge.type;
   }
+  if (a instanceof PathRef || b instanceof PathRef) return a instanceof PathRef && b instanceof PathRef && equalValues(a.alternating(), b.alternating()) === true;
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b)) return false;
     const x = a as readonly Value[];

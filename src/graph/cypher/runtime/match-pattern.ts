@@ -3,7 +3,8 @@ import type { Pattern } from '../language/ast.ts';
 import type { Paths, PatternPlan } from './match-paths.ts';
 import { planPattern, type Pushdown } from '../plan/match-plan.ts';
 import type { Chunk, ChunkStream } from './row-stream.ts';
-import type { Row, RunContext } from './run-context.ts';
+import { slotOf, type Row, type RunContext } from './run-context.ts';
+import { bindPaths } from './match-named-path.ts';
 
 /**
  * Matches one path pattern over a stream of rows: a scan (or a check of the bound start), then one
@@ -12,13 +13,22 @@ import type { Row, RunContext } from './run-context.ts';
  */
 export function* matchPattern(pattern: Pattern, input: ChunkStream, ctx: RunContext, pushdown: Pushdown): ChunkStream {
   let plan: PatternPlan | null = null;
+  // A named path is built only when something reads it.
+  let pathSlot = pattern.path === undefined ? -1 : slotOf(ctx, pattern.path);
+  if (pathSlot >= 0 && !ctx.layout.isLive(pathSlot)) pathSlot = -1;
   for (const chunk of input) {
     if (chunk.rows.length === 0) {
       yield chunk;
       continue;
     }
     plan ??= planPattern(pattern, chunk.rows[0]!, ctx, pushdown);
-    for (const paths of plan.start.run(chunk)) yield* grow(plan, 0, paths, ctx);
+    if (pathSlot < 0) {
+      for (const paths of plan.start.run(chunk)) yield* grow(plan, 0, paths, ctx);
+      continue;
+    }
+    for (const paths of plan.start.run(chunk)) {
+      for (const done of grow(plan, 0, paths, ctx)) yield done.rows.length === 0 ? done : bindPaths(pattern, pathSlot, done, ctx);
+    }
   }
 }
 

@@ -52,9 +52,20 @@ export class VarExpand implements PathStep {
   *run(paths: Paths): Generator<Paths, void, undefined> {
     const e = this.#p;
     if (e.constraint.impossible) return;
-    if (e.relBound) throw runtimeError(`The variable-length relationship \`${e.rel.variable}\` is already bound; matching a bound relationship list is not supported.`);
+    // An empty hop range (`*2..1`) matches nothing, as in Cypher.
+    if (this.#max < this.#min) return;
     const budget = this.#ctx.budget;
     let out = emptyPaths(paths.input, paths.cols.length);
+    if (e.relBound) {
+      for (let p = 0; p < paths.at.length; p++) {
+        const stack = this.#boundWalk(paths, p);
+        if (stack === null) continue;
+        budget.addRows(1);
+        this.#push(out, paths, p, stack[stack.length - 1]!.node, stack);
+      }
+      if (out.parent.length > 0) yield out;
+      return;
+    }
     for (let p = 0; p < paths.at.length; p++) {
       // Keys of the edges on the current path, and of those the MATCH's other relationships bound.
       const onPath = new Set<string>();
@@ -110,6 +121,42 @@ export class VarExpand implements PathStep {
       this.#keys.set(node.id, hits.map((hit) => edgeKey(hit.edge)));
     }
     return hits;
+  }
+
+  /**
+   * A bound relationship list (`WITH [r1, r2] AS rs MATCH (a)-[rs*]->(b)`) matches exactly that
+   * list: walked from path p's node, each relationship must be one of the node's neighbours through
+   * the view (of the step's types and direction), none twice nor bound elsewhere in the MATCH, and
+   * the hops within the range. The frames of the walk, or null when the list does not match.
+   */
+  #boundWalk(paths: Paths, p: number): Frame[] | null {
+    const e = this.#p;
+    const bound: Value | undefined = valueAt(this.plan, paths, p, e.relSlot);
+    if (bound === null || bound === undefined) return null;
+    if (!Array.isArray(bound)) throw runtimeError(`Variable \`${e.rel.variable}\` is used as a relationship list but holds a ${bound instanceof NodeRef ? 'node' : 'value'}.`);
+    const list = bound as readonly Value[];
+    if (list.length < this.#min || list.length > this.#max) return null;
+    const budget = this.#ctx.budget;
+    budget.chargeBytes(FRAME_BYTES * (list.length + 1));
+    const taken = new Set<string>();
+    for (const edge of this.#takenElsewhere(paths, p)) taken.add(edgeKey(edge));
+    const stack: Frame[] = [{ node: paths.at[p]!, edge: null, key: '', hits: null, next: 0 }];
+    // The list is in pattern order; a pattern read from its far end walks it from its last relationship.
+    for (let i = 0; i < list.length; i++) {
+      const item = list[e.reversed ? list.length - 1 - i : i]!;
+      if (!(item instanceof EdgeRef)) throw runtimeError(`Variable \`${e.rel.variable}\` is used as a relationship list but holds a ${item === null ? 'null' : 'value that is not a relationship'}.`);
+      const key = edgeKey(item.edge);
+      if (taken.has(key)) return null;
+      const at = stack[stack.length - 1]!.node;
+      const hits = this.#hitsOf(at);
+      const keys = this.#keys.get(at.id)!;
+      budget.tick(hits.length);
+      const k = keys.indexOf(key);
+      if (k < 0) return null;
+      taken.add(key);
+      stack.push({ node: hits[k]!.node, edge: hits[k]!.edge, key, hits: null, next: 0 });
+    }
+    return this.#nodeFits(stack[stack.length - 1]!.node, paths, p) ? stack : null;
   }
 
   /** Edges the other relationships of this MATCH already bound on path p: none of them may be walked again. */

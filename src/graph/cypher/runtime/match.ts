@@ -7,6 +7,7 @@ import type { MatchClause, Pattern, ReadingClause, UnwindClause } from '../langu
 import { evaluate } from './evaluate.ts';
 import { EMPTY_PUSHDOWN, pushdownOf, type Pushdown } from '../plan/match-plan.ts';
 import { matchPattern } from './match-pattern.ts';
+import { matchShortest } from './match-shortest.ts';
 import { procedureCall } from './procedure-call.ts';
 import { filterWhere } from './match-subqueries.ts';
 import { CHUNK_ROWS, collectSync, type Chunk, type ChunkStream } from './row-stream.ts';
@@ -69,7 +70,7 @@ function matchClause(clause: MatchClause, input: ChunkStream, ctx: RunContext): 
 
 function clauseBody(clause: MatchClause, input: ChunkStream, ctx: RunContext, pushdown: Pushdown): ChunkStream {
   let stream = input;
-  for (const pattern of clause.patterns) stream = matchPattern(pattern, stream, ctx, pushdown);
+  for (const pattern of clause.patterns) stream = pattern.shortest === undefined ? matchPattern(pattern, stream, ctx, pushdown) : matchShortest(pattern, stream, ctx, pushdown);
   if (clause.where !== null) stream = filterWhere(clause.where, stream, ctx);
   return stream;
 }
@@ -113,6 +114,7 @@ function* optionalMatch(clause: MatchClause, input: ChunkStream, ctx: RunContext
 
 function patternVariables(pattern: Pattern): string[] {
   const names: string[] = [];
+  if (pattern.path !== undefined) names.push(pattern.path);
   if (pattern.start.variable !== null) names.push(pattern.start.variable);
   for (const step of pattern.steps) {
     if (step.rel.variable !== null) names.push(step.rel.variable);

@@ -11,7 +11,8 @@ import type { MergeClause, NodePattern } from '../language/ast.ts';
 import { runtimeError } from '../language/cypher-error.ts';
 import { equals, evaluate } from './evaluate.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
-import { EdgeRef, NodeRef, isMap, storedProperty, typeName, type Value, type ValueMap } from './values.ts';
+import { chargePath } from './match-named-path.ts';
+import { EdgeRef, NodeRef, PathRef, isMap, storedProperty, typeName, type Value, type ValueMap } from './values.ts';
 
 /** What MERGE reads from the statement's pending writes. */
 export interface MergeSource {
@@ -100,6 +101,10 @@ export function matchMerge(clause: MergeClause, row: Row, source: MergeSource, c
       pattern.steps.forEach((step, i) => {
         if (step.rel.variable !== null) result[slotOf(ctx, step.rel.variable)] = new EdgeRef(pathEdges[i]!);
       });
+      if (pattern.path !== undefined) {
+        chargePath(ctx.budget, pathEdges.length);
+        result[slotOf(ctx, pattern.path)] = new PathRef(pathNodes.map((record) => new NodeRef(record)), pathEdges.map((edge) => new EdgeRef(edge)));
+      }
       out.push(result);
       return;
     }

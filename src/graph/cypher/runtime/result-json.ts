@@ -3,7 +3,7 @@ import type { QueryBudget } from '../../budget/index.ts';
 import type { NodeRecord } from '../../engine/index.ts';
 import type { RowSink } from './project.ts';
 import type { WriteStats } from './update.ts';
-import { EdgeRef, NodeRef, type Value, type ValueMap } from './values.ts';
+import { EdgeRef, NodeRef, PathRef, type Value, type ValueMap } from './values.ts';
 
 type Resolve = (ref: NodeRef) => NodeRecord | null;
 
@@ -197,6 +197,10 @@ function writeValue(out: JsonText, value: Value, resolve: Resolve, texts: NodeTe
     out.push(',"type":');
     writeString(out, e.type);
     out.push('}');
+    return;
+  }
+  if (value instanceof PathRef) {
+    writeList(out, value.alternating(), resolve, texts);
     return;
   }
   if (Array.isArray(value)) {

@@ -5,7 +5,8 @@ import { outsideModel, runtimeError } from '../language/cypher-error.ts';
 import { evaluate } from './evaluate.ts';
 import { matchMerge, type MergeSource } from './merge.ts';
 import { slotOf, type Row, type RunContext } from './run-context.ts';
-import { EdgeRef, NodeRef, isMap, typeName, type Value, type ValueMap } from './values.ts';
+import { chargePath } from './match-named-path.ts';
+import { EdgeRef, NodeRef, PathRef, isMap, typeName, type Value, type ValueMap } from './values.ts';
 
 /** What a write statement changed, as Cypher clients know it. */
 export interface WriteStats {
@@ -208,6 +209,11 @@ export class PendingWrites implements MergeSource {
     };
     for (const pattern of clause.patterns) {
       let previous = nodeOf(pattern.start);
+      // `CREATE p = (...)`: the path of what this pattern joined and made.
+      const named = pattern.path !== undefined;
+      if (named) chargePath(ctx.budget, pattern.steps.length);
+      const pathNodes: NodeRef[] = [previous];
+      const pathEdges: EdgeRef[] = [];
       for (const step of pattern.steps) {
         const next = nodeOf(step.node);
         const [src, tgt] = step.rel.direction === 'in' ? [next.id, previous.id] : [previous.id, next.id];
@@ -222,8 +228,13 @@ export class PendingWrites implements MergeSource {
         }
         this.stats.relationshipsCreated++;
         if (step.rel.variable !== null) row[slotOf(ctx, step.rel.variable)] = new EdgeRef(edge);
+        if (named) {
+          pathNodes.push(next);
+          pathEdges.push(new EdgeRef(edge));
+        }
         previous = next;
       }
+      if (named) row[slotOf(ctx, pattern.path!)] = new PathRef(pathNodes, pathEdges);
     }
     return row;
   }
@@ -337,8 +348,12 @@ export class PendingWrites implements MergeSource {
       if (value === null) return;
       if (value instanceof NodeRef) nodes.set(value.id, value);
       else if (value instanceof EdgeRef) edges.set(edgeKey(value.edge), value.edge);
-      else if (Array.isArray(value)) for (const item of value as readonly Value[]) add(item);
-      else throw runtimeError(`DELETE: expected a node or relationship, got ${typeName(value)}.`);
+      else if (value instanceof PathRef) {
+        // A path deletes its nodes and relationships.
+        for (const node of value.nodes) add(node);
+        for (const edge of value.edges) add(edge);
+      } else if (Array.isArray(value)) for (const item of value as readonly Value[]) add(item);
+      else throw runtimeError(`DELETE: expected a node, relationship or path, got ${typeName(value)}.`);
     };
     for (const target of targets) add(target);
 

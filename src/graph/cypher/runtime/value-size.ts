@@ -1,6 +1,6 @@
 import type { QueryBudget } from '../../budget/index.ts';
 import { numberJsonSize, propertiesJsonSize, type NodeRecord, type Properties } from '../../engine/index.ts';
-import { CHARS_PER_UNIT_SHIFT, EdgeRef, NodeRef, valueKey, type Value, type ValueMap } from './values.ts';
+import { CHARS_PER_UNIT_SHIFT, EdgeRef, NodeRef, PathRef, valueKey, type Value, type ValueMap } from './values.ts';
 
 /**
  * Bytes a copy of a list allocates per item (one pointer-sized slot; the items are shared, not copied):
@@ -35,6 +35,7 @@ export function jsonSizeOf(value: Value, resolve: SizeResolve, limit = Infinity)
     const e = value.edge;
     return e.src.length + e.tgt.length + e.type.length + 29;
   }
+  if (value instanceof PathRef) return jsonSizeOf(value.alternating(), resolve, limit);
   let size = 1;
   if (Array.isArray(value)) {
     const list = value as readonly Value[];

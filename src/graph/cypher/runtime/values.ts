@@ -17,8 +17,29 @@ export class EdgeRef {
   }
 }
 
+/**
+ * A path: nodes and the relationships between them, in the order the pattern reads them (one more
+ * node than relationships; a relationship may point either way along the path). Built only from
+ * what a match reached through the caller's view, and charged by its size before it is built.
+ */
+export class PathRef {
+  readonly nodes: readonly NodeRef[];
+  readonly edges: readonly EdgeRef[];
+  constructor(nodes: readonly NodeRef[], edges: readonly EdgeRef[]) {
+    this.nodes = nodes;
+    this.edges = edges;
+  }
+
+  /** The alternating sequence node, relationship, node, …: the path's JSON form and its order. */
+  alternating(): Value[] {
+    const out: Value[] = [this.nodes[0]!];
+    for (let i = 0; i < this.edges.length; i++) out.push(this.edges[i]!, this.nodes[i + 1]!);
+    return out;
+  }
+}
+
 /** Runtime values of the subset. Maps are null-prototype objects so any key is safe. */
-export type Value = null | boolean | number | string | NodeRef | EdgeRef | readonly Value[] | ValueMap;
+export type Value = null | boolean | number | string | NodeRef | EdgeRef | PathRef | readonly Value[] | ValueMap;
 export interface ValueMap {
   readonly [key: string]: Value;
 }
@@ -39,7 +60,7 @@ export function newMap(): Record<string, Value> {
 }
 
 export function isMap(value: Value): value is ValueMap {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof NodeRef) && !(value instanceof EdgeRef);
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof NodeRef) && !(value instanceof EdgeRef) && !(value instanceof PathRef);
 }
 
 export function typeName(value: Value): string {
@@ -49,6 +70,7 @@ export function typeName(value: Value): string {
   if (typeof value === 'string') return 'String';
   if (value instanceof NodeRef) return 'Node';
   if (value instanceof EdgeRef) return 'Relationship';
+  if (value instanceof PathRef) return 'Path';
   if (Array.isArray(value)) return 'List';
   return 'Map';
 }
@@ -58,6 +80,7 @@ export function valueKey(value: Value): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (value instanceof NodeRef) return `N${JSON.stringify(value.id)}`;
   if (value instanceof EdgeRef) return `E${JSON.stringify([value.edge.src, value.edge.type, value.edge.tgt])}`;
+  if (value instanceof PathRef) return `P${valueKey(value.alternating())}`;
   if (Array.isArray(value)) {
     const list = value as readonly Value[];
     // A list of scalars alone (a parameter of 450,000 digits, say) keys as its JSON text, which
@@ -87,12 +110,13 @@ export function compareCodePoints(a: string, b: string): number {
   return a.length - b.length;
 }
 
-/** Cypher's orderability ranks: maps, nodes, relationships, lists, strings, booleans, numbers, then null. */
+/** Cypher's orderability ranks: maps, nodes, relationships, lists, paths, strings, booleans, numbers, then null. */
 function rank(value: Value): number {
-  if (value === null) return 7;
-  if (typeof value === 'number') return 6;
-  if (typeof value === 'boolean') return 5;
-  if (typeof value === 'string') return 4;
+  if (value === null) return 8;
+  if (typeof value === 'number') return 7;
+  if (typeof value === 'boolean') return 6;
+  if (typeof value === 'string') return 5;
+  if (value instanceof PathRef) return 4;
   if (Array.isArray(value)) return 3;
   if (value instanceof EdgeRef) return 2;
   if (value instanceof NodeRef) return 1;
@@ -130,9 +154,10 @@ function compareOrdered(a: Value, b: Value): number {
   const rb = rank(b);
   if (ra !== rb) return ra - rb;
   switch (ra) {
-    case 6: return (a as number) - (b as number);
-    case 5: return Number(a) - Number(b);
-    case 4: {
+    case 7: return (a as number) - (b as number);
+    case 6: return Number(a) - Number(b);
+    case 4: return compareOrdered((a as PathRef).alternating(), (b as PathRef).alternating());
+    case 5: {
       const x = a as string;
       const y = b as string;
       compared += Math.min(x.length, y.length) >>> CHARS_PER_UNIT_SHIFT;
@@ -163,7 +188,8 @@ function compareOrdered(a: Value, b: Value): number {
 }
 
 /**
- * The JSON form of a value: a node is its property map plus `id`, an edge is `{src, tgt, type}`,
+ * The JSON form of a value: a node is its property map plus `id`, an edge is `{src, tgt, type}`, a
+ * path the list of its nodes and relationships alternating,
  * maps and lists recurse. Key order is settled at serialisation (RFC 8785), not here. Results are
  * written by `canonicalValue` (result-json.ts) without this intermediate form; this is the reference
  * its property test compares against through `canonicalize`.
@@ -178,6 +204,7 @@ export function toJson(value: Value, resolve: (ref: NodeRef) => NodeRecord | nul
     return node;
   }
   if (value instanceof EdgeRef) return { src: value.edge.src, tgt: value.edge.tgt, type: value.edge.type };
+  if (value instanceof PathRef) return value.alternating().map((item) => toJson(item, resolve));
   if (Array.isArray(value)) return (value as readonly Value[]).map((item) => toJson(item, resolve));
   const out: Record<string, unknown> = {};
   const map = value as ValueMap;

@@ -5,7 +5,7 @@
  */
 import type { Expr } from '../../language/ast.ts';
 import { runtimeError } from '../../language/cypher-error.ts';
-import { EdgeRef, NodeRef, newMap, typeName, type Value } from '../values.ts';
+import { EdgeRef, NodeRef, PathRef, newMap, typeName, type Value } from '../values.ts';
 import type { ProcedureBaseType, ProcedureBudget, ProcedureType, ProcedureValue } from './procedure.ts';
 
 const BASE_TYPES: ReadonlySet<string> = new Set<ProcedureBaseType>(['ANY', 'BOOLEAN', 'STRING', 'NUMBER', 'INTEGER', 'FLOAT', 'LIST', 'MAP']);
@@ -20,7 +20,7 @@ function baseOf(type: ProcedureType): ProcedureBaseType {
 }
 
 /** The type of a value as procedure types name it: null, or the narrowest base type. */
-type Kind = 'null' | 'BOOLEAN' | 'STRING' | 'INTEGER' | 'FLOAT' | 'LIST' | 'MAP' | 'NODE' | 'RELATIONSHIP';
+type Kind = 'null' | 'BOOLEAN' | 'STRING' | 'INTEGER' | 'FLOAT' | 'LIST' | 'MAP' | 'NODE' | 'RELATIONSHIP' | 'PATH';
 
 function kindOf(value: Value): Kind {
   if (value === null) return 'null';
@@ -29,6 +29,7 @@ function kindOf(value: Value): Kind {
   if (typeof value === 'number') return Number.isInteger(value) ? 'INTEGER' : 'FLOAT';
   if (value instanceof NodeRef) return 'NODE';
   if (value instanceof EdgeRef) return 'RELATIONSHIP';
+  if (value instanceof PathRef) return 'PATH';
   return Array.isArray(value) ? 'LIST' : 'MAP';
 }
 
@@ -36,7 +37,7 @@ function kindOf(value: Value): Kind {
 function admits(type: ProcedureType, kind: Kind): boolean {
   if (kind === 'null') return type.endsWith('?');
   const base = baseOf(type);
-  if (kind === 'NODE' || kind === 'RELATIONSHIP') return false;
+  if (kind === 'NODE' || kind === 'RELATIONSHIP' || kind === 'PATH') return false;
   switch (base) {
     case 'ANY': return true;
     case 'NUMBER':
@@ -87,7 +88,7 @@ export function argumentValue(value: Value, type: ProcedureType, procedure: stri
 
 function checkNoEntities(value: Value, procedure: string, parameter: string, budget: ProcedureBudget, depth: number): void {
   if (value === null || typeof value !== 'object') return;
-  if (value instanceof NodeRef || value instanceof EdgeRef) {
+  if (value instanceof NodeRef || value instanceof EdgeRef || value instanceof PathRef) {
     throw runtimeError(`${procedure}() takes ${parameter} as a value, but it holds a ${typeName(value)}: procedures take numbers, strings, booleans, lists and maps.`, { procedure, parameter });
   }
   if (depth > MAX_DEPTH) throw runtimeError(`${procedure}()'s argument ${parameter} nests deeper than ${MAX_DEPTH} levels.`, { procedure, parameter });

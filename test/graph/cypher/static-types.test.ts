@@ -13,6 +13,28 @@ describe('type checks before a statement runs', () => {
   });
 });
 
+describe('literal argument types before a statement runs', () => {
+  it.each([
+    ['RETURN 1 IN true', 'IN expects a list on its right, but this is a Boolean literal'],
+    ['RETURN 1 IN 123', 'Integer literal'],
+    ['RETURN 1 IN 123.4', 'Float literal'],
+    ["RETURN 1 IN 'foo'", 'String literal'],
+    ['RETURN 1 IN {x: []}', 'Map literal'],
+    ['RETURN properties(1)', 'properties() takes a node, relationship or map, but this is a Integer literal'],
+    ["RETURN PROPERTIES('Cypher')", 'String literal'],
+    ['RETURN properties([true, false])', 'List literal'],
+  ])('%s', async (text, message) => {
+    const error = await failure(Promise.resolve().then(() => prepareCypher(text)));
+    expect(error.code).toBe('TG_CYPHER_SYNTAX');
+    expect(error.message).toContain(message);
+  });
+  it('leaves lists, null, parameters, maps and variables to run time', () => {
+    for (const text of ['RETURN 1 IN [1, 2]', 'RETURN 1 IN null', 'RETURN 1 IN $list', 'MATCH (n) RETURN n.x IN n.l', 'RETURN properties({a: 1})', 'RETURN properties(null)', 'MATCH (n) RETURN properties(n)', 'RETURN properties($m)']) {
+      expect(() => prepareCypher(text)).not.toThrow();
+    }
+  });
+});
+
 describe('projection checks before a statement runs', () => {
   it.each([
     ['RETURN 1 AS x SKIP -1', 'SKIP needs a non-negative integer'],

@@ -39,6 +39,7 @@ export function checkQuery(query: Query, source: string, outer: ReadonlyMap<stri
     if (expr.kind === 'and' || expr.kind === 'or' || expr.kind === 'xor') for (const operand of expr.operands) checkBooleanOperand(operand, expr.kind.toUpperCase(), source);
     if (expr.kind === 'not') checkBooleanOperand(expr.operand, 'NOT', source);
     checkPathUse(expr, names, source);
+    checkLiteralArgument(expr, source);
     switch (expr.kind) {
       case 'variable':
         if (!names.has(expr.name)) fail(expr.offset, `variable \`${expr.name}\` is not defined.`);
@@ -284,6 +285,27 @@ function literalKind(expr: Expr): string | null {
 function checkBooleanOperand(operand: Expr, operator: string, source: string): void {
   const kind = literalKind(operand);
   if (kind !== null) throw syntaxProblem(source, operand.offset, `type mismatch: ${operator} expects Boolean operands, but this one is a ${kind} literal.`);
+}
+
+/** A literal's type, booleans included (null for a null literal or anything not written as a literal). */
+function literalType(expr: Expr): string | null {
+  if (expr.kind === 'literal' && typeof expr.value === 'boolean') return 'Boolean';
+  return literalKind(expr);
+}
+
+/**
+ * Operands whose literal type rules them out before anything runs, as Cypher's type check refuses
+ * them (InvalidArgumentType): `1 IN 123` (IN takes a list), `properties('x')` (a node, relationship or map).
+ */
+function checkLiteralArgument(expr: Expr, source: string): void {
+  if (expr.kind === 'in') {
+    const kind = literalType(expr.list);
+    if (kind !== null && kind !== 'List') throw syntaxProblem(source, expr.list.offset, `type mismatch: IN expects a list on its right, but this is a ${kind} literal.`);
+  }
+  if (expr.kind === 'call' && expr.name === 'properties' && expr.args.length === 1) {
+    const kind = literalType(expr.args[0] as Expr);
+    if (kind !== null && kind !== 'Map') throw syntaxProblem(source, expr.offset, `type mismatch: properties() takes a node, relationship or map, but this is a ${kind} literal.`);
+  }
 }
 
 /** What takes a path alone, and what never takes one: argument kinds a variable's kind settles before anything runs. */

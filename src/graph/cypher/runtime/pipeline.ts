@@ -17,11 +17,10 @@ import { LIST_SLOT_BYTES, budgetedKey } from './value-size.ts';
 import type { Value } from './values.ts';
 import { exprsWeight } from '../plan/expr-weight.ts';
 
-/** Runs a whole statement (every UNION branch) into `sink`; answers the result's column names. */
-export async function runStatement(query: Query, ctx: RunContext, pending: PendingWrites | null, sink: RowSink): Promise<string[]> {
-  if (query.union === null) return runBranch(query, ctx, pending, sink);
-  const seen = query.union.all ? null : new Set<string>();
-  const distinctSink: RowSink = seen === null ? sink : {
+/** A sink that passes each distinct row on once (UNION without ALL), its keys charged to the budget. */
+function distinctRows(sink: RowSink, ctx: RunContext): RowSink {
+  const seen = new Set<string>();
+  return {
     push(values) {
       const key = budgetedKey(values, ctx.budget);
       if (seen.has(key)) return;
@@ -29,6 +28,12 @@ export async function runStatement(query: Query, ctx: RunContext, pending: Pendi
       sink.push(values);
     },
   };
+}
+
+/** Runs a whole statement (every UNION branch) into `sink`; answers the result's column names. */
+export async function runStatement(query: Query, ctx: RunContext, pending: PendingWrites | null, sink: RowSink): Promise<string[]> {
+  if (query.union === null) return runBranch(query, ctx, pending, sink);
+  const distinctSink = query.union.all ? sink : distinctRows(sink, ctx);
   let columns: string[] | null = null;
   for (let branch: Query | null = query; branch !== null; branch = branch.union?.query ?? null) {
     const names = await runBranch(branch, ctx, pending, distinctSink);
@@ -90,15 +95,7 @@ async function readPart(part: Query, input: ChunkStream, ctx: RunContext, pendin
  * variables and from an empty row otherwise; UNION without ALL keeps each of the run's rows once.
  */
 async function runSubqueryBody(body: Query, row: Row, ctx: RunContext, pending: PendingWrites | null, sink: RowSink): Promise<string[]> {
-  const seen = body.union === null || body.union.all ? null : new Set<string>();
-  const target: RowSink = seen === null ? sink : {
-    push(values) {
-      const key = budgetedKey(values, ctx.budget);
-      if (seen.has(key)) return;
-      seen.add(key);
-      sink.push(values);
-    },
-  };
+  const target = body.union === null || body.union.all ? sink : distinctRows(sink, ctx);
   let columns: string[] | null = null;
   for (const branch of branchesOf(body)) {
     const names = await runBranch(branch, ctx, pending, target, chunksOf([importsVariables(branch) ? row : emptyRow(ctx)]));

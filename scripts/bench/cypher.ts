@@ -6,7 +6,8 @@
  * Write rows (issue 24, item 6): one UNWIND CREATE / UNWIND MERGE … SET statement of --write-rows rows (1000)
  * against the same rows as one CREATE / MATCH … SET statement each through runCypher, rows per second,
  * each turn on a fresh graph.
- * Usage: node scripts/bench/cypher.ts [--people N] [--rounds N] [--write-rows N] [--only writes] [--out FILE]
+ * The `*1..3` row (scripts/bench/cypher-var-length.ts): a variable-length expansion against a BFS by hand.
+ * Usage: node scripts/bench/cypher.ts [--people N] [--rounds N] [--write-rows N] [--only writes|var-length] [--out FILE]
  * The default graph has 200k nodes and 400k edges (issue 7, item 11): 100k Person, 100k Paper;
  * 200k KNOWS (Person→Person), 50k CITES Person→Paper and 150k CITES Paper→Paper, so
  * `MATCH (a:Person)-[:KNOWS]->(b)-[:CITES]->(c)` has about 100k paths. Target: Cypher within 3× of the engine.
@@ -18,13 +19,14 @@ import { rng } from './seeded-random.ts';
 import { arg } from './bench-args.ts';
 import { NullPersistence } from './null-persistence.ts';
 import { flattenFrontier } from './flatten-frontier.ts';
+import { printVarLength, varLengthBench } from './cypher-var-length.ts';
 
 
 const PEOPLE = Number(arg('--people') ?? 100_000);
 const PAPERS = PEOPLE;
 const ROUNDS = Number(arg('--rounds') ?? 7);
 const OUT = arg('--out');
-/** `--only writes` runs only the write rows (no 200k-node graph to build). */
+/** `--only writes` runs only the write rows, `--only var-length` only the `*1..3` row (no 200k-node graph to build). */
 const ONLY = arg('--only');
 
 
@@ -239,6 +241,12 @@ async function main(): Promise<void> {
     if (OUT) await writeFile(OUT, `${JSON.stringify({ bench: 'cypher', node: process.version, rounds: ROUNDS, writes }, null, 2)}\n`);
     return;
   }
+  if (ONLY === 'var-length') {
+    const varLength = await varLengthBench(Number(arg('--rounds') ?? 9));
+    printVarLength(varLength);
+    if (OUT) await writeFile(OUT, `${JSON.stringify({ bench: 'cypher', node: process.version, varLength }, null, 2)}\n`);
+    return;
+  }
   const t0 = performance.now();
   const engine = await build();
   const view = engine.view('bench');
@@ -284,8 +292,10 @@ async function main(): Promise<void> {
     'ratio min/med': `${r.ratioMin} / ${r.ratioMedian}`, target: `≤ ${r.target}`,
   })));
   const writes = await writeBench();
+  const varLength = await varLengthBench(Math.max(ROUNDS, 9));
+  printVarLength(varLength);
   if (OUT) {
-    await writeFile(OUT, `${JSON.stringify({ bench: 'cypher', node: process.version, rounds: ROUNDS, results, writes }, null, 2)}\n`);
+    await writeFile(OUT, `${JSON.stringify({ bench: 'cypher', node: process.version, rounds: ROUNDS, results, writes, varLength }, null, 2)}\n`);
     console.log(`wrote ${OUT}`);
   }
   await engine.close();

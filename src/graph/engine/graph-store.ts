@@ -75,6 +75,28 @@ function byStep(a: Step, b: Step): number {
 }
 
 const EMPTY_NODES: readonly NodeRecord[] = Object.freeze([]);
+
+/** The hits of `cell`'s out-edges of one type, in neighbour (id) order. */
+function outHits(cell: NodeCell, type: string): EdgeHit[] {
+  const list = cell.outOf(type);
+  const hits = new Array<EdgeHit>(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const node = list[i]!;
+    hits[i] = { edge: { src: cell.id, tgt: node.id, type }, node };
+  }
+  return hits;
+}
+
+/** The hits of `cell`'s in-edges of one type, in neighbour (id) order. */
+function inHits(cell: NodeCell, type: string): EdgeHit[] {
+  const list = cell.inOf(type);
+  const hits = new Array<EdgeHit>(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const node = list[i]!;
+    hits[i] = { edge: { src: node.id, tgt: cell.id, type }, node };
+  }
+  return hits;
+}
 const NO_KEYS: readonly string[] = Object.freeze([]);
 
 /**
@@ -313,6 +335,12 @@ export class GraphStore implements GraphView {
     for (const id of frontier) {
       const cell = this.nodes.get(id);
       if (cell === undefined) continue;
+      if (edgeType !== null && direction !== 'both') {
+        // One type, one direction: the neighbour list is already in step order (sorted by id), so
+        // the hits are made from it directly, without the general path's steps and their sort.
+        result.set(id, direction === 'out' ? outHits(cell, edgeType) : inHits(cell, edgeType));
+        continue;
+      }
       result.set(id, this.#steps(cell, edgeType, direction).map((s) => ({
         edge: s.out ? { src: cell.id, tgt: s.node.id, type: s.type } : { src: s.node.id, tgt: cell.id, type: s.type },
         node: s.node,

@@ -85,3 +85,21 @@ describe('expandEach over every kind of frontier entry', () => {
     ));
   });
 });
+
+describe('edges of one type in one direction', () => {
+  it('answers the hits the general merge answers, filtered to that type and direction, in the same order', async () => {
+    const view = await graph();
+    const ids = ['a', 'b', 'c', 'd', 'doc', 'missing'];
+    for (const type of ['KNOWS', 'LIKES', 'AUTHORED', 'NONE']) {
+      for (const direction of ['out', 'in'] as const) {
+        const fast = view.edges(ids, type, direction);
+        const general = view.edges(ids, null, direction);
+        expect([...fast.keys()]).toEqual([...general.keys()]);
+        for (const [id, hits] of general) {
+          const expected = hits.filter((h) => h.edge.type === type && (direction === 'out' ? h.edge.src === id : h.edge.tgt === id));
+          expect(fast.get(id)!.map((h) => [h.edge.src, h.edge.type, h.edge.tgt, h.node.id])).toEqual(expected.map((h) => [h.edge.src, h.edge.type, h.edge.tgt, h.node.id]));
+        }
+      }
+    }
+  });
+});

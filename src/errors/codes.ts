@@ -52,6 +52,7 @@ export const ERROR_CODES = {
   TG_CONSENT_LINK_INVALID: { status: 400, meaning: 'A consent link (its start, sign-in or callback step) was already used, has expired, or was not issued by this server; nothing was stored. Call the tool again for a new link.' },
   TG_CONSENT_BINDING_FAILED: { status: 403, meaning: 'The browser bringing a consent back is not the one that started it (its consent cookie is missing or does not match); nothing was stored. Open the link the tool answered in your own browser.' },
   TG_CONSENT_SUBJECT_MISMATCH: { status: 403, meaning: 'The user who signed in to consent is not the caller the consent link was issued to (issuer and subject differ); nothing was stored. Only the caller may consent, in their own browser.' },
+  TG_CONSENT_DECLINED: { status: 403, meaning: 'The caller declined or cancelled the consent a three-legged agent asked for (MCP 2026-07-28: the URL-mode elicitation of an input_required answer); nothing was stored. Call the tool again to be asked anew.' },
   TG_OIDC_DISCOVERY_FAILED: { status: 502, meaning: 'The OIDC discovery document could not be fetched or is invalid.' },
   TG_TOOL_NOT_FOUND: { status: 404, meaning: 'No tool (or no action of that tool) has this name.' },
   TG_TOOL_ARGUMENTS_INVALID: { status: 400, meaning: 'The tool arguments do not match the tool action\'s input schema.' },

@@ -107,6 +107,7 @@ export async function openToolService(options: ToolServiceOptions): Promise<Tool
       logger,
       maxSessions: values.mcpMaxSessions,
       maxSessionsPerSubject: values.mcpMaxSessionsPerSubject,
+      maxSubscriptions: values.mcpMaxSubscriptions,
       credentials,
       ...(state ? { state } : {}),
       ...(options.explain ? { explain: options.explain } : {}),

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestContext } from '../auth/index.ts';
 import type { Logger } from '../log/index.ts';
+import type { ModernMcpEndpoint } from './mcp-modern-endpoint.ts';
 import { rpcError, serveStateless } from './mcp-stateless-transport.ts';
 import type { StoredMcpSessions } from './stored-mcp-sessions.ts';
 import type { ToolRegistry } from './tool-registry.ts';
@@ -11,6 +12,8 @@ export interface McpSessionDeps {
   readonly registry: ToolRegistry;
   readonly logger: Logger;
   readonly sessions: StoredMcpSessions;
+  /** The 2026-07-28 leg; without it every request is served as 2025-era traffic. */
+  readonly modern?: ModernMcpEndpoint;
 }
 
 /** The caller a session belongs to: issuer and subject of the token, or the local operator. */

@@ -8,7 +8,10 @@ import type { ResolvedCall } from './tool-arguments.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
 /** This server's name and version in MCP's `initialize` answer. */
-const SERVER_INFO = { name: 'toolgraph', version: '0.1.0' } as const;
+export const SERVER_INFO = { name: 'toolgraph', version: '0.1.0' } as const;
+
+/** What every MCP client is told at initialize (2025) or discover (2026-07-28). */
+export const MCP_INSTRUCTIONS = 'Each tool is an agent with actions: call it with arguments {"action": "<name>", …the action\'s arguments}.';
 
 /** How the HTTP transport hands the request context to the MCP handlers (the SDK's `authInfo`). */
 export function authInfoOf(context: RequestContext): AuthInfo {
@@ -44,7 +47,7 @@ function contextOf(authInfo: AuthInfo | undefined): RequestContext | undefined {
 export function createMcpServer(registry: ToolRegistry, logger: Logger, session?: { readonly urlElicitation: boolean }): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
-    instructions: 'Each tool is an agent with actions: call it with arguments {"action": "<name>", …the action\'s arguments}.',
+    instructions: MCP_INSTRUCTIONS,
   });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...registry.list()] }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

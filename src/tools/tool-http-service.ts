@@ -2,7 +2,8 @@ import { ToolgraphError } from '../errors/index.ts';
 import { pathOf, sendError, type HttpService } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import { MemoryStateStore, type StateStore } from '../state/index.ts';
-import { createMcpHandler, MCP_PATH } from './mcp-http-handler.ts';
+import { createMcpHandler, MCP_BODY_LIMIT, MCP_PATH } from './mcp-http-handler.ts';
+import { createModernMcpEndpoint } from './mcp-modern-endpoint.ts';
 import { StoredMcpSessions } from './stored-mcp-sessions.ts';
 import { createRestCallHandler, TOOLS_CALL_PATH } from './tool-rest-call.ts';
 import type { ToolRegistry } from './tool-registry.ts';
@@ -14,6 +15,8 @@ export interface ToolHttpServiceOptions {
   readonly maxSessions?: number;
   /** Most MCP sessions of one caller; past it its own least recently used one closes. Default 16. */
   readonly maxSessionsPerSubject?: number;
+  /** Most 2026-07-28 `subscriptions/listen` streams open at once. Default 1024. */
+  readonly maxSubscriptions?: number;
   /** A session unused this long is closed. Default 30 minutes. */
   readonly sessionIdleMs?: number;
   /** Where sessions live (shared by replicas, kept across restarts); an in-process store when omitted. */
@@ -22,7 +25,9 @@ export interface ToolHttpServiceOptions {
 
 /**
  * The tool server on the shared host, under `/mcp`:
- * - `/mcp`: MCP Streamable HTTP through the SDK's transport (mcp-http-handler.ts). POST `initialize`
+ * - `/mcp`, revision 2026-07-28 (a request whose `_meta` carries the protocol version): stateless,
+ *   one SDK 2.x server per request, no session (mcp-modern-endpoint.ts).
+ * - `/mcp`, revisions 2025-11-25 and 2025-06-18: MCP Streamable HTTP through the SDK 1.x transport (mcp-http-handler.ts). POST `initialize`
  *   opens a session (`Mcp-Session-Id`), POST carries requests (answered as SSE streams), DELETE ends
  *   the session; GET is 405 (this server sends nothing unasked, so it has no stream of its own to offer).
  *   Sessions live in the state store (StoredMcpSessions), so any replica, or this one after a
@@ -38,7 +43,8 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
     maxSessionsPerSubject: options.maxSessionsPerSubject ?? 16,
   }, { idleMs: options.sessionIdleMs ?? 30 * 60_000 });
   const restCall = createRestCallHandler(registry, logger);
-  const mcp = createMcpHandler({ registry, logger, sessions });
+  const modern = createModernMcpEndpoint({ registry, logger, state: options.state ?? (ownState as StateStore), maxBodyBytes: MCP_BODY_LIMIT, maxSubscriptions: options.maxSubscriptions ?? 1024 });
+  const mcp = createMcpHandler({ registry, logger, sessions, modern });
 
   return {
     name: 'tools',
@@ -55,6 +61,7 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
     },
     async close() {
       // Sessions stay in the store for the next process (or live on in the other replicas).
+      await modern.close();
       await ownState?.close();
     },
   };

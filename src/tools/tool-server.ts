@@ -48,6 +48,8 @@ export interface ToolServerOptions {
   /** TOOLGRAPH_MCP_MAX_SESSIONS and TOOLGRAPH_MCP_MAX_SESSIONS_PER_SUBJECT (defaults 1000 and 16). */
   readonly maxSessions?: number;
   readonly maxSessionsPerSubject?: number;
+  /** Most 2026-07-28 `subscriptions/listen` streams open at once (TOOLGRAPH_MCP_MAX_SUBSCRIPTIONS). */
+  readonly maxSubscriptions?: number;
   /** Where MCP sessions live (the state store of `serve`); in-process when omitted. */
   readonly state?: StateStore;
 }
@@ -110,6 +112,7 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
     logger: options.logger,
     ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
     ...(options.maxSessionsPerSubject === undefined ? {} : { maxSessionsPerSubject: options.maxSessionsPerSubject }),
+    ...(options.maxSubscriptions === undefined ? {} : { maxSubscriptions: options.maxSubscriptions }),
     ...(options.state === undefined ? {} : { state: options.state }),
   });
   return {

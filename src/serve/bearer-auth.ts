@@ -27,7 +27,7 @@ export interface ServeBearerAuth {
 
 export type BearerAuthSettings = Pick<ResolvedValues,
   'authType' | 'oidcConfigUrl' | 'tokenAudience' | 'oidcClientId' | 'oidcClientSecret' |
-  'oauthAuthorizationEndpoint' | 'oauthTokenEndpoint' | 'oauthIssuer' | 'oauthJwksUri'> & Partial<Pick<ResolvedValues, 'idpRetryMaxMs' | 'oauthMaxClients'>>;
+  'oauthAuthorizationEndpoint' | 'oauthTokenEndpoint' | 'oauthIssuer' | 'oauthJwksUri'> & Partial<Pick<ResolvedValues, 'idpRetryMaxMs' | 'oauthMaxClients' | 'cimdAllowPrivateAddresses' | 'cimdFetchTimeoutMs' | 'cimdMaxBytes' | 'cimdCaFile'>>;
 
 export interface ServeBearerAuthOptions {
   /** Where the OAuth proxy keeps its clients, sign-ins, codes and refresh-token owners (shared by replicas). */
@@ -176,6 +176,12 @@ export async function openServeBearerAuth(values: BearerAuthSettings, logger: Lo
         logger,
         scopesSupported: GRAPH_SCOPES,
         ...(values.oauthMaxClients === undefined ? {} : { maxClients: values.oauthMaxClients }),
+        clientMetadataDocuments: {
+          ...(values.cimdAllowPrivateAddresses === undefined ? {} : { allowPrivateAddresses: values.cimdAllowPrivateAddresses }),
+          ...(values.cimdFetchTimeoutMs === undefined ? {} : { timeoutMs: values.cimdFetchTimeoutMs }),
+          ...(values.cimdMaxBytes === undefined ? {} : { maxBytes: values.cimdMaxBytes }),
+          ...(values.cimdCaFile === undefined ? {} : { caFile: values.cimdCaFile }),
+        },
       });
       // The authorization server clients sign in at is this one (the SDK's metadata names it with a trailing slash for an origin).
       const metadata = createResourceMetadataService(protectedResourceMetadata({ resource: audience, issuer: new URL(publicBaseUrl).href, scopesSupported: GRAPH_SCOPES }));

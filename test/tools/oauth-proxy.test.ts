@@ -1,4 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -9,6 +15,7 @@ import { Browser } from '../support/browser.ts';
 import { captureLogger } from '../support/capture-logger.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { MemoryOAuthClientProvider, startRedirectReceiver, type RedirectReceiver } from '../support/mcp-oauth-client.ts';
+import { refusedAddressKind } from '../../src/tools/oauth-proxy/ssrf-guard.ts';
 import { startServe } from './support.ts';
 
 const PROXY_CLIENT_ID = 'toolgraph-proxy';
@@ -51,8 +58,7 @@ async function startProxy(env: Record<string, string>): Promise<RunningToolgraph
 }
 
 /** The whole sign-in the SDK's OAuth client provider drives: registration, PKCE, the browser steps, the code. */
-async function signIn(origin: string): Promise<{ provider: MemoryOAuthClientProvider; steps: string[] }> {
-  const provider = new MemoryOAuthClientProvider(receiver.url);
+async function signIn(origin: string, provider = new MemoryOAuthClientProvider(receiver.url)): Promise<{ provider: MemoryOAuthClientProvider; steps: string[] }> {
   const first = new Client({ name: 'proxy-test', version: '1' });
   await expect(first.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
   const visit = await new Browser().visit(provider.authorizationUrl!.href);
@@ -138,6 +144,7 @@ describe('AUTH_TYPE=oidc-proxy: an MCP client that speaks only dynamic registrat
       token_endpoint: `${running.origin}/token`,
       registration_endpoint: `${running.origin}/register`,
       code_challenge_methods_supported: ['S256'],
+      client_id_metadata_document_supported: true,
     });
   });
 
@@ -276,6 +283,203 @@ describe('registrations are capped (TOOLGRAPH_OAUTH_MAX_CLIENTS)', () => {
     } finally {
       await running.close();
     }
+  });
+});
+
+/** An MCP client whose client_id is the https URL of its client ID metadata document (the SDK's clientMetadataUrl). */
+class MetadataDocumentClientProvider extends MemoryOAuthClientProvider {
+  readonly clientMetadataUrl: string;
+  constructor(redirect: string, clientMetadataUrl: string) {
+    super(redirect, 'CIMD test client');
+    this.clientMetadataUrl = clientMetadataUrl;
+  }
+}
+
+/**
+ * The clients' own web server: https on loopback with a self-signed certificate (trusted by the
+ * proxy through TOOLGRAPH_CIMD_CA_FILE), serving each document (or misbehaviour) at its own path.
+ */
+interface DocumentHost {
+  readonly origin: string;
+  readonly caFile: string;
+  /** Requests per path. */
+  readonly hits: Map<string, number>;
+  /** Bytes the endless document wrote before the proxy hung up. */
+  endlessWritten: number;
+  endlessClosed: Promise<void>;
+  close(): Promise<void>;
+}
+
+async function startDocumentHost(): Promise<DocumentHost> {
+  const dir = mkdtempSync(join(tmpdir(), 'tg-cimd-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { stdio: 'ignore' });
+  let origin = '';
+  const hits = new Map<string, number>();
+  let closeEndless: () => void = () => undefined;
+  const host: DocumentHost = {
+    origin: '', caFile: join(dir, 'cert.pem'), hits, endlessWritten: 0,
+    endlessClosed: new Promise<void>((resolve) => { closeEndless = resolve; }),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  const document = (path: string, overrides: Record<string, unknown> = {}) => JSON.stringify({
+    client_id: `${origin}${path}`, client_name: 'CIMD test client', redirect_uris: [receiver.url],
+    grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', ...overrides,
+  });
+  const server: HttpsServer = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (req, res) => {
+    const path = new URL(req.url ?? '/', 'https://127.0.0.1').pathname;
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    const json = (body: string, headers: Record<string, string> = {}) => res.writeHead(200, { 'content-type': 'application/json', ...headers }).end(body);
+    switch (path) {
+      case '/clients/good.json': return json(document(path), { 'cache-control': 'max-age=3600' });
+      case '/clients/mismatch.json': return json(document(path, { client_id: `${origin}/clients/other.json` }));
+      case '/clients/unlisted.json': return json(document(path, { redirect_uris: ['https://app.example/callback'] }));
+      case '/clients/secret.json': return json(document(path, { token_endpoint_auth_method: 'client_secret_post' }));
+      case '/clients/not-json.json': return json('{"client_id": oops');
+      case '/clients/html.json': return res.writeHead(200, { 'content-type': 'text/html' }).end(document(path));
+      case '/clients/redirect.json': return res.writeHead(302, { location: `${origin}/clients/good.json` }).end();
+      case '/clients/hang.json': return undefined;
+      case '/clients/endless.json': {
+        // Streams for ever: only a reader that stops past its cap gets an answer.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"client_id": "');
+        const chunk = 'x'.repeat(1024);
+        const timer = setInterval(() => {
+          res.write(chunk);
+          host.endlessWritten += chunk.length;
+        }, 2);
+        res.on('close', () => {
+          clearInterval(timer);
+          closeEndless();
+        });
+        return undefined;
+      }
+      default: return res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return Object.assign(host, { origin });
+}
+
+describe('client ID metadata documents (MCP 2026-07-28, draft-ietf-oauth-client-id-metadata-document)', () => {
+  let documents: DocumentHost;
+  let running: RunningToolgraph;
+  beforeAll(async () => {
+    documents = await startDocumentHost();
+    running = await startProxy({
+      AUTH_TYPE: 'oidc-proxy', OIDC_CONFIG_URL: idp.discoveryUrl,
+      TOOLGRAPH_CIMD_ALLOW_PRIVATE_ADDRESSES: 'true', TOOLGRAPH_CIMD_CA_FILE: documents.caFile, TOOLGRAPH_CIMD_FETCH_TIMEOUT_MS: '1000',
+    });
+  });
+  afterAll(async () => {
+    await running?.close();
+    await documents?.close();
+  });
+
+  /** /authorize for `clientId`; the proxy's refusal as JSON. */
+  async function refusal(origin: string, clientId: string): Promise<{ status: number; body: { error?: string; error_description?: string } }> {
+    const response = await fetch(authorizeUrl(origin, clientId, pkce().challenge), { redirect: 'manual' });
+    return { status: response.status, body: (await response.json().catch(() => ({}))) as { error?: string; error_description?: string } };
+  }
+
+  it('a client whose client_id is its document\'s URL signs in (authorize, IdP, callback, token) without registering, and calls tools', async () => {
+    const url = `${documents.origin}/clients/good.json`;
+    const { provider, steps } = await signIn(running.origin, new MetadataDocumentClientProvider(receiver.url, url));
+    expect(provider.clientInformation()).toMatchObject({ client_id: url });
+    expect(steps[0]).toBe(`GET ${running.origin}/authorize 200`);
+    expect(steps.at(-2)).toBe(`GET ${running.origin}/oauth/callback 302`);
+    expect(decodeJwt(provider.tokens()!.access_token)).toMatchObject({ iss: idp.issuer, aud: running.origin });
+    const client = new Client({ name: 'proxy-test', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${running.origin}/mcp`), { authProvider: provider }));
+    expect((await client.callTool(CYPHER)).structuredContent).toEqual({ columns: ['n'], rows: [[8]], version: 3 });
+    await client.close();
+    // /authorize and /token saw the same client, from one fetch (the document said max-age=3600).
+    expect(documents.hits.get('/clients/good.json')).toBe(1);
+  });
+
+  it('the consent page names the client from its document', async () => {
+    const { html } = await consentPage(authorizeUrl(running.origin, `${documents.origin}/clients/good.json`, pkce().challenge));
+    expect(html).toContain('CIMD test client');
+  });
+
+  it.each([
+    ['an http:// client_id', () => `${documents.origin.replace('https:', 'http:')}/clients/good.json`, 'invalid_client', /is not an https URL/],
+    ['a document whose client_id is another URL', () => `${documents.origin}/clients/mismatch.json`, 'invalid_client', /its client_id "https:\/\/127\.0\.0\.1:\d+\/clients\/other\.json" is not the URL it was fetched from/],
+    ['a redirect_uri the document does not list', () => `${documents.origin}/clients/unlisted.json`, 'invalid_request', /redirect_uri http:\/\/127\.0\.0\.1:\d+\/callback is not one of the redirect_uris/],
+    ['a document naming a client secret method', () => `${documents.origin}/clients/secret.json`, 'invalid_client', /token_endpoint_auth_method client_secret_post needs a shared secret/],
+    ['a document streaming past the cap', () => `${documents.origin}/clients/endless.json`, 'invalid_client', /larger than 5120 bytes .*TOOLGRAPH_CIMD_MAX_BYTES raises the cap/],
+    ['a document host that never answers', () => `${documents.origin}/clients/hang.json`, 'invalid_client', /did not answer in full within 1000 ms \(TOOLGRAPH_CIMD_FETCH_TIMEOUT_MS\)/],
+    ['a redirect', () => `${documents.origin}/clients/redirect.json`, 'invalid_client', /answered HTTP 302 \(a redirect to https:\/\/127\.0\.0\.1:\d+\/clients\/good\.json\); redirects are not followed/],
+    ['an answer that is not JSON', () => `${documents.origin}/clients/not-json.json`, 'invalid_client', /: it is not JSON\.$/],
+    ['an answer of another media type', () => `${documents.origin}/clients/html.json`, 'invalid_client', /content-type "text\/html", not application\/json/],
+    ['a URL without a path', () => `${documents.origin}/`, 'invalid_client', /it has no path/],
+    ['a URL with a dot segment', () => `${documents.origin}/clients/../clients/good.json`, 'invalid_client', /its path has a "\." or "\.\." segment/],
+  ])('refuses %s (400, saying what is wrong)', async (_case, clientId, error, description) => {
+    const { status, body } = await refusal(running.origin, clientId());
+    expect(status).toBe(400);
+    expect(body.error).toBe(error);
+    expect(body.error_description).toMatch(description);
+  });
+
+  it('reads no further than the cap of a document that never ends', async () => {
+    await documents.endlessClosed;
+    expect(documents.endlessWritten).toBeLessThan(256 * 1024);
+  });
+
+  it('remembers a refusal, so a client cannot make the proxy fetch on every request', async () => {
+    const before = documents.hits.get('/clients/mismatch.json') ?? 0;
+    expect(before).toBeGreaterThanOrEqual(1);
+    expect((await refusal(running.origin, `${documents.origin}/clients/mismatch.json`)).body.error).toBe('invalid_client');
+    expect(documents.hits.get('/clients/mismatch.json')).toBe(before);
+  });
+
+  it('/token refuses a metadata-document client as /authorize does', async () => {
+    const response = await tokenRequest(running.origin, { grant_type: 'authorization_code', code: 'x', code_verifier: pkce().verifier, redirect_uri: receiver.url, client_id: `${documents.origin}/clients/mismatch.json` });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: 'invalid_client', error_description: expect.stringContaining('is not the URL it was fetched from') });
+  });
+
+  it('without TOOLGRAPH_CIMD_ALLOW_PRIVATE_ADDRESSES, refuses a loopback host, by address or by name, before connecting', async () => {
+    const strict = await startProxy({ AUTH_TYPE: 'oidc-proxy', OIDC_CONFIG_URL: idp.discoveryUrl, TOOLGRAPH_CIMD_CA_FILE: documents.caFile });
+    try {
+      const hitsBefore = documents.hits.get('/clients/good.json');
+      const byAddress = await refusal(strict.origin, `${documents.origin}/clients/good.json`);
+      expect(byAddress.status).toBe(400);
+      expect(byAddress.body).toEqual({
+        error: 'invalid_client',
+        error_description: `The client ID metadata document ${documents.origin}/clients/good.json is refused: its host is the loopback address 127.0.0.1: private address refused; set TOOLGRAPH_CIMD_ALLOW_PRIVATE_ADDRESSES=true for tests.`,
+      });
+      const byName = await refusal(strict.origin, `${documents.origin.replace('127.0.0.1', 'localhost')}/clients/good.json`);
+      expect(byName.body.error).toBe('invalid_client');
+      expect(byName.body.error_description).toMatch(/its host is the loopback address (127\.0\.0\.1|::1) \(localhost resolves to it\): private address refused; set TOOLGRAPH_CIMD_ALLOW_PRIVATE_ADDRESSES=true for tests\.$/);
+      expect(documents.hits.get('/clients/good.json')).toBe(hitsBefore);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+describe('the addresses a client ID metadata document is never fetched from', () => {
+  it.each([
+    ['127.0.0.1', 'loopback'], ['127.255.0.9', 'loopback'], ['::1', 'loopback'], ['[::1]', 'loopback'],
+    ['10.1.2.3', 'private'], ['172.16.0.1', 'private'], ['172.31.255.255', 'private'], ['192.168.1.1', 'private'],
+    ['169.254.169.254', 'link-local'], ['fe80::1', 'link-local'], ['fe80::1%eth0', 'link-local'],
+    ['fc00::1', 'unique-local'], ['fd12:3456::1', 'unique-local'],
+    ['100.64.0.1', 'CGNAT'], ['100.127.255.254', 'CGNAT'],
+    ['224.0.0.1', 'multicast'], ['ff02::1', 'multicast'],
+    ['0.0.0.0', 'unspecified'], ['::', 'unspecified'],
+    ['::ffff:127.0.0.1', 'loopback'], ['::ffff:7f00:1', 'loopback'], ['::ffff:10.0.0.1', 'private'], ['::ffff:169.254.169.254', 'link-local'],
+    ['64:ff9b::a9fe:a9fe', 'link-local'], ['2002:c0a8:0101::1', 'private'],
+    ['255.255.255.255', 'reserved'], ['localhost', 'reserved'],
+  ])('%s is refused as %s', (address, kind) => {
+    expect(refusedAddressKind(address)).toBe(kind);
+  });
+
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('%s is public', (address) => {
+    expect(refusedAddressKind(address)).toBeUndefined();
   });
 });
 

@@ -1,13 +1,16 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Request, Response } from 'express';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
 import { InvalidGrantError, InvalidTargetError, ServerError, TooManyRequestsError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { ToolgraphError } from '../../errors/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { Principal } from '../../principal/index.ts';
 import { MemoryStateStore, type StateStore } from '../../state/index.ts';
+import { ClientMetadataDocuments, isMetadataDocumentClientId } from './client-metadata-document.ts';
 import { consentPage } from './consent-page.ts';
 import type { UpstreamAuthorizationServer } from './upstream-authorization-server.ts';
 
@@ -52,7 +55,31 @@ export interface OAuthProxyOptions {
   readonly signInTtlMs?: number;
   /** TOOLGRAPH_OAUTH_MAX_CLIENTS: most clients registered at once, over every replica. Default 10,000. */
   readonly maxClients?: number;
+  /** How client ID metadata documents (an https URL as client_id) are fetched: the TOOLGRAPH_CIMD_* settings. */
+  readonly clientMetadataDocuments?: ClientMetadataDocumentFetching;
   readonly fetch?: typeof fetch;
+}
+
+interface ClientMetadataDocumentFetching {
+  /** TOOLGRAPH_CIMD_ALLOW_PRIVATE_ADDRESSES (tests only). Default false. */
+  readonly allowPrivateAddresses?: boolean;
+  /** TOOLGRAPH_CIMD_FETCH_TIMEOUT_MS. Default 5,000. */
+  readonly timeoutMs?: number;
+  /** TOOLGRAPH_CIMD_MAX_BYTES. Default 5,120 (the draft's 5 KiB). */
+  readonly maxBytes?: number;
+  /** TOOLGRAPH_CIMD_CA_FILE: a PEM file of certificates trusted besides Node's roots, read at start-up. */
+  readonly caFile?: string;
+}
+
+function readCaFile(path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ToolgraphError('TG_CONFIG_INVALID', `TOOLGRAPH_CIMD_CA_FILE ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`, {
+      details: { setting: 'cimdCaFile' }, cause: error,
+    });
+  }
 }
 
 interface SignIn {
@@ -112,7 +139,8 @@ function page(res: Response, status: number, title: string, text: string): void 
  * `mcpAuthRouter`; the SDK's `ProxyOAuthServerProvider` does not fit, since it forwards each MCP
  * client's own id and redirect URI to the IdP, which has never heard of them.
  *
- * 1. A client registers here (dynamic client registration, kept 30 days in the state store).
+ * 1. A client registers here (dynamic client registration, kept 30 days in the state store), or
+ *    its client_id is the https URL of its client ID metadata document, fetched when it comes.
  * 2. /authorize (checked by the SDK: client, redirect URI, S256 PKCE) shows this proxy's consent
  *    page; the user approves (POST /oauth/consent, bound to the browser by a cookie).
  * 3. The browser goes to the IdP with the proxy's client id, its own PKCE, the callback
@@ -133,6 +161,7 @@ export class OAuthProxyProvider implements OAuthServerProvider {
   readonly #signInTtlMs: number;
   readonly #fetch: typeof fetch;
   readonly #secureCookies: boolean;
+  readonly #documents: ClientMetadataDocuments;
 
   constructor(options: OAuthProxyOptions) {
     this.#options = options;
@@ -140,6 +169,15 @@ export class OAuthProxyProvider implements OAuthServerProvider {
     this.#signInTtlMs = options.signInTtlMs ?? 10 * 60_000;
     this.#fetch = options.fetch ?? fetch;
     this.#secureCookies = new URL(options.publicBase).protocol === 'https:';
+    const fetching = options.clientMetadataDocuments ?? {};
+    const ca = readCaFile(fetching.caFile);
+    this.#documents = new ClientMetadataDocuments({
+      allowPrivateAddresses: fetching.allowPrivateAddresses ?? false,
+      timeoutMs: fetching.timeoutMs ?? 5_000,
+      maxBytes: fetching.maxBytes ?? 5_120,
+      ...(ca === undefined ? {} : { ca }),
+      logger: options.logger,
+    });
   }
 
   get callbackUrl(): string {
@@ -148,7 +186,11 @@ export class OAuthProxyProvider implements OAuthServerProvider {
 
   get clientsStore(): OAuthRegisteredClientsStore {
     return {
-      getClient: async (clientId) => (clientId.length > 0 && clientId.length <= 256 ? this.#state.get<OAuthClientInformationFull>(OAUTH_PROXY_SPACES.clients, clientId) : undefined),
+      getClient: async (clientId) => {
+        // A client ID metadata document: the client is what its URL serves (fetched, checked, cached per process).
+        if (isMetadataDocumentClientId(clientId)) return this.#documents.resolve(clientId);
+        return clientId.length > 0 && clientId.length <= 256 ? this.#state.get<OAuthClientInformationFull>(OAUTH_PROXY_SPACES.clients, clientId) : undefined;
+      },
       registerClient: async (client) => {
         const full = client as OAuthClientInformationFull;
         // Registration is open (RFC 7591) and a registration lives 30 days: without a cap, the store

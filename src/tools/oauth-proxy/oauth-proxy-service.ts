@@ -1,7 +1,10 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
+import { OAuthError, InvalidRequestError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
+import { createOAuthMetadata, mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { ToolgraphError, toToolgraphError } from '../../errors/index.ts';
 import { pathOf, sendError, type HttpService } from '../../http/index.ts';
+import { isMetadataDocumentClientId } from './client-metadata-document.ts';
 import { CALLBACK_PATH, CONSENT_PATH, OAuthProxyProvider, type OAuthProxyOptions } from './oauth-proxy-provider.ts';
 import { readProxyBody } from './proxy-body.ts';
 
@@ -11,6 +14,32 @@ const OAUTH_PROXY_PREFIXES: readonly string[] = ['/authorize', '/token', '/regis
 export interface OAuthProxyServiceOptions extends OAuthProxyOptions {
   /** Scopes the authorization server metadata announces. */
   readonly scopesSupported: readonly string[];
+}
+
+/**
+ * /authorize for a client ID metadata document: its redirect_uri must be one the document lists,
+ * character for character (the SDK lets a loopback redirect URI differ in its port, which suits a
+ * registration but not a document anyone may publish). A document refused is answered here as the
+ * SDK answers an unknown client. True: the SDK's handler goes on.
+ */
+async function metadataDocumentRedirectCheck(provider: OAuthProxyProvider, req: Request, res: Response): Promise<boolean> {
+  const params = (req.method === 'POST' ? req.body : req.query) as Record<string, unknown> | undefined;
+  const clientId = params?.['client_id'];
+  const redirectUri = params?.['redirect_uri'];
+  if (typeof clientId !== 'string' || !isMetadataDocumentClientId(clientId)) return true;
+  let refusal: OAuthError | undefined;
+  try {
+    const client = await provider.clientsStore.getClient(clientId);
+    if (client !== undefined && typeof redirectUri === 'string' && !client.redirect_uris.includes(redirectUri)) {
+      refusal = new InvalidRequestError(`redirect_uri ${redirectUri.slice(0, 300)} is not one of the redirect_uris of the client ID metadata document ${clientId.slice(0, 300)} (they are compared exactly).`);
+    }
+  } catch (error) {
+    if (!(error instanceof OAuthError)) throw error;
+    refusal = error;
+  }
+  if (refusal === undefined) return true;
+  res.status(400).set('cache-control', 'no-store').json(refusal.toResponseObject());
+  return false;
 }
 
 /**
@@ -26,13 +55,19 @@ export function createOAuthProxyService(options: OAuthProxyServiceOptions): { se
   app.disable('x-powered-by');
   try {
     issuerUrl = new URL(options.publicBase);
-    app.use(mcpAuthRouter({
+    const routerOptions = {
       provider,
       issuerUrl,
       scopesSupported: [...options.scopesSupported],
       resourceName: options.resourceName,
       resourceServerUrl: new URL(options.resource),
-    }));
+    };
+    // The SDK's metadata, plus client ID metadata documents (MCP 2026-07-28); registration stays for older clients.
+    app.use('/.well-known/oauth-authorization-server', metadataHandler({ ...createOAuthMetadata(routerOptions), client_id_metadata_document_supported: true }));
+    app.all('/authorize', (req, res, next) => {
+      metadataDocumentRedirectCheck(provider, req, res).then((pass) => (pass ? next() : undefined), next);
+    });
+    app.use(mcpAuthRouter(routerOptions));
   } catch (error) {
     // The SDK refuses an issuer that is not https (loopback apart).
     throw new ToolgraphError('TG_CONFIG_INVALID', `The OAuth proxy cannot serve at ${options.publicBase}: ${(error as Error).message} (an authorization server must be reached over https; set TOOLGRAPH_PUBLIC_URL to its https address).`, {

@@ -176,7 +176,8 @@ export interface paths {
         put?: never;
         /**
          * Call one action of a tool
-         * @description Runs `arguments.action` of the tool `name` with the remaining arguments, as MCP `tools/call` does
+         * @description Runs `arguments.action` of the tool `name` with the remaining arguments (an operation tool: the tool
+         *     with its arguments), as MCP `tools/call` does
          *     (the same tools are served over MCP Streamable HTTP at `/mcp`), and answers with an MCP
          *     CallToolResult. The caller's bearer token (an IdP JWT) is validated against the identity
          *     provider's keys before any tool runs, and must carry one of the action's scopes (403 with the
@@ -320,10 +321,10 @@ export interface components {
             };
         };
         AccessPolicy: components["schemas"]["access-policy.schema"];
-        /** @description The action to run and its own arguments, which the tool action's input schema checks. */
+        /** @description For a built-in tool (graph, schemas, secrets, an http agent), `action` names the action and the rest are its own arguments, which the action's input schema checks; an operation tool (search_tools, a trusted GraphQL document's `persisted-…` tool) takes its own arguments, which the input schema of its SchemaManifest checks. */
         CallToolArguments: {
-            /** @description The name of the tool's action. */
-            action: string;
+            /** @description The name of the built-in tool's action. */
+            action?: string;
         } & {
             [key: string]: unknown;
         };

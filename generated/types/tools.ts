@@ -260,6 +260,51 @@ export interface SchemasSearchOutput {
   }[];
 }
 
+export interface SearchToolsSearchInput {
+  /**
+   * What the tool should do, in words (for example: people who work at an organization).
+   */
+  query: string;
+  /**
+   * Most tools to answer (default 5).
+   */
+  limit?: number;
+}
+
+export interface SearchToolsSearchOutput {
+  tools: {
+    /**
+     * The tool's name, to call it with tools/call.
+     */
+    name: string;
+    description: string;
+    /**
+     * The tool's input schema: its SchemaManifest's canonical input schema.
+     */
+    inputSchema: {
+      [k: string]: unknown;
+    };
+    /**
+     * The tool's output schema: its SchemaManifest's canonical output schema.
+     */
+    outputSchema: {
+      [k: string]: unknown;
+    };
+    /**
+     * Relevance (higher is better).
+     */
+    score: number;
+    /**
+     * The digest of the tool's canonical schema document; GET manifest_uri and compare.
+     */
+    schema_sha256: string;
+    /**
+     * Where the tool's SchemaManifest is served.
+     */
+    manifest_uri: string;
+  }[];
+}
+
 export interface SecretsGetInput {
   /**
    * The secret's key, e.g. team/db.

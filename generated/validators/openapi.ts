@@ -2218,55 +2218,45 @@ else {
     errors++;
 } validate27.errors = vErrors; return errors === 0; }
 validate27.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-const schema42 = { "description": "The action to run and its own arguments, which the tool action's input schema checks.", "type": "object", "required": ["action"], "properties": { "action": { "description": "The name of the tool's action.", "type": "string", "minLength": 1 } }, "additionalProperties": true };
+const schema42 = { "description": "For a built-in tool (graph, schemas, secrets, an http agent), `action` names the action and the rest are its own arguments, which the action's input schema checks; an operation tool (search_tools, a trusted GraphQL document's `persisted-\u2026` tool) takes its own arguments, which the input schema of its SchemaManifest checks.", "type": "object", "properties": { "action": { "description": "The name of the built-in tool's action.", "type": "string", "minLength": 1 } }, "additionalProperties": true };
 function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate35.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
 } if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.action === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "action" }, message: "must have required property '" + "action" + "'", schema: schema42.required, parentSchema: schema42, data };
-        if (vErrors === null) {
-            vErrors = [err0];
-        }
-        else {
-            vErrors.push(err0);
-        }
-        errors++;
-    }
     if (data.action !== undefined) {
         let data0 = data.action;
         if (typeof data0 === "string") {
             if (func1(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/action", schemaPath: "#/properties/action/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42.properties.action, data: data0 };
+                const err0 = { instancePath: instancePath + "/action", schemaPath: "#/properties/action/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42.properties.action, data: data0 };
                 if (vErrors === null) {
-                    vErrors = [err1];
+                    vErrors = [err0];
                 }
                 else {
-                    vErrors.push(err1);
+                    vErrors.push(err0);
                 }
                 errors++;
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/action", schemaPath: "#/properties/action/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.properties.action.type, parentSchema: schema42.properties.action, data: data0 };
+            const err1 = { instancePath: instancePath + "/action", schemaPath: "#/properties/action/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.properties.action.type, parentSchema: schema42.properties.action, data: data0 };
             if (vErrors === null) {
-                vErrors = [err2];
+                vErrors = [err1];
             }
             else {
-                vErrors.push(err2);
+                vErrors.push(err1);
             }
             errors++;
         }
     }
 }
 else {
-    const err3 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema42.type, parentSchema: schema42, data };
+    const err2 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema42.type, parentSchema: schema42, data };
     if (vErrors === null) {
-        vErrors = [err3];
+        vErrors = [err2];
     }
     else {
-        vErrors.push(err3);
+        vErrors.push(err2);
     }
     errors++;
 } validate35.errors = vErrors; return errors === 0; }
@@ -2337,61 +2327,51 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.arguments !== undefined) {
         let data1 = data.arguments;
         if (data1 && typeof data1 == "object" && !Array.isArray(data1)) {
-            if (data1.action === undefined) {
-                const err5 = { instancePath: instancePath + "/arguments", schemaPath: "#/$defs/CallToolArguments/required", keyword: "required", params: { missingProperty: "action" }, message: "must have required property '" + "action" + "'", schema: schema42.required, parentSchema: schema42, data: data1 };
-                if (vErrors === null) {
-                    vErrors = [err5];
-                }
-                else {
-                    vErrors.push(err5);
-                }
-                errors++;
-            }
             if (data1.action !== undefined) {
                 let data2 = data1.action;
                 if (typeof data2 === "string") {
                     if (func1(data2) < 1) {
-                        const err6 = { instancePath: instancePath + "/arguments/action", schemaPath: "#/$defs/CallToolArguments/properties/action/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42.properties.action, data: data2 };
+                        const err5 = { instancePath: instancePath + "/arguments/action", schemaPath: "#/$defs/CallToolArguments/properties/action/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42.properties.action, data: data2 };
                         if (vErrors === null) {
-                            vErrors = [err6];
+                            vErrors = [err5];
                         }
                         else {
-                            vErrors.push(err6);
+                            vErrors.push(err5);
                         }
                         errors++;
                     }
                 }
                 else {
-                    const err7 = { instancePath: instancePath + "/arguments/action", schemaPath: "#/$defs/CallToolArguments/properties/action/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.properties.action.type, parentSchema: schema42.properties.action, data: data2 };
+                    const err6 = { instancePath: instancePath + "/arguments/action", schemaPath: "#/$defs/CallToolArguments/properties/action/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.properties.action.type, parentSchema: schema42.properties.action, data: data2 };
                     if (vErrors === null) {
-                        vErrors = [err7];
+                        vErrors = [err6];
                     }
                     else {
-                        vErrors.push(err7);
+                        vErrors.push(err6);
                     }
                     errors++;
                 }
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/arguments", schemaPath: "#/$defs/CallToolArguments/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema42.type, parentSchema: schema42, data: data1 };
+            const err7 = { instancePath: instancePath + "/arguments", schemaPath: "#/$defs/CallToolArguments/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema42.type, parentSchema: schema42, data: data1 };
             if (vErrors === null) {
-                vErrors = [err8];
+                vErrors = [err7];
             }
             else {
-                vErrors.push(err8);
+                vErrors.push(err7);
             }
             errors++;
         }
     }
 }
 else {
-    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema43.type, parentSchema: schema43, data };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema43.type, parentSchema: schema43, data };
     if (vErrors === null) {
-        vErrors = [err9];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err9);
+        vErrors.push(err8);
     }
     errors++;
 } validate36.errors = vErrors; return errors === 0; }

@@ -23,6 +23,7 @@ export interface CatalogueSearchResult {
  * source whose manifests fail is refused whole and the previous version stays.
  */
 export class Catalogue {
+  readonly #listeners = new Set<(source: string) => void>();
   #base: string;
   readonly #sources = new Map<string, readonly CatalogueEntry[]>();
   /** A source's place in the catalogue's order (sources in the order they were added). */
@@ -66,6 +67,16 @@ export class Catalogue {
    * Only this source's index entries change, and all at once: a reader sees the old entries or the
    * new ones, never a mix.
    */
+  /** Called with a source's name after its entries changed (put or removed); returns the unsubscribe. */
+  onSourceChange(listener: (source: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #changed(source: string): void {
+    for (const listener of this.#listeners) listener(source);
+  }
+
   putSource(name: string, entries: readonly CatalogueEntry[]): void {
     const steps = this.putSourceSteps(name, entries, Infinity);
     for (let step = steps.next(); step.done !== true; step = steps.next());
@@ -104,6 +115,7 @@ export class Catalogue {
     if (!this.#ordinals.has(name)) this.#ordinals.set(name, this.#nextOrdinal++);
     this.#index(name, entries);
     this.#generation++;
+    this.#changed(name);
     if (perStep !== Infinity) yield;
     yield* this.#search.updateSteps(previous, entries, perStep);
   }
@@ -116,6 +128,7 @@ export class Catalogue {
     this.#sources.delete(name);
     this.#ordinals.delete(name);
     this.#generation++;
+    this.#changed(name);
     return true;
   }
 

@@ -12,7 +12,8 @@ export { assignAliases, fitAlias } from './alias.ts';
 
 // Sources and the catalogue
 export type { JsonSchema, SchemaSource } from './schema-source.ts';
-export { openApiSource, graphqlSource, toolActionSource, GraphqlSchemaEntries } from './sources/index.ts';
+export { openApiSource, graphqlSource, toolActionSource, GraphqlSchemaEntries, persistedDocumentSource } from './sources/index.ts';
+export type { PersistedOperation } from './sources/index.ts';
 export { PieceDocument } from './schema-document.ts';
 export type { ToolAction } from './sources/index.ts';
 export { buildCatalogueEntries, buildCatalogueEntriesStrict } from './catalogue-entry.ts';

@@ -23,6 +23,7 @@ import { DEMO_GRAPH, openGraphEngine } from './open-graph-engine.ts';
 import { SERVICE_NAMES, type ServiceName } from './service-names.ts';
 import { graphExplainerFor } from './graph-explainer.ts';
 import { openToolService } from './tool-service.ts';
+import { demoGraphSdl } from './demo-graph-sdl.ts';
 import { openServeState } from './open-serve-state.ts';
 import { openServeMetrics } from './serve-metrics.ts';
 import type { SecretValue } from '../secrets/index.ts';
@@ -88,6 +89,7 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
   const metrics = openServeMetrics(config.values);
   if (metrics) cleanups.push(() => metrics.close());
   let engine: GraphEngine | undefined;
+  let trustedDocuments: ReadonlyMap<string, string> | undefined;
   let watch: GraphCatalogueWatch | undefined;
   try {
     const publicBase = publicBaseUrl(host.origin, config.values.publicUrl);
@@ -114,6 +116,7 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
       metrics?.watchEngine(engine);
       // /graphql/{graph} and the GraphQl method of /dispatch share one GraphQL pipeline.
       const graphql = createGraphqlSurface({ engine, logger, values: config.values, resolvePrincipal, meter: budgetMeters(budgetLimitsOf(config.values)) });
+      trustedDocuments = graphql.trustedDocuments;
       services.push(createGraphService({ engine, logger, resolvePrincipal, graphql: graphql.dispatch, cypher: { limits: budgetLimitsOf(config.values), writeLimits: writeLimitsOf(config.values) } }), graphql.service);
     }
     // The tool server's `schemas` tool reads the same catalogue its routes serve.
@@ -134,7 +137,8 @@ export async function startToolgraph(options: StartOptions): Promise<RunningTool
     // Routes a browser reaches without a bearer token (the consent callback of three-legged agents).
     const open: HttpService[] = [];
     if (catalogue && wanted.has('tools')) {
-      const tools = await openToolService({ values: config.values, logger, catalogue, origin: host.origin, publicBase, localGraph: wanted.has('graph'), state, ...(visibility ? { catalogueVisibility: visibility } : {}), ...(engine ? { explain: graphExplainerFor(engine, config.values.graphqlIntrospection) } : {}), ...(options.secretsSeed ? { secretsSeed: options.secretsSeed } : {}) });
+      const graphSdl = engine === undefined ? undefined : demoGraphSdl(engine);
+      const tools = await openToolService({ values: config.values, logger, catalogue, origin: host.origin, publicBase, localGraph: wanted.has('graph'), state, ...(graphSdl ? { graphSdl } : {}), ...(trustedDocuments ? { trustedDocuments } : {}), ...(visibility ? { catalogueVisibility: visibility } : {}), ...(engine ? { explain: graphExplainerFor(engine, config.values.graphqlIntrospection) } : {}), ...(options.secretsSeed ? { secretsSeed: options.secretsSeed } : {}) });
       cleanups.push(() => tools.close());
       metrics?.watchTools(tools);
       services.push(tools.service);

@@ -5,7 +5,8 @@ import type { Logger } from '../log/index.ts';
 import { buildCatalogueEntriesStrict, type Catalogue, type CatalogueVisibility } from '../manifest/index.ts';
 import { createSecretsBackend, type SecretValue } from '../secrets/index.ts';
 import { openStateStore, type StateStore } from '../state/index.ts';
-import { asksCallerConsent, consentRoutesOf, createConsentService, createToolServer, readClientSecrets, TOOLS_CATALOGUE_SOURCE, type GraphExplainer, type ToolRegistry } from '../tools/index.ts';
+import { asksCallerConsent, consentRoutesOf, createConsentService, createToolServer, readClientSecrets, startOperationToolSet, TOOLS_CATALOGUE_SOURCE, type GraphExplainer, type ToolRegistry } from '../tools/index.ts';
+import { DEMO_GRAPH } from './constants.ts';
 import { tokenAudienceOf } from './bearer-auth.ts';
 import { isUnspecifiedAddress } from './exposure.ts';
 
@@ -31,6 +32,13 @@ export interface ToolServiceOptions {
   readonly credentials?: DownstreamCredentials;
   /** `graph.explain` for the local graph service (given when this process runs it). */
   readonly explain?: GraphExplainer;
+  /**
+   * The demo graph's SDL now (given when this process runs the graph service): the trusted GraphQL
+   * documents become operation tools (TOOLGRAPH_MCP_OPERATION_TOOLS) when they validate against it.
+   */
+  readonly graphSdl?: () => string | undefined;
+  /** The trusted documents the graph service runs (sha256 → text); none: no persisted-document tools. */
+  readonly trustedDocuments?: ReadonlyMap<string, string>;
   /**
    * Where MCP sessions and per-caller consents live: the state store of `serve`. Without it, sessions
    * stay in this process and, when an agent asks for consent, the configured store is opened
@@ -118,12 +126,25 @@ export async function openToolService(options: ToolServiceOptions): Promise<Tool
     throw error;
   }
   options.catalogue.putSource(TOOLS_CATALOGUE_SOURCE, buildCatalogueEntriesStrict(server.registry.catalogueSource()));
+  const operations = startOperationToolSet({
+    mode: values.mcpOperationTools,
+    mutations: values.mcpOperationMutations,
+    catalogue: options.catalogue,
+    registry: server.registry,
+    graph: server.graph,
+    graphName: DEMO_GRAPH,
+    documents: options.trustedDocuments ?? new Map(),
+    sdl: options.graphSdl ?? (() => undefined),
+    ...(options.catalogueVisibility ? { visibility: options.catalogueVisibility } : {}),
+    logger,
+  });
   return {
     service: server.service,
     openServices: consentAgents.length === 0 ? [] : [createConsentService(credentials, logger)],
     registry: server.registry,
     credentials,
     async close() {
+      operations.close();
       await server.close();
       if (ownState) await state?.close();
     },

@@ -14,3 +14,4 @@ export { createSecretsAgent } from './secrets-agent.ts';
 export { createOAuthProxyService } from './oauth-proxy/oauth-proxy-service.ts';
 export { upstreamAuthorizationServer } from './oauth-proxy/upstream-authorization-server.ts';
 export type { UpstreamAuthorizationServer } from './oauth-proxy/upstream-authorization-server.ts';
+export { startOperationToolSet } from './operation-tool-set.ts';

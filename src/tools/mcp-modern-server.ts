@@ -59,7 +59,14 @@ export function createModernMcpServer(registry: ToolRegistry, logger: Logger, se
     },
     requestState: { verify: (state, ctx) => sealer.open(state, ctx) },
   });
-  server.setRequestHandler('tools/list', () => ({ tools: [...registry.list()] }));
+  server.setRequestHandler('tools/list', (request) => {
+    try {
+      const page = registry.page(request.params?.cursor);
+      return { tools: [...page.tools], ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
+    } catch (thrown) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, (thrown as Error).message);
+    }
+  });
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name } = request.params;
     if (registry.agent(name) === undefined) {

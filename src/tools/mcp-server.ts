@@ -11,7 +11,7 @@ import type { ToolRegistry } from './tool-registry.ts';
 export const SERVER_INFO = { name: 'toolgraph', version: '0.1.0' } as const;
 
 /** What every MCP client is told at initialize (2025) or discover (2026-07-28). */
-export const MCP_INSTRUCTIONS = 'Each tool is an agent with actions: call it with arguments {"action": "<name>", …the action\'s arguments}.';
+export const MCP_INSTRUCTIONS = 'The built-in tools (graph, schemas, secrets, http agents) are agents with actions: call one with arguments {"action": "<name>", …the action\'s arguments}. Operation tools (search_tools, persisted-…) take their own arguments; search_tools finds them by what they do.';
 
 /** How the HTTP transport hands the request context to the MCP handlers (the SDK's `authInfo`). */
 export function authInfoOf(context: RequestContext): AuthInfo {
@@ -49,7 +49,14 @@ export function createMcpServer(registry: ToolRegistry, logger: Logger, session?
     capabilities: { tools: { listChanged: false } },
     instructions: MCP_INSTRUCTIONS,
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...registry.list()] }));
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    try {
+      const page = registry.page(request.params?.cursor);
+      return { tools: [...page.tools], ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
+    } catch (thrown) {
+      throw Object.assign(new Error((thrown as Error).message), { code: ErrorCode.InvalidParams });
+    }
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name } = request.params;
     if (registry.agent(name) === undefined) {

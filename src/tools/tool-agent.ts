@@ -52,6 +52,19 @@ export interface ToolAgent {
    * per-caller consent): the tool's output schema then admits that structured content too.
    */
   readonly asksConsent?: boolean;
+  /**
+   * An operation tool (operation-tools.ts): one action, called with its own arguments (no `action`
+   * discriminator), listed with exactly these schemas (its SchemaManifest's canonical input and
+   * output) and this `_meta` (the manifest's digest and URI).
+   */
+  readonly operation?: OperationListing;
+}
+
+/** How an operation tool is listed: its manifest's canonical schemas and the digest a client checks them against. */
+export interface OperationListing {
+  readonly inputSchema: { type: 'object'; [key: string]: unknown };
+  readonly outputSchema: { type: 'object'; [key: string]: unknown };
+  readonly meta: Readonly<Record<string, unknown>>;
 }
 
 /**

@@ -20,6 +20,7 @@ function actionNames(agent: ToolAgent): string {
  * `arguments`), what was expected and what came.
  */
 export function resolveAction(agent: ToolAgent, args: unknown): ResolvedCall {
+  if (agent.operation !== undefined) return resolveOperation(agent, args);
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
     throw new ToolgraphError('TG_TOOL_ARGUMENTS_INVALID', `Tool ${agent.name}: arguments must be an object with "action" (one of ${actionNames(agent)}); got ${describeValue(args)}.`, {
       details: { tool: agent.name, violations: [{ pointer: '', expected: 'an object', got: describeValue(args) }] },
@@ -45,4 +46,17 @@ export function resolveAction(agent: ToolAgent, args: unknown): ResolvedCall {
     });
   }
   return { agent, action, input: rest };
+}
+
+/** An operation tool's call: its one action, the whole arguments object checked against the manifest's input schema. */
+function resolveOperation(agent: ToolAgent, args: unknown): ResolvedCall {
+  const action = agent.actions[0] as AnyToolAction;
+  if (!action.validate(args)) {
+    const violations = fieldViolations(action.validate.errors);
+    const count = violations.length === 1 ? '1 violation' : `${violations.length} violations`;
+    throw new ToolgraphError('TG_TOOL_ARGUMENTS_INVALID', `Invalid arguments for ${agent.name} (${count}): ${violations.map((v) => v.text).join('; ')}.`, {
+      details: { tool: agent.name, violations: violations.map(({ pointer, expected, got }) => ({ pointer, expected, got })) },
+    });
+  }
+  return { agent, action, input: args };
 }

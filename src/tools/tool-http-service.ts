@@ -44,6 +44,8 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
   }, { idleMs: options.sessionIdleMs ?? 30 * 60_000 });
   const restCall = createRestCallHandler(registry, logger);
   const modern = createModernMcpEndpoint({ registry, logger, state: options.state ?? (ownState as StateStore), maxBodyBytes: MCP_BODY_LIMIT, maxSubscriptions: options.maxSubscriptions ?? 1024 });
+  // 2026-07-28 clients hear of a changed tool list on their subscriptions/listen streams.
+  const unsubscribe = registry.onChange(() => modern.toolsChanged());
   const mcp = createMcpHandler({ registry, logger, sessions, modern });
 
   return {
@@ -61,6 +63,7 @@ export function createToolHttpService(options: ToolHttpServiceOptions): HttpServ
     },
     async close() {
       // Sessions stay in the store for the next process (or live on in the other replicas).
+      unsubscribe();
       await modern.close();
       await ownState?.close();
     },

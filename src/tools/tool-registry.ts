@@ -57,7 +57,11 @@ function listedOutputSchema(agent: ToolAgent): ListedTool['outputSchema'] {
  */
 export class ToolRegistry {
   readonly #agents: ReadonlyMap<string, ToolAgent>;
-  readonly #listed: readonly ListedTool[];
+  readonly #builtIn: readonly ListedTool[];
+  #operations: ReadonlyMap<string, ToolAgent> = new Map();
+  #operationListed: ReadonlyMap<string, ListedTool> = new Map();
+  #listed: readonly ListedTool[];
+  readonly #listeners = new Set<() => void>();
   #observer: ToolCallObserver | undefined;
 
   constructor(agents: readonly ToolAgent[]) {
@@ -67,13 +71,64 @@ export class ToolRegistry {
       byName.set(agent.name, agent);
     }
     this.#agents = byName;
-    this.#listed = Object.freeze([...byName.values()].map((agent) => Object.freeze({
+    this.#builtIn = Object.freeze([...byName.values()].map((agent) => Object.freeze({
       name: agent.name,
       description: `${agent.description} Actions: ${agent.actions.map((a) => `${a.name} (${a.description})`).join('; ')}`,
       inputSchema: listedInputSchema(agent),
       outputSchema: listedOutputSchema(agent),
       annotations: { readOnlyHint: agent.actions.every((a) => a.readOnly) },
     })));
+    this.#listed = this.#builtIn;
+  }
+
+  /**
+   * Replaces the operation tools (operation-tools.ts), listed after the built-in tools in the order
+   * given; tells every listener when the list changed (MCP's list-change notifications). A name a
+   * built-in tool has, or two operations with one name, is TG_CONFIG_INVALID and changes nothing.
+   */
+  setOperations(agents: readonly ToolAgent[]): void {
+    const byName = new Map<string, ToolAgent>();
+    for (const agent of agents) {
+      if (agent.operation === undefined) throw new TypeError(`tool ${agent.name} is not an operation tool`);
+      if (this.#agents.has(agent.name) || byName.has(agent.name)) throw new ToolgraphError('TG_CONFIG_INVALID', `Two tools are named ${JSON.stringify(agent.name)}; tool names must be unique.`);
+      byName.set(agent.name, agent);
+    }
+    const before = this.#listed;
+    const listed = [...byName.values()].map(operationListing);
+    this.#operations = byName;
+    this.#operationListed = new Map(listed.map((t) => [t.name, t]));
+    this.#listed = Object.freeze([...this.#builtIn, ...listed]);
+    if (sameListing(before, this.#listed)) return;
+    for (const listener of this.#listeners) listener();
+  }
+
+  /** Called whenever the tool list changes; returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** An operation tool's listing by name. */
+  tool(name: string): ListedTool | undefined {
+    return this.#operationListed.get(name);
+  }
+
+  /** The operation tools, in listing order. */
+  operations(): readonly ToolAgent[] {
+    return [...this.#operations.values()];
+  }
+
+  /**
+   * One page of `tools/list`: at most `size` tools from the opaque cursor on, and the cursor of the
+   * next page when there is one. A cursor this registry did not make is TG_BAD_REQUEST; one made
+   * before the list changed goes on from the same position (the order is stable: built-in tools,
+   * then operations in catalogue order).
+   */
+  page(cursor: string | undefined, size = TOOLS_PAGE_SIZE): { tools: readonly ListedTool[]; nextCursor?: string } {
+    const start = cursor === undefined ? 0 : offsetOf(cursor);
+    const tools = this.#listed.slice(start, start + size);
+    const next = start + tools.length;
+    return next < this.#listed.length ? { tools, nextCursor: cursorOf(next) } : { tools };
   }
 
   /** Sets the one observer of tool calls (see ToolCallObserver). */
@@ -81,12 +136,13 @@ export class ToolRegistry {
     this.#observer = observer;
   }
 
+  /** The built-in tools' names (an unknown tool's error lists them; search_tools finds the operations). */
   get names(): string[] {
     return [...this.#agents.keys()];
   }
 
   agent(name: string): ToolAgent | undefined {
-    return this.#agents.get(name);
+    return this.#agents.get(name) ?? this.#operations.get(name);
   }
 
   list(): readonly ListedTool[] {
@@ -98,15 +154,17 @@ export class ToolRegistry {
    * tool or action (naming it and what exists), TG_TOOL_ARGUMENTS_INVALID naming JSON pointers.
    */
   resolve(name: string, args: unknown): ResolvedCall {
-    const agent = this.#agents.get(name);
+    const agent = this.agent(name);
     if (agent === undefined) throw this.resolveError(name);
     return resolveAction(agent, args);
   }
 
-  /** The refusal of a call to a tool that does not exist. */
+  /** The refusal of a call to a tool that does not exist: every tool named, or the first ten and how many more. */
   resolveError(name: string): ToolgraphError {
-    return new ToolgraphError('TG_TOOL_NOT_FOUND', `No tool is named ${describeValue(name)}; the tools are ${this.names.join(', ')}.`, {
-      details: { tool: name.slice(0, 100), tools: this.names },
+    const all = this.#listed.map((t) => t.name);
+    const shown = all.length <= UNKNOWN_TOOL_NAMES ? all.join(', ') : `${all.slice(0, UNKNOWN_TOOL_NAMES).join(', ')} and ${all.length - UNKNOWN_TOOL_NAMES} more (tools/list lists them; search_tools finds one by what it does)`;
+    return new ToolgraphError('TG_TOOL_NOT_FOUND', `No tool is named ${describeValue(name)}; the tools are ${shown}.`, {
+      details: { tool: name.slice(0, 100), tools: all.slice(0, 100) },
     });
   }
 
@@ -160,6 +218,39 @@ export class ToolRegistry {
       outputSchema: action.outputSchema as JsonSchema,
     }))));
   }
+}
+
+/** Most tool names an unknown tool's refusal lists. */
+const UNKNOWN_TOOL_NAMES = 10;
+
+/** Tools per `tools/list` page: the built-in tools and a few hundred operations fit one. */
+export const TOOLS_PAGE_SIZE = 500;
+
+function operationListing(agent: ToolAgent): ListedTool {
+  const operation = agent.operation as NonNullable<ToolAgent['operation']>;
+  return Object.freeze({
+    name: agent.name,
+    description: agent.description,
+    inputSchema: operation.inputSchema,
+    outputSchema: operation.outputSchema,
+    annotations: { readOnlyHint: agent.actions.every((a) => a.readOnly) },
+    _meta: operation.meta,
+  });
+}
+
+/** Same tools in the same order with the same digests (an operation's `_meta` names its schema's digest). */
+function sameListing(a: readonly ListedTool[], b: readonly ListedTool[]): boolean {
+  return a.length === b.length && a.every((tool, i) => tool.name === b[i]?.name && JSON.stringify(tool['_meta']) === JSON.stringify(b[i]?.['_meta']));
+}
+
+function cursorOf(offset: number): string {
+  return Buffer.from(`tools:${offset}`).toString('base64url');
+}
+
+function offsetOf(cursor: string): number {
+  const match = /^tools:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (match === null) throw new ToolgraphError('TG_BAD_REQUEST', 'The tools/list cursor is not one this server answered; start again without a cursor.', { details: { cursor: cursor.slice(0, 100) } });
+  return Number(match[1]);
 }
 
 function elapsed(started: number): number {

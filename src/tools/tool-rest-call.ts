@@ -28,7 +28,7 @@ export function createRestCallHandler(registry: ToolRegistry, logger: Logger): (
     const body = await readJsonBody(req, { route: `POST ${TOOLS_CALL_PATH}`, limitBytes: TOOLS_CALL_BODY_LIMIT }, parseToolCall);
     if (!validateCallToolRequest(body)) {
       const violations = fieldViolations(validateCallToolRequest.errors);
-      throw new ToolgraphError('TG_BAD_REQUEST', `The body is not a tool call {name, arguments: {action, …}}: ${violations.map((v) => v.text).join('; ')}.`, {
+      throw new ToolgraphError('TG_BAD_REQUEST', `The body is not a tool call {name, arguments}: ${violations.map((v) => v.text).join('; ')}.`, {
         details: { violations: violations.map(({ pointer, expected, got }) => ({ pointer, expected, got })) },
       });
     }

@@ -8,7 +8,7 @@ import type { StateStore } from '../state/index.ts';
 import { downstreamAgentOf } from './agent-description.ts';
 import { createDownstreamHttp, type DownstreamHttp } from './downstream-http.ts';
 import { createGraphAgent, type GraphExplainer } from './graph/graph-agent.ts';
-import { createGraphServiceClient } from './graph/graph-service-client.ts';
+import { createGraphServiceClient, type GraphServiceClient } from './graph/graph-service-client.ts';
 import { asksCallerConsent, createHttpAgent } from './http-agent.ts';
 import { createSchemasAgent } from './schemas-agent.ts';
 import { createSecretsAgent } from './secrets-agent.ts';
@@ -56,6 +56,8 @@ export interface ToolServerOptions {
 
 export interface ToolServer {
   readonly registry: ToolRegistry;
+  /** The `graph` agent's route to its graph service, when there is a graph agent. */
+  readonly graph?: GraphAgentRoute;
   /** The `/mcp` HttpService (Streamable HTTP and the REST call). */
   readonly service: HttpService;
   close(): Promise<void>;
@@ -65,7 +67,14 @@ export interface ToolServer {
  * The agents of the tool server: the built-in `graph`, `schemas` and `secrets`, plus every
  * configured agent (graph agents for other graph services, http agents for REST APIs with API keys).
  */
-export function createToolAgents(options: ToolServerOptions): { agents: ToolAgent[]; clients: DownstreamHttp[] } {
+/** The `graph` agent's way to the graph service, which operation tools (operation-tools.ts) run their documents through. */
+export interface GraphAgentRoute {
+  readonly client: GraphServiceClient;
+  readonly scopesPerAction: boolean;
+  readonly asksConsent: boolean;
+}
+
+export function createToolAgents(options: ToolServerOptions): { agents: ToolAgent[]; clients: DownstreamHttp[]; graph?: GraphAgentRoute } {
   const { credentials } = options;
   const clients: DownstreamHttp[] = [];
   const httpFor = (settings: AgentSettings) => {
@@ -75,6 +84,7 @@ export function createToolAgents(options: ToolServerOptions): { agents: ToolAgen
   };
   const configured = { graph: unconfiguredAgent('graph'), ...options.agents };
   const agents: ToolAgent[] = [];
+  let graph: GraphAgentRoute | undefined;
   for (const settings of Object.values(configured)) {
     if (settings.kind === 'graph') {
       const local = settings.url === undefined;
@@ -83,16 +93,17 @@ export function createToolAgents(options: ToolServerOptions): { agents: ToolAgen
         continue;
       }
       const audience = local ? options.tokenAudience : undefined;
+      const client = createGraphServiceClient({
+        baseUrl: settings.url ?? (options.localGraphUrl as string),
+        credentials: credentials.agent(downstreamAgentOf(settings, { audience, clientSecret: options.clientSecrets?.[settings.name] })),
+        http: httpFor(settings),
+      });
+      // Without configured scopes, each action's delegated token asks for what the action needs.
+      const route = { client, scopesPerAction: settings.scopes === undefined, asksConsent: asksCallerConsent(settings) };
+      if (settings.name === 'graph') graph = route;
       agents.push(createGraphAgent({
         name: settings.name,
-        client: createGraphServiceClient({
-          baseUrl: settings.url ?? (options.localGraphUrl as string),
-          credentials: credentials.agent(downstreamAgentOf(settings, { audience, clientSecret: options.clientSecrets?.[settings.name] })),
-          http: httpFor(settings),
-        }),
-        // Without configured scopes, each action's delegated token asks for what the action needs.
-        scopesPerAction: settings.scopes === undefined,
-        asksConsent: asksCallerConsent(settings),
+        ...route,
         ...(options.explain && local ? { explain: options.explain } : {}),
       }));
     } else {
@@ -100,12 +111,12 @@ export function createToolAgents(options: ToolServerOptions): { agents: ToolAgen
     }
   }
   agents.push(createSchemasAgent(options.catalogue, options.catalogueVisibility), createSecretsAgent(options.secrets));
-  return { agents, clients };
+  return { agents, clients, ...(graph ? { graph } : {}) };
 }
 
 /** The tool registry and its HTTP service; the registry's actions are published in the catalogue. */
 export function createToolServer(options: ToolServerOptions): ToolServer {
-  const { agents, clients } = createToolAgents(options);
+  const { agents, clients, graph } = createToolAgents(options);
   const registry = new ToolRegistry(agents);
   const service = createToolHttpService({
     registry,
@@ -117,6 +128,7 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
   });
   return {
     registry,
+    ...(graph ? { graph } : {}),
     service: {
       ...service,
       async close() {

@@ -117,7 +117,7 @@ describe('http agents: REST APIs that accept only API keys (identity passthrough
   it('are listed as tools of their own, with the configured description', async () => {
     const { client } = await mcpClient(running.origin, await caller());
     const tools = (await client.listTools()).tools;
-    expect(tools.map((t) => t.name)).toEqual(['graph', 'crm', 'gone', 'lax', 'strict', 'wiki', 'schemas', 'secrets']);
+    expect(tools.map((t) => t.name)).toEqual(['graph', 'crm', 'gone', 'lax', 'strict', 'wiki', 'schemas', 'secrets', 'search_tools', 'persisted-peoplewithcolleagues', 'persisted-personpage']);
     expect(tools.find((t) => t.name === 'crm')!.description).toMatch(/^The CRM: customers and deals\. \(A REST API that accepts only API keys/);
     const result = await client.callTool({ name: 'crm', arguments: { action: 'get', path: '/v1/items', query: { limit: 2, open: true } } });
     expect(result.structuredContent).toEqual({ status: 200, content_type: 'application/json', body: { items: ['a', 'b'], query: { limit: '2', open: 'true' } } });

@@ -47,7 +47,7 @@ describe('AUTH_TYPE=jwt: the tool server verifies the caller\'s token before any
     tokens.push(token);
     expect(decodeJwt(token).sub).toBe(idp.clientId);
     const { client } = await mcpClient(running.origin, token);
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['graph', 'schemas', 'secrets']);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['graph', 'schemas', 'secrets', 'search_tools', 'persisted-peoplewithcolleagues', 'persisted-personpage']);
     const result = await client.callTool(CYPHER);
     expect(result.structuredContent).toEqual({ columns: ['n'], rows: [[8]], version: 3 });
     // The graph service verified the same token: a second, token-protected hop.
@@ -139,7 +139,7 @@ describe('AUTH_TYPE=jwt: the tool server verifies the caller\'s token before any
       body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
     });
     expect(hijack.status).toBe(404);
-    expect((await client.listTools()).tools.length).toBe(3);
+    expect((await client.listTools()).tools.length).toBe(6);
     await client.close();
   });
 

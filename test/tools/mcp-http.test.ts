@@ -40,7 +40,7 @@ describe('the tool server over MCP Streamable HTTP (AUTH_TYPE=none), with the of
 
   it('lists one tool per agent, each with an action discriminator and an input schema per action', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['graph', 'schemas', 'secrets']);
+    expect(tools.map((t) => t.name)).toEqual(['graph', 'schemas', 'secrets', 'search_tools', 'persisted-peoplewithcolleagues', 'persisted-personpage']);
     const graph = tools.find((t) => t.name === 'graph')!;
     const input = graph.inputSchema as unknown as { properties: { action: { enum: string[] } }; oneOf: { properties: { action: { const: string } }; required: string[] }[] };
     // explain is listed because serve hands the tool server its engine's planner.
@@ -172,7 +172,7 @@ describe('the tool server over MCP Streamable HTTP (AUTH_TYPE=none), with the of
   });
 
   it('an unknown tool is a JSON-RPC error naming it and the tools there are', async () => {
-    await expect(client.callTool({ name: 'grpah', arguments: { action: 'cypher' } })).rejects.toThrow('MCP error -32602: No tool is named "grpah"; the tools are graph, schemas, secrets.');
+    await expect(client.callTool({ name: 'grpah', arguments: { action: 'cypher' } })).rejects.toThrow('MCP error -32602: No tool is named "grpah"; the tools are graph, schemas, secrets, search_tools, persisted-peoplewithcolleagues, persisted-personpage.');
   });
 
   it('an unknown action and invalid arguments are tool errors naming the action or each JSON pointer', async () => {
@@ -257,11 +257,12 @@ describe('the REST endpoint POST /mcp/tools/call', () => {
   });
 
   it.each([
-    ['an unknown tool', { name: 'nope', arguments: { action: 'x' } }, 404, 'TG_TOOL_NOT_FOUND', 'No tool is named "nope"; the tools are graph, schemas, secrets.'],
+    ['an unknown tool', { name: 'nope', arguments: { action: 'x' } }, 404, 'TG_TOOL_NOT_FOUND', 'No tool is named "nope"; the tools are graph, schemas, secrets, search_tools, persisted-peoplewithcolleagues, persisted-personpage.'],
     ['an unknown action', { name: 'schemas', arguments: { action: 'list' } }, 404, 'TG_TOOL_NOT_FOUND', 'Tool schemas has no action "list"; its actions are fragment, get, search.'],
     ['invalid arguments', { name: 'schemas', arguments: { action: 'search', query: 'x', limit: 0 } }, 400, 'TG_TOOL_ARGUMENTS_INVALID', 'Invalid arguments for schemas.search (1 violation): /limit: expected an integer from 1 to 100, got 0.'],
-    ['a body without arguments', { name: 'schemas' }, 400, 'TG_BAD_REQUEST', 'The body is not a tool call {name, arguments: {action, …}}: /arguments: expected required property "arguments", got no such property.'],
-    ['arguments without action', { name: 'schemas', arguments: {} }, 400, 'TG_BAD_REQUEST', 'The body is not a tool call {name, arguments: {action, …}}: /arguments/action: expected required property "action", got no such property.'],
+    ['a body without arguments', { name: 'schemas' }, 400, 'TG_BAD_REQUEST', 'The body is not a tool call {name, arguments}: /arguments: expected required property "arguments", got no such property.'],
+    ['arguments without action', { name: 'schemas', arguments: {} }, 400, 'TG_TOOL_ARGUMENTS_INVALID', 'Tool schemas: /action: expected one of fragment, get, search, got nothing.'],
+    ['operation tool arguments its manifest refuses', { name: 'persisted-personpage', arguments: { first: 'ten' } }, 400, 'TG_TOOL_ARGUMENTS_INVALID', 'Invalid arguments for persisted-personpage (1 violation): /first: expected an integer from -2147483648 to 2147483647, got "ten".'],
     ['a body that is not JSON', '{"name":', 400, 'TG_BAD_REQUEST', 'The body is not valid JSON.'],
   ])('refuses %s with ErrorBody', async (_what, body, status, code, message) => {
     const response = await restCall(running.origin, body);

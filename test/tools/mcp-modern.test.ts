@@ -60,7 +60,7 @@ describe('MCP revision 2026-07-28 on /mcp beside the 2025 sessions, with the off
 
   it('sorts errors as the 2025 revision does: an unknown tool is -32602 naming the tools, bad arguments are a tool error', async () => {
     const unknown = (await (await modernRequest(running.origin, 'tools/call', { name: 'nope', arguments: {} })).json()) as { error: { code: number; message: string } };
-    expect(unknown.error).toMatchObject({ code: -32602, message: 'No tool is named "nope"; the tools are graph, schemas, secrets.' });
+    expect(unknown.error).toMatchObject({ code: -32602, message: 'No tool is named "nope"; the tools are graph, schemas, secrets, search_tools, persisted-peoplewithcolleagues, persisted-personpage.' });
     const bad = await modern.callTool({ name: 'graph', arguments: { action: 'cypher', graph: 'bad name!', query: 'RETURN 1' } });
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toContain('Invalid arguments for graph.cypher');

@@ -258,7 +258,7 @@ describe('AUTH_TYPE=oauth-proxy with configured endpoints (no discovery document
       const { provider } = await signIn(running.origin);
       const client = new Client({ name: 'proxy-test', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL(`${running.origin}/mcp`), { authProvider: provider }));
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['graph', 'schemas', 'secrets']);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['graph', 'schemas', 'secrets', 'search_tools', 'persisted-peoplewithcolleagues', 'persisted-personpage']);
       await client.close();
     } finally {
       await running.close();

@@ -26,6 +26,8 @@ export interface GraphqlSurface {
   readonly service: HttpService;
   /** The GraphQl method of `/dispatch`: the same pipeline, the same response bytes. */
   readonly dispatch: GraphQlHandler;
+  /** The trusted documents the pipeline runs (sha256 → text), read once at start-up; the tool server lists them as operation tools. */
+  readonly trustedDocuments: ReadonlyMap<string, string>;
 }
 
 /** The GraphQL handler of POST /dispatch: its result is the exact body /graphql/{graph} answers. */
@@ -52,5 +54,6 @@ export function createGraphqlSurface(options: GraphqlSurfaceOptions): GraphqlSur
     pipeline,
     service: createGraphqlService({ pipeline, logger: options.logger, resolvePrincipal: options.resolvePrincipal }),
     dispatch: graphqlDispatchHandler(pipeline),
+    trustedDocuments: trusted,
   };
 }

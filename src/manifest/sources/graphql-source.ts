@@ -75,7 +75,8 @@ export function inputSchemaOf(schema: GraphQLSchema, field: GraphQLField<unknown
   return input;
 }
 
-function schemaFromSdl(sdl: string): GraphQLSchema {
+/** A schema from SDL that may use federation's directives and types without defining them. */
+export function schemaFromSdl(sdl: string): GraphQLSchema {
   const document = parse(sdl);
   const defined = new Set<string>(specifiedScalarTypes.map((t) => t.name));
   const used = new Set<string>();

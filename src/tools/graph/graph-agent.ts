@@ -85,7 +85,7 @@ function requireOnly(kind: 'query' | 'mutation', query: string, tool: string): v
  * messages and whose code is the first error's; a partial result (data beside errors) is returned
  * whole, as GraphQL defines it.
  */
-function asResult(value: unknown): GraphQueryOutput {
+export function graphResultOf(value: unknown): GraphQueryOutput {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new ToolgraphError('TG_DOWNSTREAM_FAILED', 'The graph service answered a GraphQl method with something other than a GraphQL result object.');
   }
@@ -116,7 +116,7 @@ export function createGraphAgent(options: GraphAgentOptions): ToolAgent {
       scopes: readScopes('graphql'),
       async run(input, context) {
         requireOnly('query', input.query, name);
-        return asResult(await client.dispatch(input.graph, { GraphQl: { query: input.query, ...(input.variables ? { variables: input.variables } : {}) } }, context, call('query', QUERY_SCOPES, context)));
+        return graphResultOf(await client.dispatch(input.graph, { GraphQl: { query: input.query, ...(input.variables ? { variables: input.variables } : {}) } }, context, call('query', QUERY_SCOPES, context)));
       },
     }),
     defineAction('mutate', definition.actions.mutate, validators.mutate, {
@@ -124,7 +124,7 @@ export function createGraphAgent(options: GraphAgentOptions): ToolAgent {
       scopes: WRITE_SCOPES,
       async run(input, context) {
         requireOnly('mutation', input.query, name);
-        return asResult(await client.dispatch(input.graph, { GraphQl: { query: input.query, ...(input.variables ? { variables: input.variables } : {}) } }, context, call('mutate', MUTATE_SCOPES, context)));
+        return graphResultOf(await client.dispatch(input.graph, { GraphQl: { query: input.query, ...(input.variables ? { variables: input.variables } : {}) } }, context, call('mutate', MUTATE_SCOPES, context)));
       },
     }),
     defineAction('cypher', definition.actions.cypher, validators.cypher, {
@@ -141,7 +141,7 @@ export function createGraphAgent(options: GraphAgentOptions): ToolAgent {
       readOnly: true,
       scopes: readScopes('graphql'),
       async run(input, context): Promise<GraphSchemaOutput> {
-        const result = asResult(await client.dispatch(input.graph, { GraphQl: { query: SERVICE_SDL_QUERY } }, context, call('schema', QUERY_SCOPES, context)));
+        const result = graphResultOf(await client.dispatch(input.graph, { GraphQl: { query: SERVICE_SDL_QUERY } }, context, call('schema', QUERY_SCOPES, context)));
         const sdl = (result.data as { _service?: { sdl?: unknown } } | null | undefined)?._service?.sdl;
         if (typeof sdl !== 'string') {
           const first = (result.errors?.[0] as { message?: unknown } | undefined)?.message;

@@ -125,7 +125,10 @@ describe('generated OpenAPI validators', () => {
     const hex = 'cd'.repeat(32);
     const manifest = { version: 1, operation: 'callTool', alias: 'call-tool', source_sha256: hex, schema_sha256: hex, input_schema_sha256: hex, output_schema_sha256: hex, schema_bytes: 10, fragment_count: 1, manifest_uri: 'u', fragment_uri_template: 't' };
     expect(validateCallToolRequest({ name: 'graph', arguments: { action: 'query', graph: 'g' } })).toBe(true);
-    expect(validateCallToolRequest({ name: 'graph', arguments: {} })).toBe(false);
+    // An operation tool takes its own arguments, so the body only requires an object and a non-empty action when one is given.
+    expect(validateCallToolRequest({ name: 'persisted-personpage', arguments: { first: 2 } })).toBe(true);
+    expect(validateCallToolRequest({ name: 'graph', arguments: { action: '' } })).toBe(false);
+    expect(validateCallToolRequest({ name: 'graph', arguments: 'query' })).toBe(false);
     expect(validateCallToolRequest({ name: 'graph' })).toBe(false);
     expect(validateCallToolResponse({ content: [{ type: 'text', text: 'ok' }], structuredContent: { n: 1 }, isError: false })).toBe(true);
     expect(validateCallToolResponse({ content: [{ type: 'image', data: '' }] })).toBe(false);

@@ -24,6 +24,7 @@ const SUITES: Record<string, { readonly script: string; readonly about: string }
   carrier: { script: 'carrier.ts', about: 'SSE carrier: RSS/heap per subscription and fan-out at 10,000 subscriptions against graphql-yoga SSE' },
   secrets: { script: 'secrets.ts', about: 'secret reads/s with a cached store token against plain fetch; logins under 1,000 concurrent reads' },
   delegation: { script: 'delegation.ts', about: 'downstream calls with a cached delegated token against no delegation; exchanges under 1,000 calls' },
+  'tool-search': { script: 'tool-search.ts', about: 'search_tools latency (p50/p99) and tools/list pages with 10,000 operation tools against MiniSearch behind node:http answering the same definitions' },
   tools: { script: 'tools.ts', about: 'tool calls (REST and MCP) with no auth, jwt and cached delegation against POST /dispatch alone' },
   'hot-path': { script: 'hot-path.ts', about: 'ordinary reads (GraphQL byId, filtered20, deep100; /dispatch tour query and point read) against another build: --baseline DIR, alternating rounds, this checkout / baseline' },
   'hot-path-instructions': { script: 'hot-path-instructions.ts', about: 'the hot-path requests against another build (--baseline DIR), counted in instructions per request under valgrind callgrind instead of timed: repeatable on a noisy machine' },

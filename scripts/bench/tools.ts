@@ -4,7 +4,7 @@
 // token, passed on to the graph service whose audience it is: two verified hops, both cached)
 // against AUTH_TYPE=none, over the REST POST /mcp/tools/call and over MCP Streamable HTTP (the SDK
 // client, one session). The peer doing the same graph work without the tool layer is POST /dispatch
-// with the same Cypher. Sides alternate for ROUNDS rounds; min and median of each and of the ratios.
+// with the same Cypher (and the SDK 2.x client on revision 2026-07-28, stateless). Sides alternate for ROUNDS rounds; min and median of each and of the ratios.
 // A third side delegates: the tool server (jwt, ENABLE_DELEGATION) exchanges the caller's token
 // (RFC 8693, cached) for one whose audience is a separate graph service's, which accepts only that
 // audience; the issue's target is this side at most 1.15x the none side. Then 1,000 concurrent calls
@@ -15,6 +15,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { resolveConfig } from '../../src/config/index.ts';
@@ -78,13 +79,39 @@ async function loop(once: () => Promise<void>, seconds: number, done: () => void
   }
 }
 
+/**
+ * fetch with a signal of its own per request, following the transport's. The SDK 1.x client passes
+ * one AbortSignal to every fetch of a session, and undici keeps a listener on it per request until
+ * the request is collected: past 1,500 each new one prints a MaxListenersExceededWarning with its
+ * stack, which made the client side of this bench slower than the server it measures.
+ */
+const ownSignalFetch: typeof fetch = async (input, init) => {
+  const outer = init?.signal ?? undefined;
+  if (outer === undefined || outer === null) return fetch(input, init);
+  const own = new AbortController();
+  const follow = () => own.abort(outer.reason);
+  outer.addEventListener('abort', follow, { once: true });
+  try {
+    return await fetch(input, { ...init, signal: own.signal });
+  } finally {
+    outer.removeEventListener('abort', follow);
+  }
+};
+
 async function mcpSession(origin: string, token: string | undefined): Promise<Client> {
   const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { fetch: ownSignalFetch, ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}) }));
   return client;
 }
 
-async function loadMcp(client: Client, seconds: number): Promise<number> {
+/** The SDK 2.x client pinned to revision 2026-07-28: no session, every request stateless. */
+async function modernSession(origin: string): Promise<ModernClient> {
+  const client = new ModernClient({ name: 'bench', version: '2' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new ModernTransport(new URL(`${origin}/mcp`), { fetch: ownSignalFetch }));
+  return client;
+}
+
+async function loadMcp(client: Client | ModernClient, seconds: number): Promise<number> {
   const once = async () => {
     const result = await client.callTool({ name: 'graph', arguments: { action: 'cypher', graph: 'demo', query: QUERY } });
     if (result.isError) throw new Error(JSON.stringify(result.content));
@@ -105,13 +132,15 @@ async function main(): Promise<void> {
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
   });
-  const sides = { dispatch: [] as number[], restNone: [] as number[], restJwt: [] as number[], restDelegated: [] as number[], mcpNone: [] as number[], mcpJwt: [] as number[] };
+  const sides = { dispatch: [] as number[], restNone: [] as number[], restJwt: [] as number[], restDelegated: [] as number[], mcpNone: [] as number[], mcpJwt: [] as number[], mcpModern: [] as number[] };
   let burst = { calls: 0, exchanges: 0, ms: 0 };
   let mcpNone: Client | undefined;
   let mcpJwt: Client | undefined;
+  let mcpModern: ModernClient | undefined;
   try {
     mcpNone = await mcpSession(origins.none, undefined);
     mcpJwt = await mcpSession(origins.jwt, token);
+    mcpModern = await modernSession(origins.none);
     // Warm-up: JIT, the token's first verifications, keep-alive sockets.
     await loadRest(origins.none, '/dispatch', DISPATCH_BODY, undefined, 1);
     await loadRest(origins.none, '/mcp/tools/call', TOOL_BODY, undefined, 1);
@@ -119,6 +148,7 @@ async function main(): Promise<void> {
     await loadRest(origins.delegating, '/mcp/tools/call', TOOL_BODY, token, 1);
     await loadMcp(mcpNone, 1);
     await loadMcp(mcpJwt, 1);
+    await loadMcp(mcpModern, 1);
     for (let round = 0; round < ROUNDS; round++) {
       sides.dispatch.push(await loadRest(origins.none, '/dispatch', DISPATCH_BODY, undefined, SECONDS_PER_SIDE));
       sides.restNone.push(await loadRest(origins.none, '/mcp/tools/call', TOOL_BODY, undefined, SECONDS_PER_SIDE));
@@ -126,6 +156,7 @@ async function main(): Promise<void> {
       sides.restDelegated.push(await loadRest(origins.delegating, '/mcp/tools/call', TOOL_BODY, token, SECONDS_PER_SIDE));
       sides.mcpNone.push(await loadMcp(mcpNone, SECONDS_PER_SIDE));
       sides.mcpJwt.push(await loadMcp(mcpJwt, SECONDS_PER_SIDE));
+      sides.mcpModern.push(await loadMcp(mcpModern, SECONDS_PER_SIDE));
     }
     // 1,000 concurrent calls by a caller whose delegated token nobody has yet: one exchange.
     const fresh = await idp.mintToken({ sub: 'burst-user', scope: 'kg:read' });
@@ -146,6 +177,7 @@ async function main(): Promise<void> {
   } finally {
     await mcpNone?.close();
     await mcpJwt?.close();
+    await mcpModern?.close();
     child.stdin.end();
   }
   await idp.close();
@@ -167,11 +199,12 @@ async function main(): Promise<void> {
     row('REST tool call, jwt + delegation, cached exchange (vs REST none)', sides.restDelegated, sides.restNone),
     row('MCP tools/call, AUTH_TYPE=none (vs REST none)', sides.mcpNone, sides.restNone),
     row('MCP tools/call, AUTH_TYPE=jwt (vs MCP none)', sides.mcpJwt, sides.mcpNone),
+    row('MCP 2026-07-28 tools/call (SDK 2.x, stateless), AUTH_TYPE=none (vs REST none)', sides.mcpModern, sides.restNone),
   ];
   const table = [['measure', 'min µs/call', 'median µs/call', 'ratio (min)', 'ratio (median)']];
   for (const r of rows) table.push([r.measure, r.min.toFixed(1), r.median.toFixed(1), `${r.ratioMin.toFixed(2)}x`, `${r.ratioMedian.toFixed(2)}x`]);
   const widths = table[0]!.map((_, i) => Math.max(...table.map((cells) => cells[i]!.length)));
-  process.stdout.write(`${CONNECTIONS} concurrent calls, ${ROUNDS} rounds of ${SECONDS_PER_SIDE} s per side, sides alternating; jwt passes the caller's token to the graph service (two cached verifications); target for jwt with cached delegation: at most 1.15x none\n`);
+  process.stdout.write(`${CONNECTIONS} concurrent calls, ${ROUNDS} rounds of ${SECONDS_PER_SIDE} s per side, sides alternating; jwt passes the caller's token to the graph service (two cached verifications); targets: jwt with cached delegation at most 1.15x none, MCP tools/call at most 2x REST\n`);
   for (const [i, cells] of table.entries()) {
     process.stdout.write(`${cells.map((c, j) => c.padEnd(widths[j]!)).join('  ')}\n`);
     if (i === 0) process.stdout.write(`${widths.map((w) => '-'.repeat(w)).join('  ')}\n`);

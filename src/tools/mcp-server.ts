@@ -1,5 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestContext } from '../auth/index.ts';
 import type { Logger } from '../log/index.ts';
@@ -33,6 +34,14 @@ function contextOf(authInfo: AuthInfo | undefined): RequestContext | undefined {
 }
 
 /**
+ * The JSON Schema validator every 2025-era SDK server shares. The SDK builds a fresh Ajv instance
+ * (meta-schemas, vocabularies, formats) for each `Server` it is not given one, and this server makes
+ * a `Server` per request (stateless Streamable HTTP): that alone was an eighth of a `tools/call`'s
+ * CPU. The SDK uses it only for elicitation answers, which this server never asks for in a form.
+ */
+let sharedValidator: AjvJsonSchemaValidator | undefined;
+
+/**
  * An MCP server whose `tools/list` and `tools/call` are the registry's. The SDK's low-level
  * `Server`, not `McpServer`: McpServer takes zod schemas and validates with zod, while our action
  * schemas are JSON Schema checked by validators compiled at codegen time; the SDK documents the
@@ -48,6 +57,7 @@ export function createMcpServer(registry: ToolRegistry, logger: Logger, session?
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions: MCP_INSTRUCTIONS,
+    jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()),
   });
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
     try {

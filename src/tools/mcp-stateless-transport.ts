@@ -16,7 +16,7 @@ export async function serveStateless(
   session?: SessionCapabilities,
 ): Promise<void> {
   const server = createMcpServer(registry, logger, session);
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   transport.onerror = (error) => logger.warn({ err: error }, 'MCP transport error');
   res.once('close', () => {
     void transport.close().catch(() => undefined);

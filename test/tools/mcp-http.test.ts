@@ -201,14 +201,14 @@ describe('the tool server over MCP Streamable HTTP (AUTH_TYPE=none), with the of
     await own.close();
   });
 
-  it('answers a request as an SSE stream, and refuses requests without a session', async () => {
+  it('answers a request as one JSON body (it sends nothing while a request runs, so no stream is opened), and refuses requests without a session', async () => {
     const init = await fetch(`${running.origin}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
     });
     expect(init.status).toBe(200);
-    expect(init.headers.get('content-type')).toContain('text/event-stream');
+    expect(init.headers.get('content-type')).toContain('application/json');
     const session = init.headers.get('mcp-session-id')!;
     expect(await init.text()).toContain('"serverInfo":{"name":"toolgraph"');
     const noSession = await fetch(`${running.origin}/mcp`, {

@@ -39,3 +39,13 @@ describe('MCP tools/call hands the caller to the tool', () => {
     await client.close();
   });
 });
+
+describe('a 2025-era SDK server per request', () => {
+  it('shares one JSON Schema validator (the SDK builds an Ajv instance, an eighth of a call, for each server not given one)', () => {
+    const registry = new ToolRegistry([]);
+    const validatorOf = (server: object): unknown => Reflect.get(server, '_jsonSchemaValidator');
+    const first = validatorOf(createMcpServer(registry, silentLogger()));
+    expect(first).toBeDefined();
+    expect(validatorOf(createMcpServer(registry, silentLogger()))).toBe(first);
+  });
+});

@@ -54,10 +54,10 @@ async function serve(discoveryUrl: string, clientId: string, clientSecret: strin
 }
 
 /** Calls per second with CONNECTIONS keep-alive loops for `seconds`; every answer must be 200 and no tool error. */
-async function loadRest(origin: string, path: string, body: string, token: string | undefined, seconds: number): Promise<number> {
+async function loadRest(origin: string, path: string, body: string, token: string | undefined, seconds: number, extraHeaders: Record<string, string> = {}): Promise<number> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const url = new URL(path, origin);
-  const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+  const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...extraHeaders };
   if (token) headers['authorization'] = `Bearer ${token}`;
   const once = () => new Promise<void>((resolve, reject) => {
     const req = http.request(url, { method: 'POST', agent, headers }, (res) => {
@@ -104,6 +104,25 @@ async function mcpSession(origin: string, token: string | undefined): Promise<Cl
   return client;
 }
 
+/**
+ * A 2025-11-25 session opened by hand, for MCP `tools/call` sent with the REST side's own HTTP
+ * client: the server's protocol cost alone, without the SDK client's (fetch, web streams, zod) on
+ * the same two cores.
+ */
+async function rawSession(origin: string): Promise<Record<string, string>> {
+  const accept = 'application/json, text/event-stream';
+  const init = await fetch(`${origin}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench-raw', version: '1' } } }),
+  });
+  await init.text();
+  const session = init.headers.get('mcp-session-id');
+  if (init.status !== 200 || session === null) throw new Error(`initialize answered ${init.status}`);
+  return { accept, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+}
+const RPC_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'graph', arguments: { action: 'cypher', graph: 'demo', query: QUERY } } });
+
 /** The SDK 2.x client pinned to revision 2026-07-28: no session, every request stateless. */
 async function modernSession(origin: string): Promise<ModernClient> {
   const client = new ModernClient({ name: 'bench', version: '2' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
@@ -132,7 +151,7 @@ async function main(): Promise<void> {
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
   });
-  const sides = { dispatch: [] as number[], restNone: [] as number[], restJwt: [] as number[], restDelegated: [] as number[], mcpNone: [] as number[], mcpJwt: [] as number[], mcpModern: [] as number[] };
+  const sides = { dispatch: [] as number[], restNone: [] as number[], restJwt: [] as number[], restDelegated: [] as number[], mcpNone: [] as number[], mcpJwt: [] as number[], mcpModern: [] as number[], mcpRaw: [] as number[] };
   let burst = { calls: 0, exchanges: 0, ms: 0 };
   let mcpNone: Client | undefined;
   let mcpJwt: Client | undefined;
@@ -141,6 +160,7 @@ async function main(): Promise<void> {
     mcpNone = await mcpSession(origins.none, undefined);
     mcpJwt = await mcpSession(origins.jwt, token);
     mcpModern = await modernSession(origins.none);
+    const raw = await rawSession(origins.none);
     // Warm-up: JIT, the token's first verifications, keep-alive sockets.
     await loadRest(origins.none, '/dispatch', DISPATCH_BODY, undefined, 1);
     await loadRest(origins.none, '/mcp/tools/call', TOOL_BODY, undefined, 1);
@@ -149,6 +169,7 @@ async function main(): Promise<void> {
     await loadMcp(mcpNone, 1);
     await loadMcp(mcpJwt, 1);
     await loadMcp(mcpModern, 1);
+    await loadRest(origins.none, '/mcp', RPC_BODY, undefined, 1, raw);
     for (let round = 0; round < ROUNDS; round++) {
       sides.dispatch.push(await loadRest(origins.none, '/dispatch', DISPATCH_BODY, undefined, SECONDS_PER_SIDE));
       sides.restNone.push(await loadRest(origins.none, '/mcp/tools/call', TOOL_BODY, undefined, SECONDS_PER_SIDE));
@@ -157,6 +178,7 @@ async function main(): Promise<void> {
       sides.mcpNone.push(await loadMcp(mcpNone, SECONDS_PER_SIDE));
       sides.mcpJwt.push(await loadMcp(mcpJwt, SECONDS_PER_SIDE));
       sides.mcpModern.push(await loadMcp(mcpModern, SECONDS_PER_SIDE));
+      sides.mcpRaw.push(await loadRest(origins.none, '/mcp', RPC_BODY, undefined, SECONDS_PER_SIDE, raw));
     }
     // 1,000 concurrent calls by a caller whose delegated token nobody has yet: one exchange.
     const fresh = await idp.mintToken({ sub: 'burst-user', scope: 'kg:read' });
@@ -199,6 +221,7 @@ async function main(): Promise<void> {
     row('REST tool call, jwt + delegation, cached exchange (vs REST none)', sides.restDelegated, sides.restNone),
     row('MCP tools/call, AUTH_TYPE=none (vs REST none)', sides.mcpNone, sides.restNone),
     row('MCP tools/call, AUTH_TYPE=jwt (vs MCP none)', sides.mcpJwt, sides.mcpNone),
+    row('MCP tools/call, 2025-11-25 session, the REST side\'s HTTP client (vs REST none)', sides.mcpRaw, sides.restNone),
     row('MCP 2026-07-28 tools/call (SDK 2.x, stateless), AUTH_TYPE=none (vs REST none)', sides.mcpModern, sides.restNone),
   ];
   const table = [['measure', 'min µs/call', 'median µs/call', 'ratio (min)', 'ratio (median)']];

@@ -16,6 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import MiniSearch from 'minisearch';
 import { resolveConfig } from '../../src/config/index.ts';
+import { CATALOGUE_SEARCH_OPTIONS, type SearchDocument } from '../../src/manifest/catalogue-search.ts';
 import { sha256Hex } from '../../src/digest/index.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import { startToolgraph } from '../../src/serve/index.ts';
@@ -75,14 +76,9 @@ interface Listed {
   _meta?: Record<string, unknown>;
 }
 
-/** The peer: MiniSearch over the same text with the same options, answering pre-serialised definitions. */
+/** The peer: MiniSearch over the same text with the catalogue's own options, answering pre-serialised definitions. */
 async function startPeer(tools: readonly Listed[]): Promise<{ origin: string; close: () => void }> {
-  const index = new MiniSearch<{ id: string; operation: string; alias: string; description: string; fields: string }>({
-    fields: ['operation', 'alias', 'description', 'fields'],
-    tokenize: (text) => text.split(/[^\p{L}\p{N}]+/u).flatMap((w) => (w.length === 0 ? [] : [w, ...w.split(/(?<=[\p{Ll}\p{N}])(?=\p{Lu})/u)])),
-    processTerm: (term) => term.toLowerCase(),
-    searchOptions: { boost: { operation: 4, alias: 3, description: 1, fields: 1.5 }, prefix: true, fuzzy: (term) => (term.length > 4 ? 0.2 : false), combineWith: 'OR' },
-  });
+  const index = new MiniSearch<SearchDocument>(CATALOGUE_SEARCH_OPTIONS);
   const answers = new Map<string, string>();
   for (const tool of tools) {
     const digest = String(tool._meta?.['io.toolgraph/schema_sha256']);
@@ -167,15 +163,10 @@ const queries = sample.map((o) => o.words);
 const rows: { ours: { p50: number; p99: number }; peer: { p50: number; p99: number } }[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   // Alternate which side goes first.
-  if (round % 2 === 0) {
-    const a = await latencies(agent, ours, queries);
-    const b = await latencies(agent, theirs, queries);
-    rows.push({ ours: a, peer: b });
-  } else {
-    const b = await latencies(agent, theirs, queries);
-    const a = await latencies(agent, ours, queries);
-    rows.push({ ours: a, peer: b });
-  }
+  const oursFirst = round % 2 === 0;
+  const a = await latencies(agent, oursFirst ? ours : theirs, queries);
+  const b = await latencies(agent, oursFirst ? theirs : ours, queries);
+  rows.push(oursFirst ? { ours: a, peer: b } : { ours: b, peer: a });
 }
 peer.close();
 agent.destroy();

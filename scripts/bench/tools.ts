@@ -4,7 +4,9 @@
 // token, passed on to the graph service whose audience it is: two verified hops, both cached)
 // against AUTH_TYPE=none, over the REST POST /mcp/tools/call and over MCP Streamable HTTP (the SDK
 // client, one session). The peer doing the same graph work without the tool layer is POST /dispatch
-// with the same Cypher (and the SDK 2.x client on revision 2026-07-28, stateless). Sides alternate for ROUNDS rounds; min and median of each and of the ratios.
+// with the same Cypher. Two more MCP sides: the SDK 2.x client on revision 2026-07-28 (stateless),
+// and a 2025-11-25 session driven by the REST side's own HTTP client (the server's protocol cost
+// alone). Sides alternate for ROUNDS rounds; min and median of each and of the ratios.
 // A third side delegates: the tool server (jwt, ENABLE_DELEGATION) exchanges the caller's token
 // (RFC 8693, cached) for one whose audience is a separate graph service's, which accepts only that
 // audience; the target is this side at most 1.15x the none side. Then 1,000 concurrent calls
@@ -86,8 +88,8 @@ async function loop(once: () => Promise<void>, seconds: number, done: () => void
  * stack, which made the client side of this bench slower than the server it measures.
  */
 const ownSignalFetch: typeof fetch = async (input, init) => {
-  const outer = init?.signal ?? undefined;
-  if (outer === undefined || outer === null) return fetch(input, init);
+  const outer = init?.signal;
+  if (!outer) return fetch(input, init);
   const own = new AbortController();
   const follow = () => own.abort(outer.reason);
   outer.addEventListener('abort', follow, { once: true });

@@ -1,4 +1,4 @@
-import MiniSearch from 'minisearch';
+import MiniSearch, { type Options } from 'minisearch';
 import type { CatalogueEntry } from './catalogue-entry.ts';
 
 /** One hit: the entry and its score (higher is better; exact operation or alias matches score above the rest). */
@@ -8,7 +8,7 @@ export interface SearchHit {
   readonly exact: boolean;
 }
 
-interface SearchDocument {
+export interface SearchDocument {
   id: string;
   operation: string;
   alias: string;
@@ -34,6 +34,23 @@ function tokenizeForSearch(text: string): string[] {
   return tokens;
 }
 
+/**
+ * The index's fields, tokenizer and ranking, exported so a benchmark's peer can search with exactly
+ * these (scripts/bench/tool-search.ts) rather than a copy that drifts.
+ */
+export const CATALOGUE_SEARCH_OPTIONS = {
+  fields: ['operation', 'alias', 'description', 'fields'],
+  idField: 'id',
+  tokenize: tokenizeForSearch,
+  processTerm: (term: string) => term.toLowerCase(),
+  searchOptions: {
+    boost: { operation: 4, alias: 3, description: 1, fields: 1.5 },
+    prefix: true,
+    fuzzy: (term: string) => (term.length > 4 ? 0.2 : false),
+    combineWith: 'OR',
+  },
+} as const satisfies Options<SearchDocument>;
+
 function documentOf(entry: CatalogueEntry): SearchDocument {
   const id = entry.manifest.alias;
   return { id, operation: entry.manifest.operation, alias: id, description: entry.description, fields: entry.fields.join(' ') };
@@ -56,18 +73,7 @@ export class CatalogueSearch {
   readonly #documents = new Map<string, SearchDocument>();
 
   constructor(entries: Iterable<CatalogueEntry> = []) {
-    this.#index = new MiniSearch<SearchDocument>({
-      fields: ['operation', 'alias', 'description', 'fields'],
-      idField: 'id',
-      tokenize: tokenizeForSearch,
-      processTerm: (term) => term.toLowerCase(),
-      searchOptions: {
-        boost: { operation: 4, alias: 3, description: 1, fields: 1.5 },
-        prefix: true,
-        fuzzy: (term) => (term.length > 4 ? 0.2 : false),
-        combineWith: 'OR',
-      },
-    });
+    this.#index = new MiniSearch<SearchDocument>(CATALOGUE_SEARCH_OPTIONS);
     this.update([], entries);
   }
 

@@ -30,9 +30,14 @@ function consentAskedBy(result: ToolResult): ConsentRequiredContent['consent_req
   return (result.structuredContent as Partial<ConsentRequiredContent> | undefined)?.consent_required;
 }
 
-/** Whether the request's envelope declares URL-mode elicitation among the client's capabilities. */
+/**
+ * Whether the request's envelope declares URL-mode elicitation among the client's capabilities.
+ * SDK 2.x lifts the reserved `io.modelcontextprotocol/*` keys out of the `_meta` a handler sees and
+ * surfaces them as `ctx.mcpReq.envelope`; reading `_meta` finds nothing there.
+ */
 function declaresUrlElicitation(ctx: ServerContext): boolean {
-  const declared = ctx.mcpReq._meta?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: { url?: unknown } } | undefined;
+  const envelope = ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined;
+  const declared = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: { url?: unknown } } | undefined;
   return typeof declared?.elicitation?.url === 'object' && declared.elicitation.url !== null;
 }
 
@@ -84,6 +89,7 @@ export function createModernMcpServer(registry: ToolRegistry, logger: Logger, se
     const asked = ctx.mcpReq.requestState<ConsentState>();
     const answer = inputResponse(ctx.mcpReq.inputResponses, CONSENT_INPUT);
     if (asked !== undefined && answer.kind === 'elicit' && answer.action !== 'accept') {
+      logger.info({ tool: call.agent.name, action: call.action.name, agent: asked.agent, outcome: 'TG_CONSENT_DECLINED', answer: answer.action }, 'tool call');
       return toolError(new ToolgraphError('TG_CONSENT_DECLINED', `The consent for agent ${asked.agent} was ${answer.action === 'decline' ? 'declined' : 'cancelled'}; call again to be asked anew.`, { details: { agent: asked.agent } })).result;
     }
     const result = await registry.run(call, { request: context, logger, signal: ctx.mcpReq.signal });

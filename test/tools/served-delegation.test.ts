@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HYBRID_VENDOR_TOKEN_INFO, TokenSetStore, oauthConfiguration, providerServer, signInWithDeviceFlow } from '../../src/auth/index.ts';
 import type { RunningToolgraph } from '../../src/serve/index.ts';
 import { Browser } from '../support/browser.ts';
+import { modernMcpClient, modernRequest } from '../support/modern-mcp-client.ts';
 import { captureLogger } from '../support/capture-logger.ts';
 import { startDownstreamApi, type DownstreamApi } from '../support/downstream-api.ts';
 import { DEVICE_CODE_GRANT, startIdp, TOKEN_EXCHANGE_GRANT, type TestIdp } from '../support/idp.ts';
@@ -218,6 +219,81 @@ describe('three-legged, consent per caller', () => {
     }
     // Both sets were read back from the store and refreshed with their stored refresh tokens.
     expect(refreshGrants() - afterRestart).toBe(2);
+  });
+});
+
+/** A JSON-RPC answer from `/mcp`, whether sent as JSON or as one SSE event. */
+async function rpcAnswer(response: Response): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> {
+  const text = await response.text();
+  const json = response.headers.get('content-type')?.startsWith('text/event-stream') ? /^data: (.*)$/m.exec(text)![1]! : text;
+  return JSON.parse(json) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+}
+
+describe('three-legged consent on MCP 2026-07-28: input_required with a URL-mode elicitation', () => {
+  it('the SDK 2.x client sends its user to the link, answers accept, and its retried call carries that caller\'s token', async () => {
+    const asked: { url: string; message: string }[] = [];
+    const heidi = await modernMcpClient(running.origin, {
+      token: await callerToken('heidi'),
+      onUrlElicitation: async (params) => {
+        asked.push({ url: params.url, message: params.message });
+        await consent(params.url, 'heidi');
+        return { action: 'accept' };
+      },
+    });
+    const before = api.calls.length;
+    const result = await heidi.callTool(WHOAMI('jira'));
+    expect(result.isError, JSON.stringify(result)).not.toBe(true);
+    expect((result.structuredContent as { body: Record<string, unknown> }).body).toMatchObject({ via: 'bearer', sub: 'heidi', aud: API });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.message).toContain('Agent jira needs your consent');
+    const url = new URL(asked[0]!.url);
+    expect(`${url.origin}${url.pathname}`).toBe(`${running.origin}/agents/oauth/start`);
+    // Only the retried call reached the API: the first leg asked and ran nothing downstream.
+    expect(api.calls.length - before).toBe(1);
+    // Consented once: the next call needs no elicitation.
+    expect((await heidi.callTool(WHOAMI('jira'))).isError).not.toBe(true);
+    expect(asked).toHaveLength(1);
+    await heidi.close();
+  });
+
+  it.each(['decline', 'cancel'] as const)('a user who answers %s ends the call with a tool error saying so, and nothing reaches the API', async (action) => {
+    let asked = 0;
+    const ivan = await modernMcpClient(running.origin, { token: await callerToken(`ivan-${action}`), onUrlElicitation: async () => ((asked += 1), { action }) });
+    const before = api.calls.length;
+    const result = await ivan.callTool(WHOAMI('jira'));
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(`The consent for agent jira was ${action === 'decline' ? 'declined' : 'cancelled'}; call again to be asked anew.`);
+    expect(asked).toBe(1);
+    expect(api.calls.length).toBe(before);
+    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l['msg'] === 'tool call' && l['outcome'] === 'TG_CONSENT_DECLINED');
+    expect(logged.at(-1)).toMatchObject({ tool: 'jira', agent: 'jira', answer: action });
+    await ivan.close();
+  });
+
+  it('a sealed requestState is the caller\'s: another caller retrying with it is refused (-32602), the one it was sealed for is asked again', async () => {
+    const judyToken = await callerToken('judy');
+    const malloryToken = await callerToken('mallory');
+    const capabilities = { elicitation: { url: {} } };
+    const first = await rpcAnswer(await modernRequest(running.origin, 'tools/call', WHOAMI('jira'), { authorization: `Bearer ${judyToken}` }, capabilities));
+    expect(first.result).toMatchObject({ resultType: 'input_required', requestState: expect.any(String), inputRequests: { consent: { method: 'elicitation/create', params: { mode: 'url', url: expect.stringContaining('/agents/oauth/start?consent=') } } } });
+    const retry = { ...WHOAMI('jira'), requestState: first.result!['requestState'], inputResponses: { consent: { action: 'accept' } } };
+    const stolen = await rpcAnswer(await modernRequest(running.origin, 'tools/call', retry, { authorization: `Bearer ${malloryToken}` }, capabilities));
+    expect(stolen.error?.code).toBe(-32602);
+    expect(stolen.result).toBeUndefined();
+    // Judy accepted without finishing the consent: the tool runs again and asks again.
+    const own = await rpcAnswer(await modernRequest(running.origin, 'tools/call', retry, { authorization: `Bearer ${judyToken}` }, capabilities));
+    expect(own.result).toMatchObject({ resultType: 'input_required' });
+  });
+
+  it('a 2026-07-28 client that declares no URL-mode elicitation gets the consent_required tool error with the link', async () => {
+    const kim = await modernMcpClient(running.origin, { token: await callerToken('kim') });
+    const result = await kim.callTool(WHOAMI('jira'));
+    expect(result.isError).toBe(true);
+    const required = (result.structuredContent as { consent_required: { agent: string; authorization_url: string } }).consent_required;
+    expect(required.agent).toBe('jira');
+    expect(required.authorization_url.startsWith(`${running.origin}/agents/oauth/start?consent=`)).toBe(true);
+    expect(textOf(result)).toContain(required.authorization_url);
+    await kim.close();
   });
 });
 

@@ -1,8 +1,10 @@
+import { Client, InsufficientScopeError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { base64url, decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningToolgraph } from '../../src/serve/index.ts';
 import { captureLogger } from '../support/capture-logger.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
+import { modernRequest } from '../support/modern-mcp-client.ts';
 import { openRawSession, rawToolsListStatus } from '../support/raw-mcp-session.ts';
 import { mcpClient, restCall, startServe } from './support.ts';
 
@@ -119,6 +121,31 @@ describe('AUTH_TYPE=jwt: the tool server verifies the caller\'s token before any
     expect(rest.status).toBe(403);
     expect(rest.headers.get('www-authenticate')).toContain('scope="kg:write"');
     bodies.push(await rest.text());
+    await client.close();
+  });
+
+  it('on revision 2026-07-28 too: the same 403 insufficient_scope challenge, which the SDK 2.x client surfaces as InsufficientScopeError', async () => {
+    const token = await mint({ scope: 'openid' });
+    const raw = await modernRequest(running.origin, 'tools/call', CYPHER, { authorization: `Bearer ${token}` });
+    expect(raw.status).toBe(403);
+    const challenge = raw.headers.get('www-authenticate')!;
+    expect(challenge).toContain('error="insufficient_scope"');
+    expect(challenge).toContain('scope="kg:read"');
+    const body = await raw.text();
+    bodies.push(body);
+    expect(JSON.parse(body)).toMatchObject({ error: { code: 'TG_INSUFFICIENT_SCOPE' } });
+
+    const client = new Client({ name: 'step-up-2026', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${running.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } }, onInsufficientScope: 'throw' }));
+    // A tool without scope needs still runs with the same token.
+    expect((await client.callTool({ name: 'schemas', arguments: { action: 'search', query: 'person', limit: 1 } })).isError).not.toBe(true);
+    const before = lines.filter((l) => l.includes('"msg":"tool call"')).length;
+    const refused = await client.callTool(CYPHER).then(() => undefined, (error: unknown) => error);
+    expect(refused).toBeInstanceOf(InsufficientScopeError);
+    expect((refused as InsufficientScopeError).requiredScope).toBe('kg:read');
+    expect((refused as InsufficientScopeError).resourceMetadataUrl?.href).toContain('/.well-known/oauth-protected-resource');
+    // Refused before the call ran.
+    expect(lines.filter((l) => l.includes('"msg":"tool call"')).length).toBe(before);
     await client.close();
   });
 

@@ -2,13 +2,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signEnvelope } from '../../src/graph/carrier/index.ts';
 import { generateSigner } from '../graph/carrier/carrier-fixture.ts';
 import { ensureDist } from './support/dist.ts';
 import { startNginx, type RunningNginx } from './support/nginx.ts';
-import { freePort, freshSchema, Replica, TEST_DATABASE_URL } from './support/replicas.ts';
+import { replicaSuite, testDatabaseUrl } from './support/prerequisites.ts';
+import { freePort, freshSchema, Replica } from './support/replicas.ts';
 import { TimedSse } from './support/timed-sse.ts';
+
+const suite = replicaSuite('The replica suite carrier-and-writes (two replicas over PostgreSQL behind nginx, a TLS carrier)', { postgres: true, nginx: true, openssl: true });
 
 /**
  * Two `toolgraph serve` replicas (dist/) over one PostgreSQL schema, each with its subscription
@@ -54,7 +57,7 @@ beforeAll(async () => {
   carrierA = `http://127.0.0.1:${cportA}`;
   carrierB = `http://127.0.0.1:${cportB}`;
   const env = (carrierPort: number) => ({
-    TOOLGRAPH_PUBLIC_URL: lb, TOOLGRAPH_PERSISTENCE: 'postgres', DATABASE_URL: TEST_DATABASE_URL, TOOLGRAPH_DATABASE_SCHEMA: schema.name,
+    TOOLGRAPH_PUBLIC_URL: lb, TOOLGRAPH_PERSISTENCE: 'postgres', DATABASE_URL: testDatabaseUrl(), TOOLGRAPH_DATABASE_SCHEMA: schema.name,
     SERVICE_GRAPHQL_ADDR: `127.0.0.1:${carrierPort}`, SERVICE_GRAPHQL_SIGNER_JWKS: join(dir, 'signers.json'), LOG_LEVEL: 'info', TOOLGRAPH_SHUTDOWN_GRACE_SECS: '1',
   });
   a = new Replica('replica-a', script, portA!, env(cportA!));
@@ -117,7 +120,7 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-describe('the carrier on every replica shares one ledger', () => {
+suite('the carrier on every replica shares one ledger', () => {
   it('an envelope consumed on replica A\'s carrier is refused by replica B\'s, directly and through the TLS proxy', async () => {
     const signed = await envelope(ORGS);
     const first = new TimedSse(`${carrierA}${signed.path}`, { ...signed.headers });
@@ -149,7 +152,7 @@ describe('the carrier on every replica shares one ledger', () => {
   });
 });
 
-describe('subscriptions follow writes committed on other replicas', () => {
+suite('subscriptions follow writes committed on other replicas', () => {
   it('a subscriber on replica B, through the TLS proxy, gets the frame of every write committed on replica A (delay measured over 200 writes)', async () => {
     expect((await dispatch(a.origin, "CREATE (p:Probe {id: 'probe', n: 0}) RETURN p.id")).status).toBe(200);
     const query = 'subscription { Probe(first: 1) { id n } }';
@@ -187,7 +190,7 @@ describe('subscriptions follow writes committed on other replicas', () => {
   }, 120_000);
 });
 
-describe('kill -9 of a replica under writes', () => {
+suite('kill -9 of a replica under writes', () => {
   it('loses no acknowledged write: every one is read back from the survivor and from the crashed replica once restarted', async () => {
     const acknowledged: string[] = [];
     const outcomes = new Map<string, number>();

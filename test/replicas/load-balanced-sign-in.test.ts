@@ -2,13 +2,16 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Browser } from '../support/browser.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { MemoryOAuthClientProvider, startRedirectReceiver, type RedirectReceiver } from '../support/mcp-oauth-client.ts';
 import { ensureDist } from './support/dist.ts';
 import { startNginx, type RunningNginx } from './support/nginx.ts';
-import { freePort, freshSchema, Replica, TEST_DATABASE_URL } from './support/replicas.ts';
+import { replicaSuite, testDatabaseUrl } from './support/prerequisites.ts';
+import { freePort, freshSchema, Replica } from './support/replicas.ts';
+
+const suite = replicaSuite('The replica suite load-balanced-sign-in (two replicas over PostgreSQL behind nginx)', { postgres: true, nginx: true });
 
 /**
  * Two `toolgraph serve` replicas (dist/) over one PostgreSQL schema, behind nginx as a plain
@@ -44,7 +47,7 @@ beforeAll(async () => {
   });
   const env = {
     AUTH_TYPE: 'oidc-proxy', OIDC_CONFIG_URL: idp.discoveryUrl, OIDC_CLIENT_ID: PROXY_CLIENT_ID, OIDC_CLIENT_SECRET: PROXY_CLIENT_SECRET,
-    TOOLGRAPH_PUBLIC_URL: lb, TOOLGRAPH_PERSISTENCE: 'postgres', DATABASE_URL: TEST_DATABASE_URL, TOOLGRAPH_DATABASE_SCHEMA: schema.name, LOG_LEVEL: 'info', TOOLGRAPH_SHUTDOWN_GRACE_SECS: '1',
+    TOOLGRAPH_PUBLIC_URL: lb, TOOLGRAPH_PERSISTENCE: 'postgres', DATABASE_URL: testDatabaseUrl(), TOOLGRAPH_DATABASE_SCHEMA: schema.name, LOG_LEVEL: 'info', TOOLGRAPH_SHUTDOWN_GRACE_SECS: '1',
   };
   const ports = await Promise.all([freePort(), freePort()]);
   replicas = ports.map((port, i) => new Replica(`replica-${i + 1}`, script, port, env));
@@ -96,7 +99,7 @@ function textOf(result: unknown): string {
   return ((result as { content: { text: string }[] }).content[0]!.text);
 }
 
-describe('two replicas behind a round-robin load balancer', () => {
+suite('two replicas behind a round-robin load balancer', () => {
   it('spreads consecutive requests over every replica', async () => {
     const answered: string[] = [];
     for (let i = 0; i < 6; i++) {

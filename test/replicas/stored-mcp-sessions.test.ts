@@ -1,14 +1,16 @@
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { MemoryStateStore, PostgresStateStore, type StateStore } from '../../src/state/index.ts';
 import { StoredMcpSessions } from '../../src/tools/stored-mcp-sessions.ts';
-import { TEST_DATABASE_URL } from './support/replicas.ts';
+import { replicaSuite, testDatabaseUrl } from './support/prerequisites.ts';
+
+const suite = replicaSuite('The replica suite stored-mcp-sessions (MCP sessions in a shared PostgreSQL store)', { postgres: true });
 
 const schema = `tg_sessions_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
 const stores: StateStore[] = [];
 afterAll(async () => {
   await Promise.all(stores.map((s) => s.close()));
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  const client = new pg.Client({ connectionString: testDatabaseUrl() });
   await client.connect();
   await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   await client.end();
@@ -16,12 +18,12 @@ afterAll(async () => {
 
 /** Two replicas' handles on one PostgreSQL store. */
 function replicas(limits = { maxSessions: 6, maxSessionsPerSubject: 3 }): [StoredMcpSessions, StoredMcpSessions] {
-  const [x, y] = [new PostgresStateStore({ connectionString: TEST_DATABASE_URL, schema }), new PostgresStateStore({ connectionString: TEST_DATABASE_URL, schema })];
+  const [x, y] = [new PostgresStateStore({ connectionString: testDatabaseUrl(), schema }), new PostgresStateStore({ connectionString: testDatabaseUrl(), schema })];
   stores.push(x, y);
   return [new StoredMcpSessions(x, limits, { idleMs: 60_000 }), new StoredMcpSessions(y, limits, { idleMs: 60_000 })];
 }
 
-describe('MCP sessions in the shared store', () => {
+suite('MCP sessions in the shared store', () => {
   it('the per-caller and overall caps hold across replicas: 20 initializes of one caller racing on two replicas leave exactly its cap open', async () => {
     const [a, b] = replicas();
     const opened = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).open('hog')));

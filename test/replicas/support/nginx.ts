@@ -3,9 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-
-/** Debian's nginx (.ci/run installs it when missing). */
-export const NGINX = '/usr/sbin/nginx';
+import { missingPrerequisites, nginxPath } from './prerequisites.ts';
 
 export interface RunningNginx {
   /** The temporary prefix: config, logs, pid and temp paths. */
@@ -41,7 +39,10 @@ export async function waitForPort(port: number, timeoutMs = 10_000): Promise<voi
  * are the ports its servers listen on, awaited before this resolves.
  */
 export async function startNginx(http: (dir: string) => string, ports: readonly number[]): Promise<RunningNginx> {
-  if (!existsSync(NGINX)) throw new Error(`${NGINX} is missing: install Debian's nginx (apt-get install nginx-light or nginx; .ci/run does)`);
+  // Debian's nginx (.ci/run installs it when missing), or TEST_NGINX.
+  const nginx = nginxPath();
+  const [missing] = missingPrerequisites({ nginx: true });
+  if (missing !== undefined) throw new Error(`cannot start nginx: ${missing.why} (${missing.how})`);
   const dir = mkdtempSync(join(tmpdir(), 'tg-nginx-'));
   const user = userInfo();
   const config = `
@@ -63,7 +64,7 @@ ${http(dir)}
 }
 `;
   writeFileSync(join(dir, 'nginx.conf'), config);
-  const child: ChildProcess = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(nginx, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -3,10 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { testDatabaseUrl } from './prerequisites.ts';
 
 export { freePort } from '../../support/free-port.ts';
-
-export const TEST_DATABASE_URL = process.env['TEST_DATABASE_URL'] ?? 'postgresql://postgres@127.0.0.1:5432/test';
 
 /** A PostgreSQL schema of its own for one test file (graphs and shared state), dropped by `drop`. */
 export async function freshSchema(): Promise<{ name: string; drop(): Promise<void> }> {
@@ -14,7 +13,7 @@ export async function freshSchema(): Promise<{ name: string; drop(): Promise<voi
   return {
     name,
     async drop() {
-      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      const client = new pg.Client({ connectionString: testDatabaseUrl() });
       await client.connect();
       await client.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
       await client.end();

@@ -1,4 +1,4 @@
-import { GraphQLError, type ASTNode, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type ASTNode, type GraphQLErrorOptions, type GraphQLFormattedError } from 'graphql';
 import { ToolgraphError, isToolgraphError, statusOf, type ErrorCode } from '../../errors/index.ts';
 
 /**
@@ -21,8 +21,9 @@ export interface ErrorPlace {
 export function toGraphQLError(error: unknown, place: ErrorPlace = {}): GraphQLError {
   if (error instanceof GraphQLError && place.nodes === undefined && place.path === undefined) return error;
   if (error instanceof GraphQLError && !isToolgraphError(error.originalError)) {
+    const own = placeOf(error);
     return new GraphQLError(error.message, {
-      nodes: place.nodes ?? error.nodes ?? null, path: place.path ?? error.path ?? null,
+      ...own, nodes: place.nodes ?? own.nodes, path: place.path ?? own.path,
       originalError: error.originalError ?? null, extensions: error.extensions,
     });
   }
@@ -34,6 +35,18 @@ export function toGraphQLError(error: unknown, place: ErrorPlace = {}): GraphQLE
     originalError: tg,
     extensions: { code: tg.code, ...(tg.details === undefined ? {} : { details: tg.details }), http: { status: tg.status } },
   });
+}
+
+/**
+ * Where a GraphQL error points, to carry into a copy of it: its AST nodes and path, and the source
+ * positions a syntax error has instead of nodes (without them the copy loses its `locations`).
+ */
+export function placeOf(error: GraphQLError): Pick<GraphQLErrorOptions, 'nodes' | 'path' | 'source' | 'positions'> {
+  return {
+    nodes: error.nodes ?? null,
+    path: error.path ?? null,
+    ...(error.nodes === undefined && error.source !== undefined && error.positions !== undefined ? { source: error.source, positions: error.positions } : {}),
+  };
 }
 
 /** A GraphQL error with one of our codes, made directly. */

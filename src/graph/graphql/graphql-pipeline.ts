@@ -17,7 +17,7 @@ import { OperationPricing } from './price-operation.ts';
 import { GraphSchemaCache } from './graph-schema-builder.ts';
 import { warmSchemaAssembly } from './schema-assembler.ts';
 import { PreparedDocuments } from './prepared-documents.ts';
-import { formatError, graphqlError, httpHintOf, toGraphQLError } from './graphql-errors.ts';
+import { formatError, graphqlError, httpHintOf, placeOf, toGraphQLError } from './graphql-errors.ts';
 import type { GraphqlOptions } from './graphql-options.ts';
 import { useGraphValidation } from './use-graph-validation.ts';
 import { limitPlugins, limitRules } from './use-limits.ts';
@@ -151,7 +151,7 @@ function normalize(error: GraphQLError): GraphQLError {
   if (typeof code === 'string' && (code.startsWith('TG_') || PROTOCOL_CODES.has(code))) {
     if (http === hint) return error;
     const { http: _http, ...extensions } = error.extensions;
-    return new GraphQLError(error.message, { nodes: error.nodes ?? null, path: error.path ?? null, originalError: error.originalError ?? null, extensions });
+    return new GraphQLError(error.message, { ...placeOf(error), originalError: error.originalError ?? null, extensions });
   }
   let ours: { code: string; message: string };
   switch (code) {
@@ -170,7 +170,7 @@ function normalize(error: GraphQLError): GraphQLError {
       ours = { code: hint?.status === 500 || hint === undefined ? 'TG_INTERNAL' : 'TG_BAD_REQUEST', message: error.message };
   }
   return new GraphQLError(ours.message, {
-    nodes: error.nodes ?? null, path: error.path ?? null, originalError: error.originalError ?? null,
+    ...placeOf(error), originalError: error.originalError ?? null,
     extensions: { ...error.extensions, code: ours.code, ...(http ? { http } : {}) },
   });
 }

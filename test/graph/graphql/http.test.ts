@@ -42,6 +42,20 @@ describe('GraphQL over HTTP', () => {
     expect(engine.view('demo').version).toBe(version + 1);
   });
 
+  it('points syntax errors at their line and column, as it does validation errors', async () => {
+    for (const [query, message, location] of [
+      ['{ Person(first: 1) {\n  id\n', 'Syntax Error: Expected Name, found <EOF>.', { line: 3, column: 1 }],
+      ['{ Person(first: 1) { id } } }', 'Syntax Error: Unexpected "}".', { line: 1, column: 29 }],
+      ['{ Person(first: 1) { nope } }', 'Cannot query field "nope" on type "Person".', { line: 1, column: 22 }],
+    ] as const) {
+      const http = await post(server.url, { query }, { accept: GRAPHQL_RESPONSE });
+      expect(http.status, query).toBe(400);
+      expect(http.body.errors, query).toEqual([{ message: expect.stringContaining(message), locations: [location], extensions: { code: 'TG_GRAPHQL_INVALID' } }]);
+      const dispatched = await post(`${server.origin}/dispatch`, { id: '7', graph: 'demo', method: { GraphQl: { query, variables: null } } });
+      expect((dispatched.body as unknown as { result: { errors: { locations: unknown }[] } }).result.errors[0]?.locations, query).toEqual([location]);
+    }
+  });
+
   it('returns the same bytes through POST /dispatch as through /graphql/{graph}', async () => {
     for (const [query, variables] of [
       ['query($n: Int) { Person(first: $n) { name email WORKS_AT { name country } AUTHORED { __typename ... on Document { title } } } }', { n: 3 }],

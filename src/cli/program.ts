@@ -2,6 +2,7 @@ import { Command, Help } from 'commander';
 import { processIo, type CliIo } from './cli-io.ts';
 import { COMMAND_DESCRIPTIONS } from './command-descriptions.ts';
 import { COMMANDS, commandNamedBy } from './command-table.ts';
+import { pointToHelp } from './point-to-help.ts';
 import { runCli } from './run-cli.ts';
 import { PROGRAM_DESCRIPTION } from './top-level-help.ts';
 import { TOOLGRAPH_VERSION } from './version.ts';
@@ -18,7 +19,6 @@ export async function createProgram(io: CliIo = processIo, argv?: readonly strin
   const program = new Command('toolgraph')
     .description(PROGRAM_DESCRIPTION)
     .version(TOOLGRAPH_VERSION)
-    .showHelpAfterError()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
     .configureHelp({
       subcommandTerm(this: Help, command: Command): string {
@@ -31,6 +31,7 @@ export async function createProgram(io: CliIo = processIo, argv?: readonly strin
     if (argv === undefined || entry.name === named) (await entry.register())(program, io);
     else listedOnly.set(program.command(entry.name).description(COMMAND_DESCRIPTIONS[entry.name]), entry.term);
   }
+  pointToHelp(program);
   return program;
 }
 

@@ -76,6 +76,16 @@ describe('other commands list only the settings they read', () => {
     expect(typo.err).toContain("error: unknown option '--data-dri'\n(Did you mean --data-dir?)");
   });
 
+  it('after a typo prints the suggestion and one line pointing to --help, not the whole help', async () => {
+    const typo = await run(['graph', 'import', 'demo', 'people.jsonl', '--creat']);
+    expect(typo.code).toBe(1);
+    expect(typo.err).toBe("error: unknown option '--creat'\n(Did you mean --create?)\nRun `toolgraph graph import --help` for its usage.");
+    const command = await run(['graph', 'imprt']);
+    expect(command.err).toBe("error: unknown command 'imprt'\n(Did you mean import?)\nRun `toolgraph graph --help` for its usage.");
+    const top = await run(['cyper']);
+    expect(top.err).toBe("error: unknown command 'cyper'\n(Did you mean cypher?)\nRun `toolgraph --help` for its usage.");
+  });
+
   it('still resolves every setting from the environment, as before', async () => {
     const result = await run(['graph', 'list'], { PORT: 'many' });
     expect(result).toMatchObject({ code: 78, err: 'toolgraph: TG_CONFIG_INVALID: PORT from env: expected an integer from 0 to 65535, got "many"' });

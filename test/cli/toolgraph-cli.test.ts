@@ -40,10 +40,10 @@ describe('toolgraph config', () => {
     expect(io.errors.join('\n')).toContain('AUDIENCE is required when ENABLE_DELEGATION is true');
   });
 
-  it('refuses an unknown command with usage help', async () => {
+  it('refuses an unknown command, pointing to --help', async () => {
     const io = memoryIo();
     expect(await runProgram(['frobnicate'], io)).not.toBe(0);
-    expect(io.errors.join('\n')).toContain("unknown command 'frobnicate'");
+    expect(io.errors.join('\n')).toBe("error: unknown command 'frobnicate'\nRun `toolgraph --help` for its usage.");
   });
 });
 

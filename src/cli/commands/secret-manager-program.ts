@@ -6,6 +6,7 @@ import type { Logger } from '../../log/index.ts';
 import type { SecretValue, SecretsContext } from '../../secrets/index.ts';
 import { processIo, type CliIo } from '../cli-io.ts';
 import { runCli } from '../run-cli.ts';
+import { pointToHelp } from '../point-to-help.ts';
 import { addSettingOptions } from '../setting-options.ts';
 import { printDevicePrompt, printSignedIn } from '../sign-in-output.ts';
 import { TOOLGRAPH_VERSION } from '../version.ts';
@@ -111,7 +112,6 @@ function createSecretManagerProgram(options: SecretManagerOptions = {}): Command
   const program = new Command('secret-manager')
     .description('Read secrets from the configured backend: in-memory, or a Vault-compatible store (KV v2)')
     .version(TOOLGRAPH_VERSION)
-    .showHelpAfterError()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
     .exitOverride()
     .option('--id-token-file <file>', 'file holding the caller\'s IdP token (JWT) for OIDC/JWT store auth (env TOOLGRAPH_ID_TOKEN_FILE; or TOOLGRAPH_ID_TOKEN)')
@@ -168,6 +168,7 @@ function createSecretManagerProgram(options: SecretManagerOptions = {}): Command
       });
       printSignedIn(io, 'secret-manager', set, await new TokenSetStore(values.stateDir).save(set));
     });
+  pointToHelp(program);
   return program;
 }
 

@@ -85,6 +85,15 @@ describe('toolgraph graph / cypher / introspect on a file store', () => {
     const result = await run(dataDir, 'graph', 'import', 'g', file, '--create');
     expect(result).toEqual({ code: 1, out: '', err: `toolgraph: TG_FILE_UNREADABLE: ${file} does not exist.` });
   });
+
+  it('an import into a graph that does not exist suggests --create, and changes nothing', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tg-cli-'));
+    const file = join(dataDir, 'people.jsonl');
+    writeFileSync(file, `${JSON.stringify({ label: 'Person', id: 'p1', props: {} })}\n`);
+    const result = await run(dataDir, 'graph', 'import', 'people', file);
+    expect(result).toEqual({ code: 1, out: '', err: 'toolgraph: TG_GRAPH_NOT_FOUND: No graph is named "people"; import with --create to make it first (toolgraph graph list names the graphs of this store).' });
+    expect(JSON.parse((await run(dataDir, 'graph', 'list', '--json')).out)).toEqual([]);
+  });
 });
 
 describe('CLI commands on a fresh data dir', () => {

@@ -52,6 +52,7 @@ export async function importJsonlFile(engine: GraphEngine, graph: string, path: 
     if (create) {
       if (engine.hasGraph(graph)) throw new ToolgraphError('TG_GRAPH_EXISTS', `Graph "${graph}" already exists; import without --create to add to it.`);
     } else {
+      if (!engine.hasGraph(graph)) throw new ToolgraphError('TG_GRAPH_NOT_FOUND', `No graph is named "${graph}"; import with --create to make it first (toolgraph graph list names the graphs of this store).`);
       view = engine.view(graph);
     }
     const totalBytes = file.identity.size;

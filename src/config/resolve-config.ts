@@ -3,6 +3,7 @@ import { ToolgraphError } from '../errors/index.ts';
 import { rememberSecret } from '../log/redaction.ts';
 import { Invalid } from './value-parsers.ts';
 import { SETTINGS, type ResolvedValues, type SettingDef, type SettingName } from './settings.ts';
+import { suggestSimilar } from './suggest-similar.ts';
 import { xdgPaths } from './xdg-paths.ts';
 
 export type SettingSource = 'flag' | 'env' | 'config' | 'default';
@@ -48,7 +49,9 @@ function readConfigFile(path: string, explicit: boolean): Record<string, unknown
   const known = new Set(Object.values(SETTINGS as Record<string, AnyDef>).flatMap((def) => (def.configKey ? [def.configKey] : [])));
   for (const key of Object.keys(parsed)) {
     if (!known.has(key)) {
-      throw invalid(`config file ${path}: unknown key "${key}"; known keys are ${[...known].sort().join(', ')}`, { file: path, key });
+      // Not all ~70 keys: the nearest one, and where the whole list is.
+      const near = suggestSimilar(key, [...known]);
+      throw invalid(`config file ${path}: unknown key "${key}"${near ? ` ${near}` : ''}; \`toolgraph config\` lists every setting with its config key, as does the Configuration table of the README`, { file: path, key });
     }
   }
   return parsed as Record<string, unknown>;

@@ -125,6 +125,15 @@ describe('resolveConfig value errors name the setting, source, expectation and v
     expect(error.message).not.toContain('12345');
   });
 
+  it('an unknown config key gets the nearest known one, as a typo\'d flag does, and no list of every key', () => {
+    const file = configFile({ oidc_confg_url: 'https://idp.example/.well-known/openid-configuration' });
+    expect(failure(() => resolveConfig({ env: emptyEnv, configFile: file })).message).toBe(
+      `config file ${file}: unknown key "oidc_confg_url" (Did you mean oidc_config_url?); \`toolgraph config\` lists every setting with its config key, as does the Configuration table of the README`);
+    const far = failure(() => resolveConfig({ env: emptyEnv, configFile: configFile({ zzzzzzzzzzzz: 1 }) })).message;
+    expect(far).toContain('unknown key "zzzzzzzzzzzz"; `toolgraph config` lists every setting');
+    expect(far).not.toContain('store_mount');
+  });
+
   it('refuses unknown config keys, invalid JSON and non-objects', () => {
     expect(failure(() => resolveConfig({ env: emptyEnv, configFile: configFile({ store_mnt: 'x' }) })).message).toContain('unknown key "store_mnt"');
     expect(failure(() => resolveConfig({ env: emptyEnv, configFile: configFile('{nope') })).message).toContain('expected a JSON object, got invalid JSON');

@@ -142,10 +142,13 @@ function require(condition: boolean, message: string, setting: SettingName): voi
   if (!condition) throw invalid(message, { setting });
 }
 
+/** How to give the discovery URL, where a rule needs it: each source, and where to get one to try things. */
+const SET_OIDC_CONFIG_URL = "(set OIDC_CONFIG_URL, --oidc-config-url or config key oidc_config_url to the IdP's discovery document, its /.well-known/openid-configuration URL; for a local test IdP, `npm run dev:idp` in a toolgraph checkout starts one and prints the URL)";
+
 /** Rules that join settings ("Required: for OIDC", "for delegation", …). */
 function checkCombinations(values: ResolvedValues): void {
   const proxy = values.authType === 'oidc-proxy' || values.authType === 'oauth-proxy';
-  require(values.authType !== 'oidc-proxy' || values.oidcConfigUrl !== undefined, 'OIDC_CONFIG_URL is required when AUTH_TYPE is oidc-proxy: the IdP\'s endpoints and keys are found through discovery (set OIDC_CONFIG_URL, --oidc-config-url or config key oidc_config_url)', 'oidcConfigUrl');
+  require(values.authType !== 'oidc-proxy' || values.oidcConfigUrl !== undefined, `OIDC_CONFIG_URL is required when AUTH_TYPE is oidc-proxy: the IdP's endpoints and keys are found through discovery ${SET_OIDC_CONFIG_URL}`, 'oidcConfigUrl');
   require(!proxy || values.oidcClientId !== undefined, `OIDC_CLIENT_ID is required when AUTH_TYPE is ${values.authType}: it is the proxy's client at the IdP (set OIDC_CLIENT_ID, --oidc-client-id or config key oidc_client_id)`, 'oidcClientId');
   // oauth-proxy: an IdP without OIDC discovery, given by its endpoints, issuer and key set.
   const explicit = values.authType === 'oauth-proxy' && values.oidcConfigUrl === undefined;
@@ -153,9 +156,9 @@ function checkCombinations(values: ResolvedValues): void {
     require(!explicit || values[name] !== undefined, `${env} is required when AUTH_TYPE is oauth-proxy without OIDC_CONFIG_URL (give OIDC_CONFIG_URL, an OIDC or RFC 8414 discovery document, or all of OAUTH_AUTHORIZATION_ENDPOINT, OAUTH_TOKEN_ENDPOINT, OAUTH_ISSUER and OAUTH_JWKS_URI)`, name);
   }
   const verifies = values.authType === 'jwt' || values.authType === 'remote';
-  require(!verifies || values.oidcConfigUrl !== undefined, `OIDC_CONFIG_URL is required when AUTH_TYPE is ${values.authType}: the signing keys are found through discovery (set OIDC_CONFIG_URL, --oidc-config-url or config key oidc_config_url)`, 'oidcConfigUrl');
+  require(!verifies || values.oidcConfigUrl !== undefined, `OIDC_CONFIG_URL is required when AUTH_TYPE is ${values.authType}: the signing keys are found through discovery ${SET_OIDC_CONFIG_URL}`, 'oidcConfigUrl');
   require(!values.enableDelegation || values.audience !== undefined, 'AUDIENCE is required when ENABLE_DELEGATION is true (set AUDIENCE or config key delegation_audience)', 'audience');
-  require(!values.enableDelegation || values.oidcConfigUrl !== undefined, 'OIDC_CONFIG_URL is required when ENABLE_DELEGATION is true: the token endpoint is found through discovery', 'oidcConfigUrl');
+  require(!values.enableDelegation || values.oidcConfigUrl !== undefined, `OIDC_CONFIG_URL is required when ENABLE_DELEGATION is true: the token endpoint is found through discovery ${SET_OIDC_CONFIG_URL}`, 'oidcConfigUrl');
   require(values.persistence !== 'postgres' || values.databaseUrl !== undefined, 'DATABASE_URL is required when TOOLGRAPH_PERSISTENCE is postgres', 'databaseUrl');
   if (values.secretsBackend === 'store') {
     const method = values.storeAuthMethod;

@@ -152,6 +152,8 @@ describe('resolveConfig combinations', () => {
     [{ AUTH_TYPE: 'jwt' }, 'OIDC_CONFIG_URL is required when AUTH_TYPE is jwt: the signing keys are found through discovery'],
     [{ AUTH_TYPE: 'remote' }, 'OIDC_CONFIG_URL is required when AUTH_TYPE is remote: the signing keys are found through discovery'],
     [{ ENABLE_DELEGATION: 'true', OIDC_CONFIG_URL: 'http://127.0.0.1:1/x' }, 'AUDIENCE is required when ENABLE_DELEGATION is true'],
+    [{ ENABLE_DELEGATION: 'true', AUDIENCE: 'graph' }, 'OIDC_CONFIG_URL is required when ENABLE_DELEGATION is true: the token endpoint is found through discovery (set OIDC_CONFIG_URL, --oidc-config-url or config key oidc_config_url to the IdP\'s discovery document, its /.well-known/openid-configuration URL; for a local test IdP, `npm run dev:idp` in a toolgraph checkout starts one and prints the URL)'],
+    [{ AUTH_TYPE: 'jwt' }, 'found through discovery (set OIDC_CONFIG_URL, --oidc-config-url or config key oidc_config_url to the IdP\'s discovery document, its /.well-known/openid-configuration URL; for a local test IdP, `npm run dev:idp`'],
     [{ TOOLGRAPH_PERSISTENCE: 'postgres' }, 'DATABASE_URL is required'],
     [{ SECRETS_BACKEND: 'store', STORE_AUTH_METHOD: 'token' }, 'STORE_TOKEN is required'],
     [{ SECRETS_BACKEND: 'store', STORE_AUTH_METHOD: 'approle', STORE_ROLE_ID: 'r' }, 'STORE_ROLE_ID and STORE_SECRET_ID are required'],

@@ -55,12 +55,28 @@ function consentRequiredOf(error: ToolgraphError): ConsentRequiredContent | unde
 
 /**
  * A failed call: `isError: true` with the error's message as the text, verbatim (the spec's own
- * texts, such as `No user token available for delegation`, come through unchanged). An unexpected
- * fault shows only `Internal server error.`; the log has the rest. A call that needs the caller's
- * consent also carries the authorization URL as structured content.
+ * texts, such as `No user token available for delegation`, come through unchanged), followed by its
+ * fix where it has one. An unexpected fault shows only `Internal server error.`; the log has the
+ * rest. A call that needs the caller's consent also carries the authorization URL as structured content.
  */
 export function toolError(thrown: unknown): { result: ToolResult; error: ToolgraphError } {
   const error = toToolgraphError(thrown);
   const consent = consentRequiredOf(error);
-  return { result: { content: [{ type: 'text', text: error.message }], ...(consent ? { structuredContent: { ...consent } } : {}), isError: true }, error };
+  return { result: { content: [{ type: 'text', text: textOf(error) }], ...(consent ? { structuredContent: { ...consent } } : {}), isError: true }, error };
+}
+
+/**
+ * The spec's delegation texts that are a bare sentence, their fix apart in `details.fix` (the others
+ * say what to do in their own message).
+ */
+const FIX_AFTER_TEXT: ReadonlySet<string> = new Set(['TG_NO_USER_TOKEN', 'TG_NO_TOKEN_ENDPOINT']);
+
+/**
+ * The message, then for those its `details.fix`: a model or a person reading only the text learns
+ * what to do, and the spec's text stays first, verbatim, for whoever matches on it.
+ */
+function textOf(error: ToolgraphError): string {
+  const fix = error.details?.['fix'];
+  if (!FIX_AFTER_TEXT.has(error.code) || typeof fix !== 'string') return error.message;
+  return `${error.message}${/[.!?]$/.test(error.message) ? '' : '.'} Fix: ${fix}`;
 }

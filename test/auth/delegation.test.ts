@@ -92,7 +92,7 @@ describe('the spec\'s errors for delegation, each with its fix', () => {
     expect(error.code).toBe('TG_NO_USER_TOKEN');
     expect(error.status).toBe(401);
     expect(error.message).toBe('No user token available for delegation');
-    expect(error.details?.['fix']).toBe('Start the server with --auth-type oidc-proxy, send Authorization: Bearer <token>, and pass --enable-delegation.');
+    expect(error.details?.['fix']).toMatch(/^Start the server with --auth-type oidc-proxy, send Authorization: Bearer <token>, and pass --enable-delegation\. The token is an access token from the identity provider/);
     // Without a context at all, likewise.
     expect((await failure(downstream.resolve(graph))).message).toBe('No user token available for delegation');
   });

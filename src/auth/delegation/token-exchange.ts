@@ -8,9 +8,14 @@ import { describeOAuthFailure, oauthConfiguration, type AuthorizationServer, typ
 const TOKEN_EXCHANGE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
-/** The fix for each delegation error, as the spec gives it (also in `details.fix` and docs/delegation.md). */
+/**
+ * The fix for each delegation error, as the spec gives it, and for a missing token how to get one (in
+ * `details.fix`, at the end of a tool error's text, and in docs/delegation.md).
+ */
 export const DELEGATION_FIXES = {
-  TG_NO_USER_TOKEN: 'Start the server with --auth-type oidc-proxy, send Authorization: Bearer <token>, and pass --enable-delegation.',
+  TG_NO_USER_TOKEN: 'Start the server with --auth-type oidc-proxy, send Authorization: Bearer <token>, and pass --enable-delegation. '
+    + 'The token is an access token from the identity provider (OIDC_CONFIG_URL): an MCP client gets one by signing in through the server (oidc-proxy), '
+    + 'a script by the device-code or client-credentials flow; `npm run dev:idp` starts a local test IdP and prints some.',
   TG_NO_TOKEN_ENDPOINT: 'Set OIDC_CONFIG_URL (--oidc-config-url, config key oidc_config_url) to the IdP\'s discovery document; its token_endpoint is read at start-up.',
   TG_TOKEN_EXCHANGE_FAILED: 'Check the client id and secret (OIDC_CLIENT_ID, OIDC_CLIENT_SECRET), that the IdP allows this client the token-exchange grant, that the audience is a service registered at the IdP, and the scopes.',
 } as const;

@@ -6400,7 +6400,371 @@ else {
     errors++;
 } validate62.errors = vErrors; return errors === 0; }
 validate62.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+const schema77 = { "type": "object", "additionalProperties": false, "required": ["name", "message", "routes", "probes", "docs"], "properties": { "name": { "const": "toolgraph" }, "message": { "type": "string", "description": "One sentence for a person who opened the root URL." }, "routes": { "type": "array", "description": "One entry per route prefix of the services this process runs, in start-up order.", "items": { "type": "object", "additionalProperties": false, "required": ["path", "service", "about"], "properties": { "path": { "type": "string", "description": "Where to go, e.g. `/graphql/{graph}` or `/mcp`." }, "service": { "type": "string", "description": "The service's `--only` name." }, "about": { "type": "string" } } } }, "probes": { "type": "object", "additionalProperties": false, "required": ["readiness", "liveness"], "properties": { "readiness": { "const": "/healthz" }, "liveness": { "const": "/livez" } } }, "docs": { "type": "object", "additionalProperties": false, "required": ["openapi", "guide"], "properties": { "openapi": { "type": "string", "description": "The OpenAPI document of these routes, by its path in the toolgraph repository." }, "guide": { "type": "string", "description": "The README, by its path in the toolgraph repository, and the docs/ folder beside it." } } } } };
 function validate63(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate63.evaluated; if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+} if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+} if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.name === undefined) {
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property '" + "name" + "'", schema: schema77.required, parentSchema: schema77, data };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.message === undefined) {
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "message" }, message: "must have required property '" + "message" + "'", schema: schema77.required, parentSchema: schema77, data };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    if (data.routes === undefined) {
+        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "routes" }, message: "must have required property '" + "routes" + "'", schema: schema77.required, parentSchema: schema77, data };
+        if (vErrors === null) {
+            vErrors = [err2];
+        }
+        else {
+            vErrors.push(err2);
+        }
+        errors++;
+    }
+    if (data.probes === undefined) {
+        const err3 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "probes" }, message: "must have required property '" + "probes" + "'", schema: schema77.required, parentSchema: schema77, data };
+        if (vErrors === null) {
+            vErrors = [err3];
+        }
+        else {
+            vErrors.push(err3);
+        }
+        errors++;
+    }
+    if (data.docs === undefined) {
+        const err4 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "docs" }, message: "must have required property '" + "docs" + "'", schema: schema77.required, parentSchema: schema77, data };
+        if (vErrors === null) {
+            vErrors = [err4];
+        }
+        else {
+            vErrors.push(err4);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(((((key0 === "name") || (key0 === "message")) || (key0 === "routes")) || (key0 === "probes")) || (key0 === "docs"))) {
+            const err5 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema77, data };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.name !== undefined) {
+        let data0 = data.name;
+        if ("toolgraph" !== data0) {
+            const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/const", keyword: "const", params: { allowedValue: "toolgraph" }, message: "must be equal to constant", schema: "toolgraph", parentSchema: schema77.properties.name, data: data0 };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.message !== undefined) {
+        let data1 = data.message;
+        if (typeof data1 !== "string") {
+            const err7 = { instancePath: instancePath + "/message", schemaPath: "#/properties/message/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.message.type, parentSchema: schema77.properties.message, data: data1 };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.routes !== undefined) {
+        let data2 = data.routes;
+        if (Array.isArray(data2)) {
+            const len0 = data2.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data3 = data2[i0];
+                if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                    if (data3.path === undefined) {
+                        const err8 = { instancePath: instancePath + "/routes/" + i0, schemaPath: "#/properties/routes/items/required", keyword: "required", params: { missingProperty: "path" }, message: "must have required property '" + "path" + "'", schema: schema77.properties.routes.items.required, parentSchema: schema77.properties.routes.items, data: data3 };
+                        if (vErrors === null) {
+                            vErrors = [err8];
+                        }
+                        else {
+                            vErrors.push(err8);
+                        }
+                        errors++;
+                    }
+                    if (data3.service === undefined) {
+                        const err9 = { instancePath: instancePath + "/routes/" + i0, schemaPath: "#/properties/routes/items/required", keyword: "required", params: { missingProperty: "service" }, message: "must have required property '" + "service" + "'", schema: schema77.properties.routes.items.required, parentSchema: schema77.properties.routes.items, data: data3 };
+                        if (vErrors === null) {
+                            vErrors = [err9];
+                        }
+                        else {
+                            vErrors.push(err9);
+                        }
+                        errors++;
+                    }
+                    if (data3.about === undefined) {
+                        const err10 = { instancePath: instancePath + "/routes/" + i0, schemaPath: "#/properties/routes/items/required", keyword: "required", params: { missingProperty: "about" }, message: "must have required property '" + "about" + "'", schema: schema77.properties.routes.items.required, parentSchema: schema77.properties.routes.items, data: data3 };
+                        if (vErrors === null) {
+                            vErrors = [err10];
+                        }
+                        else {
+                            vErrors.push(err10);
+                        }
+                        errors++;
+                    }
+                    for (const key1 in data3) {
+                        if (!(((key1 === "path") || (key1 === "service")) || (key1 === "about"))) {
+                            const err11 = { instancePath: instancePath + "/routes/" + i0, schemaPath: "#/properties/routes/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema77.properties.routes.items, data: data3 };
+                            if (vErrors === null) {
+                                vErrors = [err11];
+                            }
+                            else {
+                                vErrors.push(err11);
+                            }
+                            errors++;
+                        }
+                    }
+                    if (data3.path !== undefined) {
+                        let data4 = data3.path;
+                        if (typeof data4 !== "string") {
+                            const err12 = { instancePath: instancePath + "/routes/" + i0 + "/path", schemaPath: "#/properties/routes/items/properties/path/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.routes.items.properties.path.type, parentSchema: schema77.properties.routes.items.properties.path, data: data4 };
+                            if (vErrors === null) {
+                                vErrors = [err12];
+                            }
+                            else {
+                                vErrors.push(err12);
+                            }
+                            errors++;
+                        }
+                    }
+                    if (data3.service !== undefined) {
+                        let data5 = data3.service;
+                        if (typeof data5 !== "string") {
+                            const err13 = { instancePath: instancePath + "/routes/" + i0 + "/service", schemaPath: "#/properties/routes/items/properties/service/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.routes.items.properties.service.type, parentSchema: schema77.properties.routes.items.properties.service, data: data5 };
+                            if (vErrors === null) {
+                                vErrors = [err13];
+                            }
+                            else {
+                                vErrors.push(err13);
+                            }
+                            errors++;
+                        }
+                    }
+                    if (data3.about !== undefined) {
+                        let data6 = data3.about;
+                        if (typeof data6 !== "string") {
+                            const err14 = { instancePath: instancePath + "/routes/" + i0 + "/about", schemaPath: "#/properties/routes/items/properties/about/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.routes.items.properties.about.type, parentSchema: schema77.properties.routes.items.properties.about, data: data6 };
+                            if (vErrors === null) {
+                                vErrors = [err14];
+                            }
+                            else {
+                                vErrors.push(err14);
+                            }
+                            errors++;
+                        }
+                    }
+                }
+                else {
+                    const err15 = { instancePath: instancePath + "/routes/" + i0, schemaPath: "#/properties/routes/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema77.properties.routes.items.type, parentSchema: schema77.properties.routes.items, data: data3 };
+                    if (vErrors === null) {
+                        vErrors = [err15];
+                    }
+                    else {
+                        vErrors.push(err15);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err16 = { instancePath: instancePath + "/routes", schemaPath: "#/properties/routes/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema77.properties.routes.type, parentSchema: schema77.properties.routes, data: data2 };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
+    if (data.probes !== undefined) {
+        let data7 = data.probes;
+        if (data7 && typeof data7 == "object" && !Array.isArray(data7)) {
+            if (data7.readiness === undefined) {
+                const err17 = { instancePath: instancePath + "/probes", schemaPath: "#/properties/probes/required", keyword: "required", params: { missingProperty: "readiness" }, message: "must have required property '" + "readiness" + "'", schema: schema77.properties.probes.required, parentSchema: schema77.properties.probes, data: data7 };
+                if (vErrors === null) {
+                    vErrors = [err17];
+                }
+                else {
+                    vErrors.push(err17);
+                }
+                errors++;
+            }
+            if (data7.liveness === undefined) {
+                const err18 = { instancePath: instancePath + "/probes", schemaPath: "#/properties/probes/required", keyword: "required", params: { missingProperty: "liveness" }, message: "must have required property '" + "liveness" + "'", schema: schema77.properties.probes.required, parentSchema: schema77.properties.probes, data: data7 };
+                if (vErrors === null) {
+                    vErrors = [err18];
+                }
+                else {
+                    vErrors.push(err18);
+                }
+                errors++;
+            }
+            for (const key2 in data7) {
+                if (!((key2 === "readiness") || (key2 === "liveness"))) {
+                    const err19 = { instancePath: instancePath + "/probes", schemaPath: "#/properties/probes/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties", schema: false, parentSchema: schema77.properties.probes, data: data7 };
+                    if (vErrors === null) {
+                        vErrors = [err19];
+                    }
+                    else {
+                        vErrors.push(err19);
+                    }
+                    errors++;
+                }
+            }
+            if (data7.readiness !== undefined) {
+                let data8 = data7.readiness;
+                if ("/healthz" !== data8) {
+                    const err20 = { instancePath: instancePath + "/probes/readiness", schemaPath: "#/properties/probes/properties/readiness/const", keyword: "const", params: { allowedValue: "/healthz" }, message: "must be equal to constant", schema: "/healthz", parentSchema: schema77.properties.probes.properties.readiness, data: data8 };
+                    if (vErrors === null) {
+                        vErrors = [err20];
+                    }
+                    else {
+                        vErrors.push(err20);
+                    }
+                    errors++;
+                }
+            }
+            if (data7.liveness !== undefined) {
+                let data9 = data7.liveness;
+                if ("/livez" !== data9) {
+                    const err21 = { instancePath: instancePath + "/probes/liveness", schemaPath: "#/properties/probes/properties/liveness/const", keyword: "const", params: { allowedValue: "/livez" }, message: "must be equal to constant", schema: "/livez", parentSchema: schema77.properties.probes.properties.liveness, data: data9 };
+                    if (vErrors === null) {
+                        vErrors = [err21];
+                    }
+                    else {
+                        vErrors.push(err21);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err22 = { instancePath: instancePath + "/probes", schemaPath: "#/properties/probes/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema77.properties.probes.type, parentSchema: schema77.properties.probes, data: data7 };
+            if (vErrors === null) {
+                vErrors = [err22];
+            }
+            else {
+                vErrors.push(err22);
+            }
+            errors++;
+        }
+    }
+    if (data.docs !== undefined) {
+        let data10 = data.docs;
+        if (data10 && typeof data10 == "object" && !Array.isArray(data10)) {
+            if (data10.openapi === undefined) {
+                const err23 = { instancePath: instancePath + "/docs", schemaPath: "#/properties/docs/required", keyword: "required", params: { missingProperty: "openapi" }, message: "must have required property '" + "openapi" + "'", schema: schema77.properties.docs.required, parentSchema: schema77.properties.docs, data: data10 };
+                if (vErrors === null) {
+                    vErrors = [err23];
+                }
+                else {
+                    vErrors.push(err23);
+                }
+                errors++;
+            }
+            if (data10.guide === undefined) {
+                const err24 = { instancePath: instancePath + "/docs", schemaPath: "#/properties/docs/required", keyword: "required", params: { missingProperty: "guide" }, message: "must have required property '" + "guide" + "'", schema: schema77.properties.docs.required, parentSchema: schema77.properties.docs, data: data10 };
+                if (vErrors === null) {
+                    vErrors = [err24];
+                }
+                else {
+                    vErrors.push(err24);
+                }
+                errors++;
+            }
+            for (const key3 in data10) {
+                if (!((key3 === "openapi") || (key3 === "guide"))) {
+                    const err25 = { instancePath: instancePath + "/docs", schemaPath: "#/properties/docs/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties", schema: false, parentSchema: schema77.properties.docs, data: data10 };
+                    if (vErrors === null) {
+                        vErrors = [err25];
+                    }
+                    else {
+                        vErrors.push(err25);
+                    }
+                    errors++;
+                }
+            }
+            if (data10.openapi !== undefined) {
+                let data11 = data10.openapi;
+                if (typeof data11 !== "string") {
+                    const err26 = { instancePath: instancePath + "/docs/openapi", schemaPath: "#/properties/docs/properties/openapi/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.docs.properties.openapi.type, parentSchema: schema77.properties.docs.properties.openapi, data: data11 };
+                    if (vErrors === null) {
+                        vErrors = [err26];
+                    }
+                    else {
+                        vErrors.push(err26);
+                    }
+                    errors++;
+                }
+            }
+            if (data10.guide !== undefined) {
+                let data12 = data10.guide;
+                if (typeof data12 !== "string") {
+                    const err27 = { instancePath: instancePath + "/docs/guide", schemaPath: "#/properties/docs/properties/guide/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.docs.properties.guide.type, parentSchema: schema77.properties.docs.properties.guide, data: data12 };
+                    if (vErrors === null) {
+                        vErrors = [err27];
+                    }
+                    else {
+                        vErrors.push(err27);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err28 = { instancePath: instancePath + "/docs", schemaPath: "#/properties/docs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema77.properties.docs.type, parentSchema: schema77.properties.docs, data: data10 };
+            if (vErrors === null) {
+                vErrors = [err28];
+            }
+            else {
+                vErrors.push(err28);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err29 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema77.type, parentSchema: schema77, data };
+    if (vErrors === null) {
+        vErrors = [err29];
+    }
+    else {
+        vErrors.push(err29);
+    }
+    errors++;
+} validate63.errors = vErrors; return errors === 0; }
+validate63.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate64(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate64.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
@@ -6473,9 +6837,9 @@ else {
         vErrors.push(err5);
     }
     errors++;
-} validate63.errors = vErrors; return errors === 0; }
-validate63.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-function validate64(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate64.evaluated; if (evaluated0.dynamicProps) {
+} validate64.errors = vErrors; return errors === 0; }
+validate64.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate65(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate65.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
@@ -6562,108 +6926,9 @@ else {
             vErrors = null;
         }
     }
-} validate64.errors = vErrors; return errors === 0; }
-validate64.evaluated = { "dynamicProps": false, "dynamicItems": false };
-const schema79 = { "type": "object", "properties": { "graph": { "type": "string", "minLength": 1 }, "query": { "type": "string", "minLength": 1, "maxLength": 32768 } }, "required": ["graph", "query"] };
-function validate65(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate65.evaluated; if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-} if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-} if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.graph === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "graph" }, message: "must have required property '" + "graph" + "'", schema: schema79.required, parentSchema: schema79, data };
-        if (vErrors === null) {
-            vErrors = [err0];
-        }
-        else {
-            vErrors.push(err0);
-        }
-        errors++;
-    }
-    if (data.query === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "query" }, message: "must have required property '" + "query" + "'", schema: schema79.required, parentSchema: schema79, data };
-        if (vErrors === null) {
-            vErrors = [err1];
-        }
-        else {
-            vErrors.push(err1);
-        }
-        errors++;
-    }
-    if (data.graph !== undefined) {
-        let data0 = data.graph;
-        if (typeof data0 === "string") {
-            if (func1(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/graph", schemaPath: "#/properties/graph/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema79.properties.graph, data: data0 };
-                if (vErrors === null) {
-                    vErrors = [err2];
-                }
-                else {
-                    vErrors.push(err2);
-                }
-                errors++;
-            }
-        }
-        else {
-            const err3 = { instancePath: instancePath + "/graph", schemaPath: "#/properties/graph/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema79.properties.graph.type, parentSchema: schema79.properties.graph, data: data0 };
-            if (vErrors === null) {
-                vErrors = [err3];
-            }
-            else {
-                vErrors.push(err3);
-            }
-            errors++;
-        }
-    }
-    if (data.query !== undefined) {
-        let data1 = data.query;
-        if (typeof data1 === "string") {
-            if (func1(data1) > 32768) {
-                const err4 = { instancePath: instancePath + "/query", schemaPath: "#/properties/query/maxLength", keyword: "maxLength", params: { limit: 32768 }, message: "must NOT have more than 32768 characters", schema: 32768, parentSchema: schema79.properties.query, data: data1 };
-                if (vErrors === null) {
-                    vErrors = [err4];
-                }
-                else {
-                    vErrors.push(err4);
-                }
-                errors++;
-            }
-            if (func1(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/query", schemaPath: "#/properties/query/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema79.properties.query, data: data1 };
-                if (vErrors === null) {
-                    vErrors = [err5];
-                }
-                else {
-                    vErrors.push(err5);
-                }
-                errors++;
-            }
-        }
-        else {
-            const err6 = { instancePath: instancePath + "/query", schemaPath: "#/properties/query/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema79.properties.query.type, parentSchema: schema79.properties.query, data: data1 };
-            if (vErrors === null) {
-                vErrors = [err6];
-            }
-            else {
-                vErrors.push(err6);
-            }
-            errors++;
-        }
-    }
-}
-else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema79.type, parentSchema: schema79, data };
-    if (vErrors === null) {
-        vErrors = [err7];
-    }
-    else {
-        vErrors.push(err7);
-    }
-    errors++;
 } validate65.errors = vErrors; return errors === 0; }
-validate65.evaluated = { "props": { "graph": true, "query": true }, "dynamicProps": false, "dynamicItems": false };
-const schema80 = { "type": "object", "properties": { "graph": { "type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_-]{0,63}$" } }, "required": ["graph"] };
-const pattern40 = new RegExp("^[A-Za-z][A-Za-z0-9_-]{0,63}$", "u");
+validate65.evaluated = { "dynamicProps": false, "dynamicItems": false };
+const schema80 = { "type": "object", "properties": { "graph": { "type": "string", "minLength": 1 }, "query": { "type": "string", "minLength": 1, "maxLength": 32768 } }, "required": ["graph", "query"] };
 function validate66(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate66.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
@@ -6679,44 +6944,90 @@ function validate66(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
     }
+    if (data.query === undefined) {
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "query" }, message: "must have required property '" + "query" + "'", schema: schema80.required, parentSchema: schema80, data };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
     if (data.graph !== undefined) {
         let data0 = data.graph;
         if (typeof data0 === "string") {
-            if (!pattern40.test(data0)) {
-                const err1 = { instancePath: instancePath + "/graph", schemaPath: "#/properties/graph/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_-]{0,63}$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_-]{0,63}$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_-]{0,63}$", parentSchema: schema80.properties.graph, data: data0 };
+            if (func1(data0) < 1) {
+                const err2 = { instancePath: instancePath + "/graph", schemaPath: "#/properties/graph/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema80.properties.graph, data: data0 };
                 if (vErrors === null) {
-                    vErrors = [err1];
+                    vErrors = [err2];
                 }
                 else {
-                    vErrors.push(err1);
+                    vErrors.push(err2);
                 }
                 errors++;
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/graph", schemaPath: "#/properties/graph/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema80.properties.graph.type, parentSchema: schema80.properties.graph, data: data0 };
+            const err3 = { instancePath: instancePath + "/graph", schemaPath: "#/properties/graph/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema80.properties.graph.type, parentSchema: schema80.properties.graph, data: data0 };
             if (vErrors === null) {
-                vErrors = [err2];
+                vErrors = [err3];
             }
             else {
-                vErrors.push(err2);
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.query !== undefined) {
+        let data1 = data.query;
+        if (typeof data1 === "string") {
+            if (func1(data1) > 32768) {
+                const err4 = { instancePath: instancePath + "/query", schemaPath: "#/properties/query/maxLength", keyword: "maxLength", params: { limit: 32768 }, message: "must NOT have more than 32768 characters", schema: 32768, parentSchema: schema80.properties.query, data: data1 };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+            if (func1(data1) < 1) {
+                const err5 = { instancePath: instancePath + "/query", schemaPath: "#/properties/query/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema80.properties.query, data: data1 };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = { instancePath: instancePath + "/query", schemaPath: "#/properties/query/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema80.properties.query.type, parentSchema: schema80.properties.query, data: data1 };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
             }
             errors++;
         }
     }
 }
 else {
-    const err3 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema80.type, parentSchema: schema80, data };
+    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema80.type, parentSchema: schema80, data };
     if (vErrors === null) {
-        vErrors = [err3];
+        vErrors = [err7];
     }
     else {
-        vErrors.push(err3);
+        vErrors.push(err7);
     }
     errors++;
 } validate66.errors = vErrors; return errors === 0; }
-validate66.evaluated = { "props": { "graph": true }, "dynamicProps": false, "dynamicItems": false };
+validate66.evaluated = { "props": { "graph": true, "query": true }, "dynamicProps": false, "dynamicItems": false };
 const schema81 = { "type": "object", "properties": { "graph": { "type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_-]{0,63}$" } }, "required": ["graph"] };
+const pattern40 = new RegExp("^[A-Za-z][A-Za-z0-9_-]{0,63}$", "u");
 function validate67(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate67.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
@@ -6875,8 +7186,61 @@ else {
     errors++;
 } validate69.errors = vErrors; return errors === 0; }
 validate69.evaluated = { "props": { "graph": true }, "dynamicProps": false, "dynamicItems": false };
-const schema84 = { "type": "object", "properties": { "q": { "type": "string", "maxLength": 256 }, "limit": { "type": "integer", "minimum": 1, "maximum": 100, "default": 10 } } };
+const schema84 = { "type": "object", "properties": { "graph": { "type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_-]{0,63}$" } }, "required": ["graph"] };
 function validate70(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate70.evaluated; if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+} if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+} if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.graph === undefined) {
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "graph" }, message: "must have required property '" + "graph" + "'", schema: schema84.required, parentSchema: schema84, data };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.graph !== undefined) {
+        let data0 = data.graph;
+        if (typeof data0 === "string") {
+            if (!pattern40.test(data0)) {
+                const err1 = { instancePath: instancePath + "/graph", schemaPath: "#/properties/graph/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_-]{0,63}$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_-]{0,63}$" + "\"", schema: "^[A-Za-z][A-Za-z0-9_-]{0,63}$", parentSchema: schema84.properties.graph, data: data0 };
+                if (vErrors === null) {
+                    vErrors = [err1];
+                }
+                else {
+                    vErrors.push(err1);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err2 = { instancePath: instancePath + "/graph", schemaPath: "#/properties/graph/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema84.properties.graph.type, parentSchema: schema84.properties.graph, data: data0 };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err3 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema84.type, parentSchema: schema84, data };
+    if (vErrors === null) {
+        vErrors = [err3];
+    }
+    else {
+        vErrors.push(err3);
+    }
+    errors++;
+} validate70.errors = vErrors; return errors === 0; }
+validate70.evaluated = { "props": { "graph": true }, "dynamicProps": false, "dynamicItems": false };
+const schema85 = { "type": "object", "properties": { "q": { "type": "string", "maxLength": 256 }, "limit": { "type": "integer", "minimum": 1, "maximum": 100, "default": 10 } } };
+function validate71(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate71.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
@@ -6885,7 +7249,7 @@ function validate70(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.q;
         if (typeof data0 === "string") {
             if (func1(data0) > 256) {
-                const err0 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/maxLength", keyword: "maxLength", params: { limit: 256 }, message: "must NOT have more than 256 characters", schema: 256, parentSchema: schema84.properties.q, data: data0 };
+                const err0 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/maxLength", keyword: "maxLength", params: { limit: 256 }, message: "must NOT have more than 256 characters", schema: 256, parentSchema: schema85.properties.q, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err0];
                 }
@@ -6896,7 +7260,7 @@ function validate70(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err1 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema84.properties.q.type, parentSchema: schema84.properties.q, data: data0 };
+            const err1 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema85.properties.q.type, parentSchema: schema85.properties.q, data: data0 };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -6909,7 +7273,7 @@ function validate70(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data1 = data.limit;
         if (!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))) {
-            const err2 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema84.properties.limit.type, parentSchema: schema84.properties.limit, data: data1 };
+            const err2 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema85.properties.limit.type, parentSchema: schema85.properties.limit, data: data1 };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -6920,7 +7284,7 @@ function validate70(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if ((typeof data1 == "number") && (isFinite(data1))) {
             if (data1 > 100 || isNaN(data1)) {
-                const err3 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100", schema: 100, parentSchema: schema84.properties.limit, data: data1 };
+                const err3 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100", schema: 100, parentSchema: schema85.properties.limit, data: data1 };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -6930,7 +7294,7 @@ function validate70(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema84.properties.limit, data: data1 };
+                const err4 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema85.properties.limit, data: data1 };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -6943,7 +7307,7 @@ function validate70(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema84.type, parentSchema: schema84, data };
+    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema85.type, parentSchema: schema85, data };
     if (vErrors === null) {
         vErrors = [err5];
     }
@@ -6951,63 +7315,9 @@ else {
         vErrors.push(err5);
     }
     errors++;
-} validate70.errors = vErrors; return errors === 0; }
-validate70.evaluated = { "props": { "q": true, "limit": true }, "dynamicProps": false, "dynamicItems": false };
-const schema85 = { "type": "object", "properties": { "schema_sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" } }, "required": ["schema_sha256"] };
-function validate71(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate71.evaluated; if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-} if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-} if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.schema_sha256 === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "schema_sha256" }, message: "must have required property '" + "schema_sha256" + "'", schema: schema85.required, parentSchema: schema85, data };
-        if (vErrors === null) {
-            vErrors = [err0];
-        }
-        else {
-            vErrors.push(err0);
-        }
-        errors++;
-    }
-    if (data.schema_sha256 !== undefined) {
-        let data0 = data.schema_sha256;
-        if (typeof data0 === "string") {
-            if (!pattern17.test(data0)) {
-                const err1 = { instancePath: instancePath + "/schema_sha256", schemaPath: "#/properties/schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema85.properties.schema_sha256, data: data0 };
-                if (vErrors === null) {
-                    vErrors = [err1];
-                }
-                else {
-                    vErrors.push(err1);
-                }
-                errors++;
-            }
-        }
-        else {
-            const err2 = { instancePath: instancePath + "/schema_sha256", schemaPath: "#/properties/schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema85.properties.schema_sha256.type, parentSchema: schema85.properties.schema_sha256, data: data0 };
-            if (vErrors === null) {
-                vErrors = [err2];
-            }
-            else {
-                vErrors.push(err2);
-            }
-            errors++;
-        }
-    }
-}
-else {
-    const err3 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema85.type, parentSchema: schema85, data };
-    if (vErrors === null) {
-        vErrors = [err3];
-    }
-    else {
-        vErrors.push(err3);
-    }
-    errors++;
 } validate71.errors = vErrors; return errors === 0; }
-validate71.evaluated = { "props": { "schema_sha256": true }, "dynamicProps": false, "dynamicItems": false };
-const schema86 = { "type": "object", "properties": { "schema_sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "index": { "type": "string", "pattern": "^(?:0|[1-9][0-9]{0,3})$" } }, "required": ["schema_sha256", "index"] };
-const pattern46 = new RegExp("^(?:0|[1-9][0-9]{0,3})$", "u");
+validate71.evaluated = { "props": { "q": true, "limit": true }, "dynamicProps": false, "dynamicItems": false };
+const schema86 = { "type": "object", "properties": { "schema_sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" } }, "required": ["schema_sha256"] };
 function validate72(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate72.evaluated; if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
 } if (evaluated0.dynamicItems) {
@@ -7023,8 +7333,62 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
     }
+    if (data.schema_sha256 !== undefined) {
+        let data0 = data.schema_sha256;
+        if (typeof data0 === "string") {
+            if (!pattern17.test(data0)) {
+                const err1 = { instancePath: instancePath + "/schema_sha256", schemaPath: "#/properties/schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema86.properties.schema_sha256, data: data0 };
+                if (vErrors === null) {
+                    vErrors = [err1];
+                }
+                else {
+                    vErrors.push(err1);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err2 = { instancePath: instancePath + "/schema_sha256", schemaPath: "#/properties/schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema86.properties.schema_sha256.type, parentSchema: schema86.properties.schema_sha256, data: data0 };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err3 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema86.type, parentSchema: schema86, data };
+    if (vErrors === null) {
+        vErrors = [err3];
+    }
+    else {
+        vErrors.push(err3);
+    }
+    errors++;
+} validate72.errors = vErrors; return errors === 0; }
+validate72.evaluated = { "props": { "schema_sha256": true }, "dynamicProps": false, "dynamicItems": false };
+const schema87 = { "type": "object", "properties": { "schema_sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "index": { "type": "string", "pattern": "^(?:0|[1-9][0-9]{0,3})$" } }, "required": ["schema_sha256", "index"] };
+const pattern46 = new RegExp("^(?:0|[1-9][0-9]{0,3})$", "u");
+function validate73(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) { let vErrors = null; let errors = 0; const evaluated0 = validate73.evaluated; if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+} if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+} if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.schema_sha256 === undefined) {
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "schema_sha256" }, message: "must have required property '" + "schema_sha256" + "'", schema: schema87.required, parentSchema: schema87, data };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
     if (data.index === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "index" }, message: "must have required property '" + "index" + "'", schema: schema86.required, parentSchema: schema86, data };
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "index" }, message: "must have required property '" + "index" + "'", schema: schema87.required, parentSchema: schema87, data };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -7037,7 +7401,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.schema_sha256;
         if (typeof data0 === "string") {
             if (!pattern17.test(data0)) {
-                const err2 = { instancePath: instancePath + "/schema_sha256", schemaPath: "#/properties/schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema86.properties.schema_sha256, data: data0 };
+                const err2 = { instancePath: instancePath + "/schema_sha256", schemaPath: "#/properties/schema_sha256/pattern", keyword: "pattern", params: { pattern: "^[0-9a-f]{64}$" }, message: "must match pattern \"" + "^[0-9a-f]{64}$" + "\"", schema: "^[0-9a-f]{64}$", parentSchema: schema87.properties.schema_sha256, data: data0 };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -7048,7 +7412,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/schema_sha256", schemaPath: "#/properties/schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema86.properties.schema_sha256.type, parentSchema: schema86.properties.schema_sha256, data: data0 };
+            const err3 = { instancePath: instancePath + "/schema_sha256", schemaPath: "#/properties/schema_sha256/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema87.properties.schema_sha256.type, parentSchema: schema87.properties.schema_sha256, data: data0 };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -7062,7 +7426,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.index;
         if (typeof data1 === "string") {
             if (!pattern46.test(data1)) {
-                const err4 = { instancePath: instancePath + "/index", schemaPath: "#/properties/index/pattern", keyword: "pattern", params: { pattern: "^(?:0|[1-9][0-9]{0,3})$" }, message: "must match pattern \"" + "^(?:0|[1-9][0-9]{0,3})$" + "\"", schema: "^(?:0|[1-9][0-9]{0,3})$", parentSchema: schema86.properties.index, data: data1 };
+                const err4 = { instancePath: instancePath + "/index", schemaPath: "#/properties/index/pattern", keyword: "pattern", params: { pattern: "^(?:0|[1-9][0-9]{0,3})$" }, message: "must match pattern \"" + "^(?:0|[1-9][0-9]{0,3})$" + "\"", schema: "^(?:0|[1-9][0-9]{0,3})$", parentSchema: schema87.properties.index, data: data1 };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -7073,7 +7437,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/index", schemaPath: "#/properties/index/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema86.properties.index.type, parentSchema: schema86.properties.index, data: data1 };
+            const err5 = { instancePath: instancePath + "/index", schemaPath: "#/properties/index/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema87.properties.index.type, parentSchema: schema87.properties.index, data: data1 };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -7085,7 +7449,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema86.type, parentSchema: schema86, data };
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema87.type, parentSchema: schema87, data };
     if (vErrors === null) {
         vErrors = [err6];
     }
@@ -7093,8 +7457,8 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate72.errors = vErrors; return errors === 0; }
-validate72.evaluated = { "props": { "schema_sha256": true, "index": true }, "dynamicProps": false, "dynamicItems": false };
+} validate73.errors = vErrors; return errors === 0; }
+validate73.evaluated = { "props": { "schema_sha256": true, "index": true }, "dynamicProps": false, "dynamicItems": false };
 /** Validates a `AccessPolicy` (components.schemas). */
 export const validateAccessPolicy: Validator<components["schemas"]["AccessPolicy"]> = validate27;
 /** Validates a `CallToolArguments` (components.schemas). */
@@ -7137,10 +7501,14 @@ export const validateSchemaManifest: Validator<components["schemas"]["SchemaMani
 export const validateSchemaSearchResponse: Validator<components["schemas"]["SchemaSearchResponse"]> = validate59;
 /** Validates a `SchemaSearchResult` (components.schemas). */
 export const validateSchemaSearchResult: Validator<components["schemas"]["SchemaSearchResult"]> = validate62;
+/** Validates a `ServiceIndex` (components.schemas). */
+export const validateServiceIndex: Validator<components["schemas"]["ServiceIndex"]> = validate63;
 /** Validates a `TextContent` (components.schemas). */
-export const validateTextContent: Validator<components["schemas"]["TextContent"]> = validate63;
+export const validateTextContent: Validator<components["schemas"]["TextContent"]> = validate64;
 /** Validates a `U64` (components.schemas). */
-export const validateU64: Validator<components["schemas"]["U64"]> = validate64;
+export const validateU64: Validator<components["schemas"]["U64"]> = validate65;
+/** Validates the success response body of `ServiceIndex` (`ServiceIndex`). */
+export const validateServiceIndexResponse: Validator<components["schemas"]["ServiceIndex"]> = validate63;
 /** Validates the request body of `Dispatch` (`NativeRequest`). */
 export const validateDispatchRequest: Validator<components["schemas"]["NativeRequest"]> = validate50;
 /** Validates the success response body of `Dispatch` (`NativeResponse`). */
@@ -7168,18 +7536,18 @@ export const validateSearchSchemasResponse: Validator<components["schemas"]["Sch
 /** Validates the success response body of `GetSchemaManifest` (`SchemaManifest`). */
 export const validateGetSchemaManifestResponse: Validator<components["schemas"]["SchemaManifest"]> = validate58;
 /** Validates the query parameters of `subscribeGraph` (`graph`, `query`), as one object. */
-export const validateSubscribeGraphQueryParameters: Validator<NonNullable<operations["subscribeGraph"]["parameters"]["query"]>> = validate65;
+export const validateSubscribeGraphQueryParameters: Validator<NonNullable<operations["subscribeGraph"]["parameters"]["query"]>> = validate66;
 /** Validates the path parameters of `getGraphAccess` (`graph`), as one object. */
-export const validateGetGraphAccessPathParameters: Validator<NonNullable<operations["getGraphAccess"]["parameters"]["path"]>> = validate66;
+export const validateGetGraphAccessPathParameters: Validator<NonNullable<operations["getGraphAccess"]["parameters"]["path"]>> = validate67;
 /** Validates the path parameters of `putGraphAccess` (`graph`), as one object. */
-export const validatePutGraphAccessPathParameters: Validator<NonNullable<operations["putGraphAccess"]["parameters"]["path"]>> = validate67;
+export const validatePutGraphAccessPathParameters: Validator<NonNullable<operations["putGraphAccess"]["parameters"]["path"]>> = validate68;
 /** Validates the path parameters of `getGraphNamespace` (`graph`), as one object. */
-export const validateGetGraphNamespacePathParameters: Validator<NonNullable<operations["getGraphNamespace"]["parameters"]["path"]>> = validate68;
+export const validateGetGraphNamespacePathParameters: Validator<NonNullable<operations["getGraphNamespace"]["parameters"]["path"]>> = validate69;
 /** Validates the path parameters of `putGraphNamespace` (`graph`), as one object. */
-export const validatePutGraphNamespacePathParameters: Validator<NonNullable<operations["putGraphNamespace"]["parameters"]["path"]>> = validate69;
+export const validatePutGraphNamespacePathParameters: Validator<NonNullable<operations["putGraphNamespace"]["parameters"]["path"]>> = validate70;
 /** Validates the query parameters of `searchSchemas` (`q`, `limit`), as one object. */
-export const validateSearchSchemasQueryParameters: Validator<NonNullable<operations["searchSchemas"]["parameters"]["query"]>> = validate70;
+export const validateSearchSchemasQueryParameters: Validator<NonNullable<operations["searchSchemas"]["parameters"]["query"]>> = validate71;
 /** Validates the path parameters of `getSchemaManifest` (`schema_sha256`), as one object. */
-export const validateGetSchemaManifestPathParameters: Validator<NonNullable<operations["getSchemaManifest"]["parameters"]["path"]>> = validate71;
+export const validateGetSchemaManifestPathParameters: Validator<NonNullable<operations["getSchemaManifest"]["parameters"]["path"]>> = validate72;
 /** Validates the path parameters of `getSchemaFragment` (`schema_sha256`, `index`), as one object. */
-export const validateGetSchemaFragmentPathParameters: Validator<NonNullable<operations["getSchemaFragment"]["parameters"]["path"]>> = validate72;
+export const validateGetSchemaFragmentPathParameters: Validator<NonNullable<operations["getSchemaFragment"]["parameters"]["path"]>> = validate73;

@@ -13,6 +13,7 @@ import type { HttpService } from './http-service.ts';
 import type { ResponseBody } from './openapi-types.ts';
 import { pathOf, sendError, sendJson } from './respond.ts';
 import { notifyResponseClosed } from './response-closed.ts';
+import { SERVICE_INDEX_PATH, serviceIndex } from './service-index.ts';
 
 /** How long in-flight requests get to finish on close before their connections are cut. */
 const DEFAULT_GRACE_MS = 10_000;
@@ -257,7 +258,11 @@ function createHandler(state: HostState, logger: Logger): (req: IncomingMessage,
         }), { 'retry-after': RETRY_AFTER_SECONDS });
         return;
       }
-      sendError(res, new ToolgraphError('TG_NOT_FOUND', `No route for ${req.method ?? 'GET'} ${path}.`));
+      if (path === SERVICE_INDEX_PATH) {
+        if (probe(req, res, path)) sendJson(res, 200, serviceIndex(state.services));
+        return;
+      }
+      sendError(res, new ToolgraphError('TG_NOT_FOUND', `No route for ${req.method ?? 'GET'} ${path}; GET / lists the routes this server answers.`));
       return;
     }
     // A body on a GET (or HEAD, DELETE, OPTIONS) is no route's to read: dropped before the route runs.

@@ -41,6 +41,7 @@ describe('specs/tool-server.openapi.yaml', () => {
 
   it('documents every route the brief names, with the agreed operationIds', () => {
     expect(operations.map(({ method, route, op }) => `${method.toUpperCase()} ${route} ${op.operationId}`).sort()).toEqual([
+      'GET / serviceIndex',
       'GET /graphql/subscribe subscribeGraph',
       'GET /graphs/{graph}/access getGraphAccess',
       'GET /graphs/{graph}/namespace getGraphNamespace',

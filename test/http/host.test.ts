@@ -57,7 +57,7 @@ describe('startHost', () => {
 
     const missing = await fetch(`${host.origin}/nope`);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ error: { code: 'TG_NOT_FOUND', message: 'No route for GET /nope.' } });
+    expect(await missing.json()).toEqual({ error: { code: 'TG_NOT_FOUND', message: 'No route for GET /nope; GET / lists the routes this server answers.' } });
 
     const post = await fetch(`${host.origin}/healthz`, { method: 'POST' });
     expect(post.status).toBe(405);

@@ -171,6 +171,20 @@ describe('the answers of the running service match specs/tool-server.openapi.yam
     }
   });
 
+  it('ops: serviceIndex, the front door: every route of the running services, the probes and the docs; other paths point to it', async () => {
+    const index = (await conforming(running.origin, 'get', '/', '/')).body as { routes: { path: string; service: string; about: string }[]; probes: unknown; docs: unknown };
+    expect(index.routes.map((r) => r.path)).toEqual(expect.arrayContaining(['/graphql/{graph}', '/dispatch', '/mcp', '/schemas/search']));
+    expect(index.routes.find((r) => r.service === 'graphql')?.about).toContain('GraphiQL console');
+    expect(index.probes).toEqual({ readiness: '/healthz', liveness: '/livez' });
+    expect(index.docs).toMatchObject({ openapi: expect.stringContaining('specs/tool-server.openapi.yaml') });
+    const post = await fetch(`${running.origin}/`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    const unknown = await fetch(`${running.origin}/nowhere`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: { code: 'TG_NOT_FOUND', message: 'No route for GET /nowhere; GET / lists the routes this server answers.' } });
+  });
+
   it('checked every operation of the main port (the carrier has its own listener and tests)', () => {
     const operations = Object.entries(document.paths).flatMap(([route, item]) =>
       Object.entries(item).filter(([method]) => ['get', 'put', 'post'].includes(method)).map(([, op]) => ({ route, id: String(op['operationId']) })));

@@ -180,7 +180,7 @@ printTable([
   ['measure', 'value'],
   ['start-up (build + publish + list them)', ms(startMs)],
   ['tools/list pages (SDK 1.x client)', `${pageBytes.length} pages, ${fmt(pageBytes.reduce((a, b) => a + b, 0) / 1024, 0)} KiB in all, largest ${fmt(Math.max(...pageBytes) / 1024, 0)} KiB, ${ms(listMs)} to read them all`],
-  ['right tool first (top 5) of ' + SAMPLED + ' queries', `${first} (${top5})`],
+  [`right tool first (top 5) of ${SAMPLED} queries`, `${first} (${top5})`],
 ]);
 printTable([
   ['search_tools over REST', 'min / median'],

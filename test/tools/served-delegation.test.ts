@@ -258,7 +258,10 @@ describe('three-legged consent on MCP 2026-07-28: input_required with a URL-mode
 
   it.each(['decline', 'cancel'] as const)('a user who answers %s ends the call with a tool error saying so, and nothing reaches the API', async (action) => {
     let asked = 0;
-    const ivan = await modernMcpClient(running.origin, { token: await callerToken(`ivan-${action}`), onUrlElicitation: async () => ((asked += 1), { action }) });
+    const ivan = await modernMcpClient(running.origin, { token: await callerToken(`ivan-${action}`), onUrlElicitation: async () => {
+      asked += 1;
+      return { action };
+    } });
     const before = api.calls.length;
     const result = await ivan.callTool(WHOAMI('jira'));
     expect(result.isError).toBe(true);

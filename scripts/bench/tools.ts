@@ -4,9 +4,9 @@
 // token, passed on to the graph service whose audience it is: two verified hops, both cached)
 // against AUTH_TYPE=none, over the REST POST /mcp/tools/call and over MCP Streamable HTTP (the SDK
 // client, one session). The peer doing the same graph work without the tool layer is POST /dispatch
-// with the same Cypher. Two more MCP sides: the SDK 2.x client on revision 2026-07-28 (stateless),
-// and a 2025-11-25 session driven by the REST side's own HTTP client (the server's protocol cost
-// alone). Sides alternate for ROUNDS rounds; min and median of each and of the ratios.
+// with the same Cypher. More MCP sides: the SDK 2.x client on revision 2026-07-28 (stateless),
+// and a 2025-11-25 session and 2026-07-28 requests sent with the REST side's own HTTP client (the
+// server's protocol cost alone). Sides alternate for ROUNDS rounds; min and median of each and of the ratios.
 // A third side delegates: the tool server (jwt, ENABLE_DELEGATION) exchanges the caller's token
 // (RFC 8693, cached) for one whose audience is a separate graph service's, which accepts only that
 // audience; the issue's target is this side at most 1.15x the none side. Then 1,000 concurrent calls
@@ -124,6 +124,15 @@ async function rawSession(origin: string): Promise<Record<string, string>> {
   return { accept, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
 }
 const RPC_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'graph', arguments: { action: 'cypher', graph: 'demo', query: QUERY } } });
+/** A 2026-07-28 `tools/call` as the revision sends it: the `_meta` envelope and the headers that must match the body. */
+const MODERN_RPC_BODY = JSON.stringify({
+  jsonrpc: '2.0', id: 1, method: 'tools/call',
+  params: {
+    name: 'graph', arguments: { action: 'cypher', graph: 'demo', query: QUERY },
+    _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench-raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} },
+  },
+});
+const MODERN_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'graph' };
 
 /** The SDK 2.x client pinned to revision 2026-07-28: no session, every request stateless. */
 async function modernSession(origin: string): Promise<ModernClient> {
@@ -153,7 +162,7 @@ async function main(): Promise<void> {
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
   });
-  const sides = { dispatch: [] as number[], restNone: [] as number[], restJwt: [] as number[], restDelegated: [] as number[], mcpNone: [] as number[], mcpJwt: [] as number[], mcpModern: [] as number[], mcpRaw: [] as number[] };
+  const sides = { dispatch: [] as number[], restNone: [] as number[], restJwt: [] as number[], restDelegated: [] as number[], mcpNone: [] as number[], mcpJwt: [] as number[], mcpModern: [] as number[], mcpRaw: [] as number[], mcpModernRaw: [] as number[] };
   let burst = { calls: 0, exchanges: 0, ms: 0 };
   let mcpNone: Client | undefined;
   let mcpJwt: Client | undefined;
@@ -172,6 +181,7 @@ async function main(): Promise<void> {
     await loadMcp(mcpJwt, 1);
     await loadMcp(mcpModern, 1);
     await loadRest(origins.none, '/mcp', RPC_BODY, undefined, 1, raw);
+    await loadRest(origins.none, '/mcp', MODERN_RPC_BODY, undefined, 1, MODERN_HEADERS);
     for (let round = 0; round < ROUNDS; round++) {
       sides.dispatch.push(await loadRest(origins.none, '/dispatch', DISPATCH_BODY, undefined, SECONDS_PER_SIDE));
       sides.restNone.push(await loadRest(origins.none, '/mcp/tools/call', TOOL_BODY, undefined, SECONDS_PER_SIDE));
@@ -181,6 +191,7 @@ async function main(): Promise<void> {
       sides.mcpJwt.push(await loadMcp(mcpJwt, SECONDS_PER_SIDE));
       sides.mcpModern.push(await loadMcp(mcpModern, SECONDS_PER_SIDE));
       sides.mcpRaw.push(await loadRest(origins.none, '/mcp', RPC_BODY, undefined, SECONDS_PER_SIDE, raw));
+      sides.mcpModernRaw.push(await loadRest(origins.none, '/mcp', MODERN_RPC_BODY, undefined, SECONDS_PER_SIDE, MODERN_HEADERS));
     }
     // 1,000 concurrent calls by a caller whose delegated token nobody has yet: one exchange.
     const fresh = await idp.mintToken({ sub: 'burst-user', scope: 'kg:read' });
@@ -225,6 +236,7 @@ async function main(): Promise<void> {
     row('MCP tools/call, AUTH_TYPE=jwt (vs MCP none)', sides.mcpJwt, sides.mcpNone),
     row('MCP tools/call, 2025-11-25 session, the REST side\'s HTTP client (vs REST none)', sides.mcpRaw, sides.restNone),
     row('MCP 2026-07-28 tools/call (SDK 2.x, stateless), AUTH_TYPE=none (vs REST none)', sides.mcpModern, sides.restNone),
+    row('MCP 2026-07-28 tools/call, the REST side\'s HTTP client (vs REST none)', sides.mcpModernRaw, sides.restNone),
   ];
   const table = [['measure', 'min µs/call', 'median µs/call', 'ratio (min)', 'ratio (median)']];
   for (const r of rows) table.push([r.measure, r.min.toFixed(1), r.median.toFixed(1), `${r.ratioMin.toFixed(2)}x`, `${r.ratioMedian.toFixed(2)}x`]);

@@ -78,6 +78,9 @@ function fromReplay(text: string, s: Session): string {
   return text.replaceAll(`:${s.ports.http}`, ':4000').replaceAll(`:${s.ports.carrier}`, ':7879');
 }
 
+/** The page's MCP Inspector calls (`npx -y @modelcontextprotocol/inspector@VERSION …`), which are not replayed: npx downloads it. */
+export const INSPECTOR = /^npx (?:-y |--yes )?@modelcontextprotocol\/inspector@/;
+
 /** Shell functions for the page's `npx` forms, so the commands run this checkout's build. */
 const PRELUDE = `
 npx() {
@@ -199,7 +202,7 @@ export async function replayOnce(steps: Step[], pass: number): Promise<{ outputs
       let raw: string[];
       let server = false;
       const assignment = /^(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*=/.test(command) && !/\bnpm (ci && npm )?start\b|\bnpx\b/.test(command);
-      if (step.command.startsWith('npx @modelcontextprotocol/inspector')) {
+      if (INSPECTOR.test(step.command)) {
         skipped.push(step.command);
         outputs.push([]);
         continue;

@@ -128,8 +128,11 @@ describe('one MCP tool call with delegation, traced through the real server', ()
     // The downstream call to the graph service: a client span under the tool, sent with its traceparent.
     const call = trace.find((s) => s.kind === CLIENT && s.name === 'POST' && s.parentSpanId === tool.spanId);
     expect(call?.attributes).toMatchObject({ 'http.request.method': 'POST', 'server.address': '127.0.0.1', 'http.response.status_code': 200, 'toolgraph.downstream.agent': 'graph' });
-    // The exchange finished before the call went out (the call carries the delegated token).
-    expect(exchange.endTimeUnixNano <= call!.startTimeUnixNano).toBe(true);
+    // The exchange finished before the call went out (the call carries the delegated token). Two
+    // spans' times agree only to a millisecond: the OpenTelemetry SDK anchors each span on its own
+    // Date.now() (whole milliseconds) and measures from there with performance.now().
+    const SPAN_CLOCK_RESOLUTION_NS = 1_000_000n;
+    expect(exchange.endTimeUnixNano <= call!.startTimeUnixNano + SPAN_CLOCK_RESOLUTION_NS, `exchange ended ${exchange.endTimeUnixNano - call!.startTimeUnixNano} ns after the call started`).toBe(true);
     // The graph service's request span is the client span's child: the traceparent crossed the wire.
     const graphRequest = one(trace, 'POST graph');
     expect(graphRequest).toMatchObject({ kind: SERVER, parentSpanId: call!.spanId, attributes: { 'toolgraph.service': 'graph', 'http.response.status_code': 200 } });
